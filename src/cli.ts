@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/config-error.js';
+import { DEMO_API_KEY, demoConfig } from './config/demo-config.js';
+import { loadConfigFile } from './config/load-config.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { startGateway } from './main.js';
+import { runSimulator } from './simulator/run-simulator.js';
+
+const USAGE = `Usage:
+  switchyard serve [--config FILE]     start the gateway (FILE or $SWITCHYARD_CONFIG; none: the built-in demo)
+  switchyard check --config FILE       validate a configuration file and exit
+  switchyard simulate [--port N] …     run a simulated OpenAI-compatible node on its own
+`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`switchyard: ${message}\n`);
+  process.exit(code);
+}
+
+function loadConfig(file: string | undefined): { config: GatewayConfig; demo: boolean } {
+  if (file === undefined) return { config: demoConfig(), demo: true };
+  return { config: loadConfigFile(file), demo: false };
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
+  const { config, demo } = loadConfig(values.config ?? process.env.SWITCHYARD_CONFIG);
+  const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
+  const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
+  if (demo) {
+    lines.push(
+      `Demo models: ${config.models.map((model) => model.id).join(', ')} on a simulated node`,
+      `Demo API key: ${DEMO_API_KEY}`,
+      `Try: curl ${gateway.baseUrl}/chat/completions -H "Authorization: Bearer ${DEMO_API_KEY}" -H "Content-Type: application/json" -d '{"model":"demo-reasoner","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,
+    );
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
+  const stop = () => {
+    gateway.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function check(argv: string[]): void {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
+  const file = values.config ?? process.env.SWITCHYARD_CONFIG;
+  if (file === undefined) fail('check needs --config FILE');
+  const config = loadConfigFile(file);
+  process.stdout.write(`${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+    case undefined:
+      return serve(rest);
+    case 'check':
+      return check(rest);
+    case 'simulate':
+      return runSimulator(rest);
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      fail(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) fail(error.message);
+  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(error.message);
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${(error as Error).message}`);
+  process.stderr.write(`switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,163 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The public YAML configuration shape (PRODUCT.md "Configuration shape"), as a JSON
+ * schema compiled once at start. Field names are snake_case as in the YAML file.
+ */
+
+const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+
+const TimeoutsSchema = Type.Object(
+  {
+    connect_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    idle_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const RateLimitsSchema = Type.Object(
+  {
+    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    rps: Type.Optional(Type.Integer({ minimum: 1 })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const SimulatedNodeSettingsSchema = Type.Object(
+  {
+    first_byte_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    tokens_per_second: Type.Optional(Type.Number({ minimum: 0 })),
+    reasoning_field: Type.Optional(Type.Union([Type.Literal('reasoning_content'), Type.Literal('reasoning')])),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  },
+  { additionalProperties: false },
+);
+
+const NodeSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
+    provider: Type.Union([Type.Literal('openai'), Type.Literal('simulated')]),
+    base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    api_key: Type.Optional(Type.String()),
+    max_concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+    weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    timeouts: Type.Optional(TimeoutsSchema),
+    /** How an OpenAI-protocol node takes the reasoning effort: `reasoning_effort` (default) or `reasoning: {effort}` (OpenRouter). */
+    reasoning_param: Type.Optional(Type.Union([Type.Literal('reasoning_effort'), Type.Literal('reasoning')])),
+    simulated: Type.Optional(SimulatedNodeSettingsSchema),
+  },
+  { additionalProperties: false },
+);
+
+const PricingSchema = Type.Object(
+  {
+    input: Type.Number({ minimum: 0 }),
+    output: Type.Number({ minimum: 0 }),
+    cached_input: Type.Optional(Type.Number({ minimum: 0 })),
+    reasoning: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const RouteSchema = Type.Object(
+  {
+    node: Type.String({ minLength: 1 }),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const ModelSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    owned_by: Type.Optional(Type.String({ minLength: 1 })),
+    context_length: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    reasoning: Type.Optional(Type.Object({ default_effort: Effort }, { additionalProperties: false })),
+    pricing: Type.Optional(PricingSchema),
+    routes: Type.Array(RouteSchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const AccountSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    balance: Type.Optional(Type.Number()),
+    allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+
+const KeySchema = Type.Object(
+  {
+    key: Type.String({ minLength: 8 }),
+    account: Type.Optional(Type.String({ minLength: 1 })),
+    name: Type.Optional(Type.String()),
+    spend_limit: Type.Optional(Type.Number({ minimum: 0 })),
+    limits: Type.Optional(RateLimitsSchema),
+    status: Type.Optional(
+      Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('revoked'), Type.Literal('deleted')]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    listen: Type.Optional(
+      Type.Object(
+        {
+          host: Type.Optional(Type.String({ minLength: 1 })),
+          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    store: Type.Optional(Type.String({ minLength: 1 })),
+    redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    admin_key: Type.Optional(Type.String({ minLength: 16 })),
+    log_level: Type.Optional(
+      Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+    ),
+    limits: Type.Optional(
+      Type.Object(
+        { key: Type.Optional(RateLimitsSchema), ip: Type.Optional(RateLimitsSchema), account: Type.Optional(RateLimitsSchema) },
+        { additionalProperties: false },
+      ),
+    ),
+    failover: Type.Optional(
+      Type.Object(
+        {
+          max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+          retry_on_status: Type.Optional(Type.Array(Type.Integer({ minimum: 400, maximum: 599 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    timeouts: Type.Optional(TimeoutsSchema),
+    http: Type.Optional(
+      Type.Object(
+        {
+          body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+          sse_keepalive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    nodes: Type.Array(NodeSchema, { minItems: 1 }),
+    models: Type.Array(ModelSchema, { minItems: 1 }),
+    accounts: Type.Optional(Type.Array(AccountSchema)),
+    keys: Type.Optional(Type.Array(KeySchema)),
+  },
+  { additionalProperties: false },
+);
+
+/** The configuration file after YAML parsing, env interpolation and schema validation. */
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type NodeConfigFile = Static<typeof NodeSchema>;
+export type ModelConfigFile = Static<typeof ModelSchema>;

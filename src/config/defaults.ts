@@ -1,0 +1,18 @@
+import type { TimeoutSettings } from './gateway-config.js';
+
+/** Defaults for everything the configuration file may leave out (PRODUCT.md). */
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  store: 'pglite:./.switchyard/data',
+  logLevel: 'info',
+  maxAttempts: 3,
+  retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
+  timeouts: { connectMs: 5_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } satisfies TimeoutSettings,
+  bodyLimitBytes: 4 * 1024 * 1024,
+  sseKeepaliveMs: 15_000,
+  maxConcurrency: 64,
+  weight: 1,
+  ownedBy: 'switchyard',
+  simulated: { firstByteMs: 0, tokensPerSecond: 0, reasoningField: 'reasoning_content', port: 0 },
+} as const;

@@ -1,0 +1,37 @@
+import { parseConfigText } from './load-config.js';
+import type { GatewayConfig } from './gateway-config.js';
+
+/** The demo API key printed at start; the demo listens on 127.0.0.1 only. */
+export const DEMO_API_KEY = 'sk-switchyard-demo-0000000000000000';
+
+/**
+ * The built-in demo used when no configuration is given: one simulated node, a reasoning
+ * model and a plain one, a demo account and key. Written as YAML so it goes through the
+ * same validation as a user's file.
+ */
+const DEMO_YAML = `
+listen: { host: 127.0.0.1, port: "\${PORT:-8080}" }
+store: pglite:./.switchyard/data
+nodes:
+  - id: simulated-1
+    provider: simulated
+    max_concurrency: 256
+    simulated: { first_byte_ms: 150, tokens_per_second: 40 }
+models:
+  - id: demo-reasoner
+    context_length: 32768
+    reasoning: { default_effort: medium }
+    pricing: { input: 0.20, output: 0.60 }
+    routes: [{ node: simulated-1, model: simulated-reasoner }]
+  - id: demo-chat
+    context_length: 32768
+    routes: [{ node: simulated-1, model: simulated-chat }]
+accounts:
+  - { id: demo, balance: 10.0 }
+keys:
+  - { key: ${DEMO_API_KEY}, account: demo, name: demo }
+`;
+
+export function demoConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return parseConfigText(DEMO_YAML, 'built-in demo', env);
+}

@@ -1,0 +1,109 @@
+/**
+ * The resolved runtime configuration: defaults applied, names camelCased, references
+ * checked. Everything after `config/` reads this, never the raw file.
+ */
+
+/** One of the three reasoning depths of spec 2.4. */
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+/** Upstream time limits in milliseconds (PRODUCT.md configuration `timeouts`). */
+export interface TimeoutSettings {
+  readonly connectMs: number;
+  readonly firstByteMs: number;
+  readonly idleMs: number;
+  readonly totalMs: number;
+}
+
+/** One configured upstream endpoint. */
+export interface NodeConfig {
+  readonly id: string;
+  /** What the operator wrote; `simulated` nodes speak the OpenAI protocol. */
+  readonly provider: 'openai' | 'simulated';
+  /** The wire protocol used to talk to the node. */
+  readonly protocol: 'openai';
+  /** Base URL without a trailing slash, e.g. http://10.0.0.5:8000/v1. Filled in at start for simulated nodes. */
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly maxConcurrency: number;
+  readonly weight: number;
+  readonly timeouts: TimeoutSettings;
+  readonly reasoningParam: 'reasoning_effort' | 'reasoning';
+  readonly simulated: SimulatedNodeSettings | undefined;
+}
+
+/** Settings of a node the gateway simulates itself. */
+export interface SimulatedNodeSettings {
+  readonly firstByteMs: number;
+  readonly tokensPerSecond: number;
+  readonly reasoningField: 'reasoning_content' | 'reasoning';
+  readonly port: number;
+}
+
+/** USD per one million tokens. */
+export interface ModelPricing {
+  readonly input: number;
+  readonly output: number;
+  readonly cachedInput: number | undefined;
+  readonly reasoning: number | undefined;
+}
+
+/** Where a model can be served: a node and the model's name there. */
+export interface ModelRoute {
+  readonly nodeId: string;
+  readonly upstreamModel: string;
+  readonly weight: number;
+}
+
+/** A model clients can ask for. */
+export interface ModelConfig {
+  readonly id: string;
+  readonly ownedBy: string;
+  readonly created: number;
+  readonly contextLength: number | undefined;
+  readonly maxOutputTokens: number | undefined;
+  /** Absent: not a reasoning model, reasoning parameters are dropped. */
+  readonly reasoning: { readonly defaultEffort: ReasoningEffort } | undefined;
+  /** Absent: a free model. */
+  readonly pricing: ModelPricing | undefined;
+  readonly routes: readonly ModelRoute[];
+}
+
+export interface AccountConfig {
+  readonly id: string;
+  readonly balance: number;
+  readonly allowedModels: readonly string[] | undefined;
+}
+
+export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
+
+export interface RateLimitSettings {
+  readonly rpm: number | undefined;
+  readonly rps: number | undefined;
+  readonly tpm: number | undefined;
+}
+
+export interface KeyConfig {
+  readonly key: string;
+  readonly accountId: string | undefined;
+  readonly name: string | undefined;
+  readonly spendLimit: number | undefined;
+  readonly limits: RateLimitSettings | undefined;
+  readonly status: KeyStatus;
+}
+
+export interface GatewayConfig {
+  /** The file the config came from, or "built-in demo". */
+  readonly source: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly store: string;
+  readonly redis: string | undefined;
+  readonly adminKey: string | undefined;
+  readonly logLevel: string;
+  readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
+  readonly timeouts: TimeoutSettings;
+  readonly http: { readonly bodyLimitBytes: number; readonly sseKeepaliveMs: number };
+  readonly nodes: readonly NodeConfig[];
+  readonly models: readonly ModelConfig[];
+  readonly accounts: readonly AccountConfig[];
+  readonly keys: readonly KeyConfig[];
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { Ajv } from 'ajv';
+import { describeSchemaError, pickSchemaError } from '../validation/describe-schema-error.js';
+import { ConfigError } from './config-error.js';
+import { ConfigFileSchema, type ConfigFile } from './config-schema.js';
+import type { GatewayConfig } from './gateway-config.js';
+import { EnvInterpolationError, interpolateEnv } from './interpolate-env.js';
+import { resolveConfig } from './resolve-config.js';
+
+// Interpolated values are strings: `port: ${PORT}` must still become a number, so the
+// config validator (unlike the request validator) coerces scalars to the schema's type.
+const validateConfigFile = new Ajv({ coerceTypes: true, strict: false, verbose: true }).compile<ConfigFile>(ConfigFileSchema);
+
+/** Reads, interpolates, validates and resolves a YAML configuration file. Throws ConfigError. */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return parseConfigText(text, file, env);
+}
+
+/** Same as loadConfigFile for text already in memory; `source` names it in errors. */
+export function parseConfigText(text: string, source: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const document = parseDocument(text, { prettyErrors: false });
+  const syntaxError = document.errors[0];
+  if (syntaxError) {
+    const position = syntaxError.linePos?.[0];
+    const where = position ? `line ${position.line}, column ${position.col}` : '';
+    throw new ConfigError(source, where, `YAML syntax: ${syntaxError.message.split('\n')[0] ?? syntaxError.code}`);
+  }
+  const raw: unknown = document.toJS();
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(source, '', 'the file must hold a YAML mapping (listen, nodes, models, …)');
+  }
+  let interpolated: unknown;
+  try {
+    interpolated = interpolateEnv(raw, env);
+  } catch (error) {
+    if (error instanceof EnvInterpolationError) throw new ConfigError(source, error.path, error.message);
+    throw error;
+  }
+  if (!validateConfigFile(interpolated)) {
+    const error = pickSchemaError(validateConfigFile.errors);
+    const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid' };
+    throw new ConfigError(source, problem.path, problem.expected);
+  }
+  return resolveConfig(interpolated, source);
+}

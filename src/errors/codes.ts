@@ -1,0 +1,173 @@
+/**
+ * The single registry of gateway error codes (spec 7.2, PRODUCT.md decisions 2, 3, 11).
+ * Each code fixes its HTTP status, its OpenAI-style `type`, whether a caller may retry
+ * it, and its message in every language we answer in. Call sites create errors by code.
+ */
+
+/** Languages an error message can be rendered in (PRODUCT.md decision 10). */
+export type Language = 'en' | 'ru';
+
+/** Values a message template may interpolate. */
+export type MessageParams = Readonly<Record<string, string | number | undefined>>;
+
+type MessageTemplate = (params: MessageParams) => string;
+
+/** One entry of the code registry. */
+export interface ErrorCodeDefinition {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly retryable: boolean;
+  readonly message: Readonly<Record<Language, MessageTemplate>>;
+}
+
+/** The spec's error categories (spec 7.1). */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'billing_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'service_unavailable'
+  | 'internal_error';
+
+const text = (value: unknown): string => (value === undefined ? '' : String(value));
+
+export const ERROR_CODES = {
+  validation_failed: {
+    status: 400,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => text(p.detail_en) || 'The request is invalid.',
+      ru: (p) => text(p.detail_ru) || 'Некорректный запрос.',
+    },
+  },
+  authentication_required: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    message: {
+      en: () => 'Missing API key: send the header "Authorization: Bearer <API_KEY>".',
+      ru: () => 'Не передан API-ключ: добавьте заголовок "Authorization: Bearer <API_KEY>".',
+    },
+  },
+  invalid_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    message: {
+      en: () => 'The API key is invalid, blocked, revoked or deleted.',
+      ru: () => 'API-ключ недействителен, заблокирован, отозван или удалён.',
+    },
+  },
+  insufficient_balance: {
+    status: 402,
+    type: 'billing_error',
+    retryable: false,
+    message: {
+      en: () => 'The account balance is too low for this request.',
+      ru: () => 'Недостаточно средств на балансе для этого запроса.',
+    },
+  },
+  api_key_limit_exceeded: {
+    status: 402,
+    type: 'billing_error',
+    retryable: false,
+    message: {
+      en: () => 'The spend limit of this API key has been reached.',
+      ru: () => 'Достигнут лимит расходов этого API-ключа.',
+    },
+  },
+  access_denied: {
+    status: 403,
+    type: 'permission_error',
+    retryable: false,
+    message: {
+      en: (p) => `Access denied: ${text(p.reason_en) || 'the account policy does not allow this request.'}`,
+      ru: (p) => `Доступ запрещён: ${text(p.reason_ru) || 'политика аккаунта не разрешает этот запрос.'}`,
+    },
+  },
+  model_unavailable: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) =>
+        p.model !== undefined
+          ? `The model "${text(p.model)}" does not exist or is disabled. GET /v1/models lists the available models.`
+          : `No endpoint ${text(p.method)} ${text(p.path)}. The API is served under /v1.`,
+      ru: (p) =>
+        p.model !== undefined
+          ? `Модель "${text(p.model)}" не существует или отключена. Список доступных моделей: GET /v1/models.`
+          : `Нет такого адреса: ${text(p.method)} ${text(p.path)}. API доступен по адресам /v1/….`,
+    },
+  },
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `Method ${text(p.method)} is not allowed on ${text(p.path)}; use ${text(p.allow)}.`,
+      ru: (p) => `Метод ${text(p.method)} не поддерживается для ${text(p.path)}; используйте ${text(p.allow)}.`,
+    },
+  },
+  payload_too_large: {
+    status: 413,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `The request body is larger than the limit of ${text(p.limit)} bytes.`,
+      ru: (p) => `Тело запроса больше допустимых ${text(p.limit)} байт.`,
+    },
+  },
+  rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    retryable: true,
+    message: {
+      en: (p) => `Rate limit exceeded; retry in ${text(p.retry_after)} s.`,
+      ru: (p) => `Превышен лимит запросов; повторите через ${text(p.retry_after)} с.`,
+    },
+  },
+  internal_error: {
+    status: 500,
+    type: 'internal_error',
+    retryable: true,
+    message: {
+      en: () => 'The gateway failed unexpectedly. Quote the request id when you report it.',
+      ru: () => 'Внутренняя ошибка шлюза. Укажите идентификатор запроса, сообщая о ней.',
+    },
+  },
+  bad_gateway: {
+    status: 502,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: (p) => `The model node failed: ${text(p.reason) || 'invalid response'}.`,
+      ru: (p) => `Сбой узла модели: ${text(p.reason) || 'некорректный ответ'}.`,
+    },
+  },
+  router_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: (p) =>
+        `No node is available for the model "${text(p.model)}"${p.reason ? ` (${text(p.reason)})` : ''}; retry later.`,
+      ru: (p) =>
+        `Нет доступного узла для модели "${text(p.model)}"${p.reason ? ` (${text(p.reason)})` : ''}; повторите позже.`,
+    },
+  },
+  upstream_timeout: {
+    status: 504,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: (p) => `The request took longer than the deadline of ${text(p.timeout_ms)} ms.`,
+      ru: (p) => `Запрос не уложился в отведённые ${text(p.timeout_ms)} мс.`,
+    },
+  },
+} as const satisfies Record<string, ErrorCodeDefinition>;
+
+/** A code known to the registry; what goes on the wire in `error.code`. */
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,81 @@
+import { ERROR_CODES, type ErrorCode, type ErrorType, type Language, type MessageParams } from './codes.js';
+
+/** What we know about a node's failure, kept for logs and for passing client errors through. */
+export interface UpstreamFailure {
+  readonly nodeId: string;
+  readonly status?: number;
+  /** The node's own body, verbatim: passed through unchanged for client-side errors (spec 7.3). */
+  readonly body?: Buffer;
+  readonly contentType?: string;
+  readonly upstreamRequestId?: string;
+  /** The client caused it (a node 4xx outside the failover set): answer with the node's status and body as they are. */
+  readonly passThrough?: boolean;
+}
+
+export interface GatewayErrorOptions {
+  readonly param?: string | null;
+  readonly params?: MessageParams;
+  /** Seconds for the Retry-After header (429, 502, 503). */
+  readonly retryAfter?: number;
+  readonly retryable?: boolean;
+  readonly upstream?: UpstreamFailure;
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error class of the gateway. Created by code (see `gatewayError`); only the
+ * HTTP error renderer turns it into a response, in the caller's language.
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  readonly params: MessageParams;
+  readonly retryable: boolean;
+  readonly retryAfter: number | undefined;
+  readonly upstream: UpstreamFailure | undefined;
+
+  constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
+    const definition = ERROR_CODES[code];
+    const params = options.params ?? {};
+    super(definition.message.en(params), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = definition.status;
+    this.type = definition.type;
+    this.param = options.param ?? null;
+    this.params = params;
+    this.retryable = options.retryable ?? definition.retryable;
+    this.retryAfter = options.retryAfter;
+    this.upstream = options.upstream;
+  }
+
+  /** The message in the caller's language. */
+  localizedMessage(language: Language): string {
+    return language === 'en' ? this.message : ERROR_CODES[this.code].message[language](this.params);
+  }
+}
+
+/** Creates a GatewayError by its registry code. */
+export function gatewayError(code: ErrorCode, options?: GatewayErrorOptions): GatewayError {
+  return new GatewayError(code, options);
+}
+
+/** True for a GatewayError; matches by shape so errors from other module copies still count. */
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}
+
+/** Anything thrown → a GatewayError; unexpected errors become an internal_error that leaks nothing. */
+export function asGatewayError(error: unknown): GatewayError {
+  return isGatewayError(error) ? error : gatewayError('internal_error', { cause: error });
+}
+
+/** The client disconnected: nothing more is sent; the request is only logged and accounted. */
+export class ClientGoneError extends GatewayError {
+  constructor() {
+    super('bad_gateway', { params: { reason: 'the client closed the connection' }, retryable: false });
+    this.name = 'ClientGoneError';
+  }
+}

@@ -1,0 +1,19 @@
+import type { KeyLookup, Principal } from '../auth/key-registry.js';
+import { gatewayError } from '../errors/gateway-error.js';
+import type { RequestContext } from './request-context.js';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Spec 5: no Bearer token → 401 authentication_required; a key that is unknown or not
+ * active (blocked, revoked, deleted) → 401 invalid_api_key.
+ */
+export function authenticate(authorization: string | undefined, keys: KeyLookup, context: RequestContext): Principal {
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
+  if (match === null) throw gatewayError('authentication_required');
+  const principal = keys.find(match[1] as string);
+  if (principal === undefined || principal.status !== 'active') throw gatewayError('invalid_api_key');
+  context.record.keyPrefix = principal.keyPrefix;
+  context.record.accountId = principal.accountId;
+  return principal;
+}

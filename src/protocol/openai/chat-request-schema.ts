@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * What we accept at POST /v1/chat/completions (spec 2.1, 2.2; PRODUCT.md decision 8).
+ * Known fields are type- and range-checked; unknown fields pass through to
+ * OpenAI-compatible nodes (vendor extensions), so objects stay open.
+ */
+
+const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const ContentPart = Type.Object({ type: Type.String({ minLength: 1 }) });
+
+export const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
+const Message = Type.Object({
+  role: Type.Union(ROLES.map((role) => Type.Literal(role))),
+  content: Type.Optional(Type.Union([Type.String(), Type.Array(ContentPart), Type.Null()])),
+  name: Type.Optional(Type.String()),
+  tool_calls: Type.Optional(Type.Array(Type.Object({}))),
+  tool_call_id: Type.Optional(Type.String()),
+});
+
+export const ChatRequestSchema = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  messages: Type.Array(Message, { minItems: 1 }),
+  stream: Type.Optional(Nullable(Type.Boolean())),
+  stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
+  reasoning_effort: Type.Optional(Nullable(Effort)),
+  reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Nullable(Effort)) }))),
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
+  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  presence_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+  frequency_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+  logprobs: Type.Optional(Nullable(Type.Boolean())),
+  top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+  seed: Type.Optional(Nullable(Type.Integer())),
+  stop: Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })]))),
+  logit_bias: Type.Optional(Nullable(Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 })))),
+  tools: Type.Optional(Type.Array(Type.Object({ type: Type.String({ minLength: 1 }) }))),
+  tool_choice: Type.Optional(Type.Union([Type.String(), Type.Object({ type: Type.String() })])),
+  parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+  response_format: Type.Optional(Nullable(Type.Object({ type: Type.String({ minLength: 1 }) }))),
+  user: Type.Optional(Type.String()),
+});
+
+type ChatRequestShape = Static<typeof ChatRequestSchema>;
+
+/** A message as accepted: the checked fields plus whatever else the client sent. */
+export type ChatMessage = ChatRequestShape['messages'][number] & Record<string, unknown>;
+
+/** A chat request that passed validation; unknown fields are kept for pass-through. */
+export type ChatRequest = Omit<ChatRequestShape, 'messages'> & { messages: ChatMessage[] } & Record<string, unknown>;

@@ -1,0 +1,68 @@
+import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
+import { ajv } from '../../validation/ajv-instance.js';
+import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
+import { ChatRequestSchema, type ChatRequest } from './chat-request-schema.js';
+
+const validateShape = ajv.compile<ChatRequest>(ChatRequestSchema);
+
+/** 400 validation_failed naming the parameter, in both languages. */
+export function validationFailed(param: string | null, english: string, russian: string): GatewayError {
+  return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
+}
+
+function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
+  return validationFailed(param, `Invalid parameter '${param}': it ${expected}.`, `Некорректный параметр '${param}': ${expectedRu}.`);
+}
+
+/**
+ * Parses and checks a chat-completions body (spec 7.2 row 400, PRODUCT.md decisions 6, 8).
+ * Throws GatewayError validation_failed with `param` set to the offending field.
+ */
+export function parseChatRequest(body: string): ChatRequest {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw validationFailed(null, `The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+  }
+  if (!validateShape(parsed)) {
+    const error = pickSchemaError(validateShape.errors);
+    const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid', expectedRu: 'некорректен' };
+    throw invalidParameter(problem.path, problem.expected, problem.expectedRu);
+  }
+  checkMessages(parsed);
+  checkReasoningConflict(parsed);
+  return parsed;
+}
+
+function checkMessages(request: ChatRequest): void {
+  request.messages.forEach((message, index) => {
+    const hasContent = message.content !== undefined && message.content !== null;
+    if (message.role === 'assistant') {
+      if (!hasContent && (message.tool_calls === undefined || message.tool_calls.length === 0)) {
+        throw invalidParameter(`messages[${index}].content`, 'is required for an assistant message without tool_calls', 'обязателен для сообщения assistant без tool_calls');
+      }
+    } else if (!hasContent) {
+      throw invalidParameter(`messages[${index}].content`, 'is required', 'обязателен');
+    }
+    if (message.role === 'tool' && (message.tool_call_id === undefined || message.tool_call_id === '')) {
+      throw invalidParameter(`messages[${index}].tool_call_id`, 'is required for a tool message', 'обязателен для сообщения tool');
+    }
+  });
+}
+
+function checkReasoningConflict(request: ChatRequest): void {
+  const topLevel = request.reasoning_effort ?? undefined;
+  const nested = request.reasoning?.effort ?? undefined;
+  if (topLevel !== undefined && nested !== undefined && topLevel !== nested) {
+    throw validationFailed(
+      'reasoning_effort',
+      `Conflicting parameters: reasoning_effort is "${topLevel}" but reasoning.effort is "${nested}"; send one of them, or the same value in both.`,
+      `Противоречивые параметры: reasoning_effort = "${topLevel}", а reasoning.effort = "${nested}"; передайте один из них или одинаковые значения.`,
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import type { NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { Usage } from '../protocol/openai/chat-response-types.js';
+
+/** A wire format a node can speak. Groq, vLLM, OpenRouter… are all `openai` nodes. */
+export type WireProtocol = 'openai';
+
+/** Everything an adapter may know about one call; no I/O handles. */
+export interface CallContext {
+  readonly requestId: string;
+  readonly correlationId: string;
+  /** The model id the client asked for. */
+  readonly clientModel: string;
+  /** The model's name on this node. */
+  readonly upstreamModel: string;
+  readonly node: NodeConfig;
+  /** Effort to request, already resolved; undefined for a model without reasoning. */
+  readonly effort: ReasoningEffort | undefined;
+  readonly stream: boolean;
+  /** Node statuses that mean "try another node" (PRODUCT.md decision 1). */
+  readonly retryOnStatus: ReadonlySet<number>;
+}
+
+/** The HTTP request to send to a node; the executor performs it. */
+export interface UpstreamCall {
+  /** Joined to the node's base URL. */
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  /** Serialized JSON body. */
+  readonly body: string;
+}
+
+/** One Server-Sent Event as parsed from a node's stream. */
+export interface SseRecord {
+  readonly event: string | undefined;
+  readonly data: string;
+}
+
+/** What a reply told us, for accounting and logs. */
+export interface ReplySummary {
+  usage: Usage | undefined;
+  finishReason: string | undefined;
+  /** Characters of reasoning and answer text seen; lets usage be estimated when a stream is cut. */
+  reasoningCharacters: number;
+  contentCharacters: number;
+}
+
+/** A non-streaming 2xx reply mapped for the client. */
+export interface MappedCompletion {
+  /** JSON text of the OpenAI `chat.completion` to send. */
+  readonly body: string;
+  readonly summary: ReplySummary;
+}
+
+/** `more`: keep reading; `end`: the node finished its stream normally. */
+export type StreamSignal = 'more' | 'end';
+
+/** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
+export interface StreamMapper {
+  /**
+   * Maps one event, handing each resulting chunk (serialized) to `emit`. Throws a
+   * GatewayError when the node reports an error inside the stream.
+   */
+  map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal;
+  /** What the stream carried so far, including the node's usage if it sent one. */
+  readonly summary: ReplySummary;
+  /** Identity fields for chunks the gateway adds itself (the final usage chunk). */
+  readonly identity: { id: string; created: number; model: string };
+}
+
+/**
+ * Translates between the OpenAI chat-completions protocol clients speak and one wire
+ * protocol. Pure: never performs I/O, reads config files, touches a store or sleeps.
+ */
+export interface ProviderAdapter {
+  readonly protocol: WireProtocol;
+  /** Throws GatewayError (validation_failed) for input the protocol cannot express. */
+  toUpstream(request: ChatRequest, context: CallContext): UpstreamCall;
+  /** Maps a non-streaming 2xx body; throws bad_gateway for a body that is not a valid reply. */
+  fromUpstream(bodyText: string, context: CallContext): MappedCompletion;
+  streamMapper(context: CallContext): StreamMapper;
+  /** Classifies a non-2xx node reply: retryable (try another node) or passed through to the client. */
+  toError(status: number, body: Buffer, contentType: string | undefined, context: CallContext): GatewayError;
+}
+
+/** A fresh, empty summary. */
+export function emptySummary(): ReplySummary {
+  return { usage: undefined, finishReason: undefined, reasoningCharacters: 0, contentCharacters: 0 };
+}

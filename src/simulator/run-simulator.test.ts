@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runSimulator } from './run-simulator.js';
+
+test('runSimulator starts a node from flags, prints its URL and stops on abort', { timeout: 5000 }, async () => {
+  const aborter = new AbortController();
+  const lines: string[] = [];
+  let printed: (line: string) => void = () => undefined;
+  const listening = new Promise<string>((resolve) => {
+    printed = resolve;
+  });
+  const running = runSimulator(['--port', '0', '--host', '127.0.0.1', '--reasoning-field', 'reasoning', '--first-byte-ms', '0'], {
+    signal: aborter.signal,
+    print: (line) => {
+      lines.push(line);
+      printed(line);
+    },
+  });
+  const line = await listening;
+  const match = /^simulated node listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line);
+  assert.ok(match, line);
+  const baseUrl = match[1] ?? '';
+  const response = await fetch(`${baseUrl}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'cli', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }),
+  });
+  const completion = (await response.json()) as { choices: Array<{ message: Record<string, unknown> }> };
+  assert.equal(typeof completion.choices[0]?.message.reasoning, 'string');
+
+  aborter.abort();
+  await running;
+  await assert.rejects(fetch(`${baseUrl}/models`));
+  assert.equal(lines.length, 1);
+});
+
+test('runSimulator rejects bad flags', async () => {
+  await assert.rejects(runSimulator(['--port', 'abc']), /--port/);
+  await assert.rejects(runSimulator(['--reasoning-field', 'thoughts']), /--reasoning-field/);
+  await assert.rejects(runSimulator(['--unknown']), /unknown/i);
+});

@@ -1,0 +1,277 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chatStreamEvents } from './chat-stream-events.js';
+import { completionBody } from './completion-body.js';
+import type { ReasoningField } from './completion-identity.js';
+import { FaultInjector, type FaultDecision } from './fault-injector.js';
+import { parseFaultSettings, type FaultSettings } from './fault-settings.js';
+import { parseChatRequest } from './parse-chat-request.js';
+import { planCompletion } from './plan-completion.js';
+import { readRequestBody } from './read-request-body.js';
+import { redactHeaders } from './redact-headers.js';
+import { sendJson } from './send-json.js';
+import { SimulatorError } from './simulator-error.js';
+import { writeChatStream } from './write-chat-stream.js';
+
+export type { FailureFault, FaultSettings } from './fault-settings.js';
+export type { ReasoningField } from './completion-identity.js';
+
+/** Options of one simulated OpenAI-compatible node. */
+export interface SimulatedNodeOptions {
+  /** Delay before the first byte of any chat-completion response, errors included (default 0). */
+  firstByteMs?: number;
+  /** Stream pacing; 0 or undefined writes the whole stream at once. */
+  tokensPerSecond?: number;
+  /** Field carrying reasoning text in `message` and `delta` (default 'reasoning_content'). */
+  reasoningField?: ReasoningField;
+  /** Prompts with more tokens than this get 400 `context_length_exceeded`. */
+  contextLength?: number;
+  /** Faults active from the start (same as calling setFaults). */
+  faults?: FaultSettings;
+  /** Seed of the PRNG behind the ratio faults (default 1). */
+  seed?: number;
+}
+
+/** Traffic seen by a node; only chat-completion requests are counted. */
+export interface SimulatedNodeStats {
+  requests: number;
+  inFlight: number;
+  maxInFlight: number;
+  lastRequest?: { headers: Record<string, string | string[] | undefined>; body: unknown; path: string };
+}
+
+const DEFAULT_HOST = '127.0.0.1';
+/** Always listed by GET /v1/models, before the model names seen in requests. */
+const DEFAULT_MODEL_ID = 'simulated';
+
+function requireNonNegative(value: number | undefined, name: string): number {
+  if (value === undefined) return 0;
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`SimulatedNode: ${name} must be a finite number >= 0`);
+  return value;
+}
+
+function parseJsonOrText(text: string): { body: unknown; valid: boolean } {
+  try {
+    return { body: JSON.parse(text) as unknown, valid: true };
+  } catch {
+    return { body: text, valid: false };
+  }
+}
+
+async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
+  if (milliseconds <= 0) return;
+  try {
+    await sleep(milliseconds, undefined, { signal });
+  } catch {
+    // Aborted because the client left; the caller checks `signal.aborted`.
+  }
+}
+
+/**
+ * A deterministic OpenAI chat-completions server on node:http, with fault injection.
+ * Routes: POST …/chat/completions, GET …/models, and the control endpoints
+ * …/_simulator/faults (GET, POST), …/_simulator/stats (GET), …/_simulator/reset (POST).
+ */
+export class SimulatedNode {
+  readonly #firstByteMs: number;
+  readonly #tokensPerSecond: number;
+  readonly #reasoningField: ReasoningField;
+  readonly #contextLength: number | undefined;
+  readonly #faults: FaultInjector;
+  readonly #server: Server;
+  readonly #modelsSeen = new Set<string>();
+  #baseUrl: string | undefined;
+  #responseCounter = 0;
+  #requests = 0;
+  #inFlight = 0;
+  #maxInFlight = 0;
+  #lastRequest: SimulatedNodeStats['lastRequest'];
+  #idleWaiters: Array<() => void> = [];
+
+  constructor(options: SimulatedNodeOptions = {}) {
+    this.#firstByteMs = requireNonNegative(options.firstByteMs, 'firstByteMs');
+    this.#tokensPerSecond = requireNonNegative(options.tokensPerSecond, 'tokensPerSecond');
+    this.#reasoningField = options.reasoningField ?? 'reasoning_content';
+    this.#contextLength = options.contextLength;
+    this.#faults = new FaultInjector(options.seed ?? 1);
+    if (options.faults !== undefined) this.setFaults(options.faults);
+    this.#server = createServer((request, response) => this.#handle(request, response));
+  }
+
+  /** Starts listening (port 0 = ephemeral) and resolves the base URL, e.g. "http://127.0.0.1:43121/v1". */
+  listen(port = 0, host = DEFAULT_HOST): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        const address = this.#server.address() as AddressInfo;
+        const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        this.#baseUrl = `http://${hostPart}:${address.port}/v1`;
+        resolve(this.#baseUrl);
+      });
+    });
+  }
+
+  /** The base URL resolved by listen(); throws before that. */
+  get baseUrl(): string {
+    if (this.#baseUrl === undefined) throw new Error('SimulatedNode: not listening yet');
+    return this.#baseUrl;
+  }
+
+  /** Replaces the faults and restarts the failFirst/resetFirst counters and the ratio PRNG. */
+  setFaults(faults: FaultSettings): void {
+    this.#faults.set(parseFaultSettings(faults));
+  }
+
+  /** A snapshot of the traffic counters. */
+  stats(): SimulatedNodeStats {
+    const stats: SimulatedNodeStats = { requests: this.#requests, inFlight: this.#inFlight, maxInFlight: this.#maxInFlight };
+    if (this.#lastRequest !== undefined) stats.lastRequest = { ...this.#lastRequest };
+    return stats;
+  }
+
+  /** Zeroes `requests`, forgets `lastRequest`; `maxInFlight` restarts from the current `inFlight`. */
+  resetStats(): void {
+    this.#requests = 0;
+    this.#maxInFlight = this.#inFlight;
+    this.#lastRequest = undefined;
+  }
+
+  /** Stops listening and destroys every open connection (in-flight requests included). */
+  async close(): Promise<void> {
+    if (!this.#server.listening) return;
+    const closed = new Promise<void>((resolve, reject) => {
+      this.#server.close((error) => (error === undefined ? resolve() : reject(error)));
+    });
+    this.#server.closeAllConnections();
+    await closed;
+    // Responses learn about their destroyed sockets a tick later; let them settle the counters.
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #handle(request: IncomingMessage, response: ServerResponse): void {
+    const requestNumber = ++this.#responseCounter;
+    response.setHeader('x-request-id', `sim-${requestNumber}`);
+    this.#route(request, response, requestNumber).catch((error: unknown) => {
+      if (error instanceof SimulatorError) {
+        sendJson(response, error.status, error.toBody());
+      } else if (response.headersSent) {
+        response.destroy();
+      } else {
+        const message = 'The simulator failed to answer.';
+        sendJson(response, 500, new SimulatorError(500, message, { type: 'server_error', code: 'internal_error' }).toBody());
+      }
+    });
+  }
+
+  async #route(request: IncomingMessage, response: ServerResponse, requestNumber: number): Promise<void> {
+    const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
+    const method = request.method ?? 'GET';
+    const allow = (allowed: string): void => {
+      if (!allowed.split(',').includes(method)) {
+        throw new SimulatorError(405, `Method ${method} is not allowed on ${path}.`, { code: 'method_not_allowed' });
+      }
+    };
+
+    if (path.endsWith('/chat/completions')) {
+      allow('POST');
+      return this.#chatCompletion(request, response, path, requestNumber);
+    }
+    if (path.endsWith('/_simulator/faults')) {
+      allow('GET,POST');
+      if (method === 'POST') this.#faults.set(parseFaultSettings(await this.#readJson(request)));
+      return sendJson(response, 200, this.#faults.settings);
+    }
+    if (path.endsWith('/_simulator/stats')) {
+      allow('GET');
+      const stats = this.stats();
+      if (stats.lastRequest !== undefined) stats.lastRequest.headers = redactHeaders(stats.lastRequest.headers);
+      return sendJson(response, 200, stats);
+    }
+    if (path.endsWith('/_simulator/reset')) {
+      allow('POST');
+      this.setFaults({});
+      this.resetStats();
+      return sendJson(response, 200, { reset: true });
+    }
+    if (path.endsWith('/models')) {
+      allow('GET');
+      const ids = [DEFAULT_MODEL_ID, ...[...this.#modelsSeen].filter((id) => id !== DEFAULT_MODEL_ID)];
+      const data = ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'switchyard-simulator' }));
+      return sendJson(response, 200, { object: 'list', data });
+    }
+    throw new SimulatorError(404, `Unknown path ${path}.`, { code: 'not_found' });
+  }
+
+  async #readJson(request: IncomingMessage): Promise<unknown> {
+    const parsed = parseJsonOrText(await readRequestBody(request));
+    if (!parsed.valid) throw new SimulatorError(400, 'The request body is not valid JSON.', { code: 'invalid_json' });
+    return parsed.body;
+  }
+
+  async #chatCompletion(request: IncomingMessage, response: ServerResponse, path: string, requestNumber: number): Promise<void> {
+    // Decide the fault on arrival so failFirst/resetFirst follow arrival order.
+    const decision = this.#faults.next();
+    this.#requests++;
+    this.#inFlight++;
+    this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
+    const aborter = new AbortController();
+    response.once('close', () => {
+      this.#inFlight--;
+      aborter.abort();
+      if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    });
+    const signal = aborter.signal;
+
+    let received: { body: unknown; valid: boolean };
+    try {
+      received = parseJsonOrText(await readRequestBody(request));
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    this.#lastRequest = { headers: { ...request.headers }, body: received.body, path };
+
+    await pause(this.#firstByteMs + decision.extraDelayMs, signal);
+    if (signal.aborted) return;
+    if (decision.action === 'reset') {
+      request.socket.destroy();
+      return;
+    }
+    if (decision.action === 'fail') return this.#answerFailure(response, decision);
+    if (!received.valid) throw new SimulatorError(400, 'The request body is not valid JSON.', { code: 'invalid_json' });
+
+    const chatRequest = parseChatRequest(received.body);
+    this.#modelsSeen.add(chatRequest.model);
+    const plan = planCompletion(chatRequest);
+    if (this.#contextLength !== undefined && plan.promptTokens > this.#contextLength) {
+      throw new SimulatorError(400,
+        `This model's maximum context length is ${this.#contextLength} tokens. However, your messages resulted in ${plan.promptTokens} tokens.`,
+        { param: 'messages', code: 'context_length_exceeded' });
+    }
+    const identity = {
+      id: `chatcmpl-sim-${requestNumber}`,
+      created: Math.floor(Date.now() / 1000),
+      model: chatRequest.model,
+      reasoningField: this.#reasoningField,
+    };
+    if (!chatRequest.stream) return sendJson(response, 200, completionBody(plan, identity));
+    await writeChatStream(response, chatStreamEvents(plan, identity, chatRequest.includeUsage), {
+      tokensPerSecond: this.#tokensPerSecond,
+      cutAfterChunks: decision.cutAfterChunks,
+      signal,
+    });
+  }
+
+  #answerFailure(response: ServerResponse, decision: Extract<FaultDecision, { action: 'fail' }>): void {
+    if (typeof decision.body !== 'string') return sendJson(response, decision.status, decision.body, decision.headers);
+    // A string body goes out verbatim, e.g. to imitate a proxy's HTML error page.
+    response.writeHead(decision.status, {
+      ...decision.headers,
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(decision.body),
+    });
+    response.end(decision.body);
+  }
+}

@@ -1,0 +1,73 @@
+import type { SseRecord } from '../providers/types.js';
+
+/**
+ * Incremental Server-Sent Events parser (provider-protocols 1, WHATWG event-stream
+ * rules): lines end in CRLF, LF or CR, possibly split across chunks; `:` lines are
+ * comments; `data:` lines of one event are joined with "\n"; a blank line dispatches.
+ */
+export class SseParser {
+  private pending = '';
+  private skipLeadingLineFeed = false;
+  private eventName: string | undefined = undefined;
+  private data: string | undefined = undefined;
+
+  /** Feeds decoded text; calls `onRecord` for every complete event. */
+  push(text: string, onRecord: (record: SseRecord) => void): void {
+    let start = 0;
+    if (this.skipLeadingLineFeed) {
+      this.skipLeadingLineFeed = false;
+      if (text.charCodeAt(0) === 10) start = 1;
+    }
+    const buffer = this.pending === '' ? text : this.pending + text;
+    if (this.pending !== '') start = 0;
+    this.pending = '';
+    const length = buffer.length;
+    while (start < length) {
+      let end = start;
+      let code = 0;
+      while (end < length) {
+        code = buffer.charCodeAt(end);
+        if (code === 10 || code === 13) break;
+        end++;
+      }
+      if (end === length) {
+        this.pending = buffer.slice(start);
+        return;
+      }
+      this.processLine(buffer.slice(start, end), onRecord);
+      if (code === 13) {
+        if (end + 1 === length) {
+          this.skipLeadingLineFeed = true;
+          start = length;
+          break;
+        }
+        start = buffer.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      } else {
+        start = end + 1;
+      }
+    }
+  }
+
+  /** The body ended: dispatch an event that was not followed by a blank line. */
+  end(onRecord: (record: SseRecord) => void): void {
+    if (this.pending !== '') this.processLine(this.pending, onRecord);
+    this.pending = '';
+    this.processLine('', onRecord);
+  }
+
+  private processLine(line: string, onRecord: (record: SseRecord) => void): void {
+    if (line === '') {
+      if (this.data !== undefined) onRecord({ event: this.eventName, data: this.data });
+      this.eventName = undefined;
+      this.data = undefined;
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    else if (field === 'event') this.eventName = value;
+  }
+}

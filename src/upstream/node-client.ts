@@ -1,0 +1,49 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { NodeConfig } from '../config/gateway-config.js';
+import type { UpstreamCall } from '../providers/types.js';
+
+/** A node's reply as it starts: status, headers, and the body still to be read. */
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: Dispatcher.ResponseData['headers'];
+  readonly body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * One keep-alive connection pool per node (undici). The pool's connection count is the
+ * node's `max_concurrency`; connect, first-byte (response headers) and idle (between body
+ * chunks) time-outs come from the node's settings.
+ */
+export class NodeClient {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+
+  constructor(readonly node: NodeConfig) {
+    const url = new URL(node.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: node.maxConcurrency,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: node.timeouts.connectMs },
+      headersTimeout: node.timeouts.firstByteMs,
+      bodyTimeout: node.timeouts.idleMs,
+    });
+  }
+
+  /** Sends the call; resolves once the node's response headers arrived. */
+  async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
+    const response = await this.pool.request({
+      method: 'POST',
+      path: this.basePath + call.path,
+      headers: call.headers,
+      body: call.body,
+      signal,
+    });
+    return response;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
