@@ -25,7 +25,7 @@ function loadConfig(file: string | undefined): { config: GatewayConfig; demo: bo
 
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
-  const { config, demo } = loadConfig(values.config ?? process.env.SWITCHYARD_CONFIG);
+  const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
   const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
   if (demo) {
@@ -48,7 +48,7 @@ async function serve(argv: string[]): Promise<void> {
 
 function check(argv: string[]): void {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-  const file = values.config ?? process.env.SWITCHYARD_CONFIG;
+  const file = values.config ?? (process.env.SWITCHYARD_CONFIG || undefined);
   if (file === undefined) fail('check needs --config FILE');
   const config = loadConfigFile(file);
   process.stdout.write(`${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`);

@@ -25,12 +25,13 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 
 /** Same as loadConfigFile for text already in memory; `source` names it in errors. */
 export function parseConfigText(text: string, source: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const document = parseDocument(text, { prettyErrors: false });
+  const document = parseDocument(text);
   const syntaxError = document.errors[0];
   if (syntaxError) {
     const position = syntaxError.linePos?.[0];
     const where = position ? `line ${position.line}, column ${position.col}` : '';
-    throw new ConfigError(source, where, `YAML syntax: ${syntaxError.message.split('\n')[0] ?? syntaxError.code}`);
+    const firstLine = (syntaxError.message.split('\n')[0] ?? syntaxError.code).replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigError(source, where, `YAML syntax: ${firstLine}`);
   }
   const raw: unknown = document.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {

@@ -44,6 +44,12 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       context.abortCause = 'deadline';
       controller.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
     }, totalMs);
+    // One log line once both the handler has finished and the response is closed, so it
+    // carries what the handler booked after a client disconnect (usage of a cut stream).
+    let openParts = 2;
+    const partDone = () => {
+      if (--openParts === 0) logRequest(logger, request, context);
+    };
     response.on('close', () => {
       clearTimeout(deadline);
       if (!response.writableFinished) {
@@ -53,7 +59,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           controller.abort(new ClientGoneError());
         }
       }
-      logRequest(logger, request, context);
+      partDone();
     });
 
     const path = pathOf(request.url);
@@ -64,12 +70,14 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         : route.method !== request.method
           ? Promise.reject(gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method } }))
           : route.handler(request, response, context);
-    handled.catch((error: unknown) => {
-      if (context.abortCause === 'client') return;
-      const gatewayFailure = asGatewayError(error);
-      if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: requestId }, 'unexpected error');
-      renderError(response, gatewayFailure, context);
-    });
+    handled
+      .catch((error: unknown) => {
+        if (context.abortCause === 'client') return;
+        const gatewayFailure = asGatewayError(error);
+        if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: requestId }, 'unexpected error');
+        renderError(response, gatewayFailure, context);
+      })
+      .finally(partDone);
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 30_000;

@@ -98,13 +98,17 @@ function alternativesPhrase(error: ErrorObject): { expected: string; expectedRu:
 
 /**
  * Picks the error worth reporting. Ajv lists the failed branches of a union before the
- * union itself; when a branch failed on a constraint rather than a type (`temperature: 3`
- * against `number ≤ 2 | null`), that constraint is the useful message.
+ * union itself. When a branch got past the type check and failed deeper inside
+ * (`reasoning: {effort: "max"}` against `object | null`), the deeper error is the one to
+ * report; when a branch failed on a constraint rather than a type (`temperature: 3`
+ * against `number ≤ 2 | null`), that constraint is.
  */
 export function pickSchemaError(errors: readonly ErrorObject[] | null | undefined): ErrorObject | undefined {
   if (!errors || errors.length === 0) return undefined;
   const last = errors[errors.length - 1] as ErrorObject;
   if (last.keyword !== 'anyOf' && last.keyword !== 'oneOf') return last;
+  const deeper = errors.filter((error) => error.instancePath.startsWith(`${last.instancePath}/`));
+  if (deeper.length > 0) return pickSchemaError(deeper);
   const constraint = errors.find(
     (error) => error.instancePath === last.instancePath && !['type', 'const', 'anyOf', 'oneOf', 'enum'].includes(error.keyword),
   );

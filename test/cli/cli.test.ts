@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import OpenAI from 'openai';
+
+const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function writeConfig(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'switchyard-cli-')), 'gateway.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+test('a bad config stops serve with one line naming the file, the path and the problem, and a non-zero exit', async () => {
+  const file = writeConfig('nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: nowhere }] }\n');
+  const result = await runCli(['serve', '--config', file]);
+  assert.notEqual(result.code, 0);
+  assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+  assert.match(result.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at models\\[0\\]\\.routes\\[0\\]\\.node: unknown node "nowhere"`));
+  assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('SWITCHYARD_CONFIG is read when --config is absent; a missing file is reported plainly', async () => {
+  const result = await runCli(['serve'], { SWITCHYARD_CONFIG: '/nonexistent/switchyard.yaml' });
+  assert.notEqual(result.code, 0);
+  assert.match(result.stderr, /\/nonexistent\/switchyard\.yaml: cannot read the file \(ENOENT\)/);
+});
+
+test('check validates a file without starting anything', async () => {
+  const file = writeConfig('nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: a }] }\n');
+  const result = await runCli(['check', '--config', file]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /valid \(1 nodes, 1 models, 0 keys\)/);
+});
+
+test('with no config the demo starts, prints its URL and key, and streams a reasoning answer to the openai client', async (t) => {
+  const child = spawn(process.execPath, [...CLI, 'serve'], {
+    env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  t.after(() => child.kill('SIGTERM'));
+  const banner = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
+    child.once('exit', (code) => reject(new Error(`exited with ${String(code)}: ${text}`)));
+    child.stderr.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (/Demo API key: \S+/.test(text)) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    });
+  });
+  const baseURL = /listening on (http:\/\/\S+\/v1)/.exec(banner)?.[1];
+  const apiKey = /Demo API key: (\S+)/.exec(banner)?.[1];
+  assert.ok(baseURL && apiKey, banner);
+  const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+  const stream = await client.chat.completions.create({
+    model: 'demo-reasoner',
+    stream: true,
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_completion_tokens: 80,
+  });
+  let reasoning = '';
+  let content = '';
+  let usage: OpenAI.CompletionUsage | undefined | null;
+  for await (const chunk of stream) {
+    const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
+    if (delta?.reasoning_content) {
+      assert.equal(content, '', 'reasoning arrives before the answer');
+      reasoning += delta.reasoning_content;
+    }
+    if (delta?.content) content += delta.content;
+    if (chunk.usage) usage = chunk.usage;
+  }
+  assert.ok(reasoning.length > 0, 'the demo reasoner reasons (default effort medium)');
+  assert.ok(content.length > 0);
+  assert.ok(usage && usage.total_tokens === usage.prompt_tokens + usage.completion_tokens);
+});
