@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { sseData } from '../support/http-assertions.js';
+import { startSimulator, startTestGateway, waitFor, type TestGateway } from '../support/test-gateway.js';
+
+const API_KEY = 'sk-e2e-streaming-0123456789abcdef';
+const TIMEOUT = { timeout: 6000 };
+const MESSAGES = [{ role: 'user', content: 'Describe the hump yard in one paragraph.' }];
+
+/** One `data:` event as the client received it, with its arrival time. */
+interface TimedEvent {
+  data: string;
+  at: number;
+}
+
+/** The raw SSE body read chunk by chunk, with the `data:` events timed on arrival. */
+interface ReadStream {
+  response: Response;
+  raw: string;
+  events: TimedEvent[];
+}
+
+describe('SSE streaming through the gateway', () => {
+  let fast: SimulatedNode;
+  let slowStart: SimulatedNode;
+  let slow: SimulatedNode;
+  let broken: SimulatedNode;
+  let cutting: SimulatedNode;
+  let gateway: TestGateway;
+
+  function startStream(model: string, extra: Record<string, unknown> = {}, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
+    return fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...init.headers },
+      body: JSON.stringify({ model, messages: MESSAGES, stream: true, ...extra }),
+      signal: init.signal ?? AbortSignal.timeout(5000),
+    });
+  }
+
+  async function readStream(response: Response): Promise<ReadStream> {
+    assert.ok(response.body !== null);
+    const decoder = new TextDecoder();
+    const events: TimedEvent[] = [];
+    let raw = '';
+    let pending = '';
+    for await (const bytes of response.body) {
+      const at = performance.now();
+      const text = decoder.decode(bytes, { stream: true });
+      raw += text;
+      pending += text;
+      const complete = pending.lastIndexOf('\n\n');
+      if (complete === -1) continue;
+      for (const data of sseData(pending.slice(0, complete + 2))) events.push({ data, at });
+      pending = pending.slice(complete + 2);
+    }
+    return { response, raw, events };
+  }
+
+  before(async () => {
+    fast = await startSimulator({ tokensPerSecond: 50 });
+    slowStart = await startSimulator({ firstByteMs: 700 });
+    slow = await startSimulator({ tokensPerSecond: 20 });
+    broken = await startSimulator({ faults: { failFirst: { count: 1000, status: 500 } } });
+    cutting = await startSimulator({ faults: { cutAfterChunks: 5 } });
+    gateway = await startTestGateway(`
+store: memory
+http: { sse_keepalive_ms: 200 }
+nodes:
+  - { id: fast, provider: openai, base_url: "${fast.baseUrl}" }
+  - { id: slow-start, provider: openai, base_url: "${slowStart.baseUrl}" }
+  - { id: slow, provider: openai, base_url: "${slow.baseUrl}" }
+  - { id: broken, provider: openai, base_url: "${broken.baseUrl}" }
+  - { id: cutting, provider: openai, base_url: "${cutting.baseUrl}" }
+models:
+  - { id: fast-reasoner, reasoning: { default_effort: low }, routes: [{ node: fast }] }
+  - { id: slow-start-model, routes: [{ node: slow-start }] }
+  - { id: slow-reasoner, reasoning: { default_effort: high }, routes: [{ node: slow }] }
+  - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken }, { node: fast }] }
+  - { id: cut-model, reasoning: { default_effort: low }, routes: [{ node: cutting }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await Promise.all([fast, slowStart, slow, broken, cutting].map((node) => node?.close()));
+  });
+
+  test('event-stream headers, id headers, JSON chunks, usage chunk, data: [DONE] last', TIMEOUT, async () => {
+    const response = await startStream('fast-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+    assert.equal(response.headers.get('x-correlation-id'), 'stream-corr-1');
+    const { events, raw } = await readStream(response);
+    assert.ok(raw.endsWith('data: [DONE]\n\n'), 'the body ends with data: [DONE]');
+    const data = events.map((event) => event.data);
+    assert.equal(data.filter((item) => item === '[DONE]').length, 1);
+    assert.equal(data[data.length - 1], '[DONE]');
+    const chunks = data.slice(0, -1).map((item) => JSON.parse(item) as { object: string; choices: unknown[]; usage?: { total_tokens: number } | null });
+    for (const chunk of chunks) assert.equal(chunk.object, 'chat.completion.chunk');
+    const usageChunk = chunks[chunks.length - 1];
+    assert.ok(usageChunk?.usage, 'the last chunk before [DONE] carries usage');
+    assert.deepEqual(usageChunk.choices, []);
+  });
+
+  test('chunks are relayed as they come, not buffered (50 tokens/s node)', TIMEOUT, async () => {
+    const started = performance.now();
+    const { events } = await readStream(await startStream('fast-reasoner'));
+    const first = events[0];
+    const last = events[events.length - 1];
+    assert.ok(first !== undefined && last !== undefined);
+    const spread = last.at - first.at;
+    const total = last.at - started;
+    // ≥ 28 tokens at 50/s is ≥ 540 ms of pacing; buffering would deliver everything at once.
+    assert.ok(spread > 300, `first and last event ${spread.toFixed(0)} ms apart`);
+    assert.ok(first.at - started < total / 2, `first event after ${(first.at - started).toFixed(0)} of ${total.toFixed(0)} ms`);
+    const distinctArrivals = new Set(events.map((event) => event.at)).size;
+    assert.ok(distinctArrivals > 5, `events arrived in ${distinctArrivals} separate reads`);
+  });
+
+  test('keep-alive comments while the node is silent, then a normal stream', TIMEOUT, async () => {
+    const started = performance.now();
+    const response = await startStream('slow-start-model');
+    const headersAfter = performance.now() - started;
+    assert.equal(response.status, 200);
+    assert.ok(headersAfter < 650, `headers went out with the first keep-alive, after ${headersAfter.toFixed(0)} ms`);
+    assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+    const { raw, events } = await readStream(response);
+    const firstData = raw.indexOf('data:');
+    assert.ok(firstData > 0);
+    const before = raw.slice(0, firstData);
+    const keepalives = before.match(/^: keep-alive$/gm) ?? [];
+    assert.ok(keepalives.length >= 2, `${keepalives.length} keep-alive comments before the first event: ${JSON.stringify(before)}`);
+    assert.equal(before.replace(/: keep-alive\n\n/g, ''), '', 'only keep-alive comments before the first event');
+    assert.equal(events[events.length - 1]?.data, '[DONE]');
+  });
+
+  test('a client that disconnects mid-stream aborts the node request at once', TIMEOUT, async (t) => {
+    slow.resetStats();
+    const controller = new AbortController();
+    const response = await startStream('slow-reasoner', {}, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    assert.ok(response.body !== null);
+    const reader = response.body.getReader();
+    let received = '';
+    while ((received.match(/^data: /gm) ?? []).length < 4) {
+      const next = await reader.read();
+      assert.equal(next.done, false, 'the stream is still going');
+      received += new TextDecoder().decode(next.value);
+    }
+    assert.equal(slow.stats().inFlight, 1);
+    const abortedAt = performance.now();
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    // ~140 tokens at 20/s would take ~7 s; the node must see the disconnect within a second.
+    await waitFor(() => slow.stats().inFlight === 0, 1000);
+    t.diagnostic(`node request closed ${(performance.now() - abortedAt).toFixed(0)} ms after the client left`);
+
+    await waitFor(() => gateway.logs().some((line) => line.path === '/v1/chat/completions' && line.client_aborted === true), 1000);
+    const line = gateway.logs().find((entry) => entry.client_aborted === true);
+    assert.ok(line !== undefined);
+    assert.equal(line.model, 'slow-reasoner');
+    assert.equal(line.stream, true);
+  });
+
+  test('failover before the first byte: a broken node is skipped, the stream comes from the next', TIMEOUT, async () => {
+    broken.resetStats();
+    const response = await startStream('failover-model');
+    const requestId = response.headers.get('x-request-id');
+    const { events } = await readStream(response);
+    assert.equal(response.status, 200);
+    assert.equal(events[events.length - 1]?.data, '[DONE]');
+    assert.equal(broken.stats().requests, 1);
+    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
+    const line = gateway.logs().find((entry) => entry.request_id === requestId);
+    const attempts = line?.attempts as Array<{ node: string; status?: number }> | undefined;
+    assert.deepEqual(
+      attempts?.map((attempt) => [attempt.node, attempt.status]),
+      [
+        ['broken', 500],
+        ['fast', 200],
+      ],
+    );
+  });
+
+  test('a node failing after the first byte: one error event, no [DONE], no failover', TIMEOUT, async () => {
+    cutting.resetStats();
+    const response = await startStream('cut-model');
+    assert.equal(response.status, 200);
+    const requestId = response.headers.get('x-request-id');
+    const { events } = await readStream(response);
+    const data = events.map((event) => event.data);
+    assert.ok(!data.includes('[DONE]'), 'no [DONE] after a failure');
+    const last = JSON.parse(data[data.length - 1] ?? 'null') as { error?: Record<string, unknown> } | null;
+    assert.ok(last?.error, 'the last event is an error event');
+    assert.deepEqual(Object.keys(last.error).sort(), ['code', 'message', 'param', 'request_id', 'type']);
+    assert.equal(last.error.request_id, requestId);
+    assert.ok(data.length >= 5, 'the events before the cut were relayed');
+    assert.equal(cutting.stats().requests, 1, 'no retry after the first byte');
+  });
+
+  test('the request log line: ids, status, model, attempts; never the API key', TIMEOUT, async () => {
+    const response = await startStream('fast-reasoner', {}, { headers: { 'x-correlation-id': 'log-corr-9' } });
+    const requestId = response.headers.get('x-request-id');
+    await readStream(response);
+    const wrongKey = 'sk-e2e-wrong-key-for-log-check-42';
+    const rejected = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${wrongKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fast-reasoner', messages: MESSAGES }),
+    });
+    const rejectedId = rejected.headers.get('x-request-id');
+    await rejected.arrayBuffer();
+
+    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId) && gateway.logs().some((line) => line.request_id === rejectedId));
+    const logs = gateway.logs();
+    const line = logs.find((entry) => entry.request_id === requestId);
+    assert.ok(line !== undefined);
+    assert.equal(line.correlation_id, 'log-corr-9');
+    assert.equal(line.status, 200);
+    assert.equal(line.model, 'fast-reasoner');
+    assert.equal(line.stream, true);
+    const attempts = line.attempts as Array<{ node: string }> | undefined;
+    assert.deepEqual(attempts?.map((attempt) => attempt.node), ['fast']);
+    assert.ok(line.usage !== undefined, 'usage is logged');
+
+    const rejectedLine = logs.find((entry) => entry.request_id === rejectedId);
+    assert.ok(rejectedLine !== undefined);
+    assert.equal(rejectedLine.status, 401);
+    assert.equal(rejectedLine.error_code, 'invalid_api_key');
+
+    const everything = JSON.stringify(logs);
+    assert.ok(!everything.includes(API_KEY), 'the API key never appears in the logs');
+    assert.ok(!everything.includes(wrongKey), 'a presented wrong key never appears in the logs');
+  });
+});
