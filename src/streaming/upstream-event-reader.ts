@@ -1,9 +1,11 @@
 import type { StreamMapper } from '../providers/types.js';
 import { SseParser } from './sse-parser.js';
 
-/** A node's response body: an async iterable of byte chunks that can be torn down. */
+/** A node's response body: an async iterable of byte chunks that can be drained or torn down. */
 export interface ByteStream extends AsyncIterable<Buffer> {
   destroy(error?: Error): unknown;
+  /** Reads and discards what is left, so the connection can be reused (undici's BodyReadable). */
+  dump(options?: { limit: number }): Promise<void>;
 }
 
 /** SSE text for the client, mapped from one or more network chunks of the node's stream. */
@@ -23,6 +25,8 @@ export class UpstreamEventReader {
   private readonly decoder = new TextDecoder();
   private readonly parser = new SseParser();
   private done = false;
+  private bodyEnded = false;
+  private released = false;
   private out = '';
   private readonly emit = (chunkJson: string): void => {
     this.out += `data: ${chunkJson}\n\n`;
@@ -44,6 +48,7 @@ export class UpstreamEventReader {
     while (!this.done) {
       const next = await this.iterator.next();
       if (next.done) {
+        this.bodyEnded = true;
         this.parser.end(this.onRecord);
         this.done = true;
         break;
@@ -53,13 +58,26 @@ export class UpstreamEventReader {
     }
     const text = this.out;
     this.out = '';
-    if (this.done) this.release();
+    if (this.done) this.drain();
     return { text, done: this.done };
   }
 
-  /** Stops reading and releases the connection (client gone, or the stream finished). */
+  /** Stops reading and closes the node's response (client gone, error): the connection is not reused. */
   release(): void {
     this.done = true;
+    if (this.released || this.bodyEnded) return;
+    this.released = true;
     this.body.destroy();
+  }
+
+  /**
+   * The node finished its stream: whatever follows the end marker (usually just the
+   * chunked-encoding terminator) is read and dropped so the keep-alive connection returns
+   * to the pool instead of being torn down.
+   */
+  private drain(): void {
+    if (this.released || this.bodyEnded) return;
+    this.released = true;
+    this.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
   }
 }

@@ -23,11 +23,13 @@ interface ReadStream {
 }
 
 describe('SSE streaming through the gateway', () => {
+  let instant: SimulatedNode;
   let fast: SimulatedNode;
   let slowStart: SimulatedNode;
   let slow: SimulatedNode;
   let broken: SimulatedNode;
   let cutting: SimulatedNode;
+  let portal: SimulatedNode;
   let gateway: TestGateway;
 
   function startStream(model: string, extra: Record<string, unknown> = {}, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
@@ -59,26 +61,33 @@ describe('SSE streaming through the gateway', () => {
   }
 
   before(async () => {
+    instant = await startSimulator();
     fast = await startSimulator({ tokensPerSecond: 50 });
     slowStart = await startSimulator({ firstByteMs: 700 });
     slow = await startSimulator({ tokensPerSecond: 20 });
     broken = await startSimulator({ faults: { failFirst: { count: 1000, status: 500 } } });
     cutting = await startSimulator({ faults: { cutAfterChunks: 5 } });
+    // Answers 200 with an HTML page instead of an event stream (a captive portal, a misrouted proxy).
+    portal = await startSimulator({ faults: { failFirst: { count: 1000, status: 200, body: '<html>Sign in to continue</html>' } } });
     gateway = await startTestGateway(`
 store: memory
 http: { sse_keepalive_ms: 200 }
 nodes:
+  - { id: instant, provider: openai, base_url: "${instant.baseUrl}" }
   - { id: fast, provider: openai, base_url: "${fast.baseUrl}" }
   - { id: slow-start, provider: openai, base_url: "${slowStart.baseUrl}" }
   - { id: slow, provider: openai, base_url: "${slow.baseUrl}" }
   - { id: broken, provider: openai, base_url: "${broken.baseUrl}" }
   - { id: cutting, provider: openai, base_url: "${cutting.baseUrl}" }
+  - { id: portal, provider: openai, base_url: "${portal.baseUrl}" }
 models:
+  - { id: instant-reasoner, reasoning: { default_effort: low }, routes: [{ node: instant }] }
   - { id: fast-reasoner, reasoning: { default_effort: low }, routes: [{ node: fast }] }
   - { id: slow-start-model, routes: [{ node: slow-start }] }
   - { id: slow-reasoner, reasoning: { default_effort: high }, routes: [{ node: slow }] }
-  - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken }, { node: fast }] }
+  - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken }, { node: instant }] }
   - { id: cut-model, reasoning: { default_effort: low }, routes: [{ node: cutting }] }
+  - { id: portal-first-model, reasoning: { default_effort: low }, routes: [{ node: portal }, { node: instant }] }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -86,11 +95,11 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    await Promise.all([fast, slowStart, slow, broken, cutting].map((node) => node?.close()));
+    await Promise.all([instant, fast, slowStart, slow, broken, cutting, portal].map((node) => node?.close()));
   });
 
   test('event-stream headers, id headers, JSON chunks, usage chunk, data: [DONE] last', TIMEOUT, async () => {
-    const response = await startStream('fast-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
+    const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
@@ -167,6 +176,24 @@ keys:
     assert.equal(line.stream, true);
   });
 
+  test('a client that leaves before the first byte (non-streaming) aborts the node request too', TIMEOUT, async () => {
+    slowStart.resetStats();
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow-start-model', messages: MESSAGES }),
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    await waitFor(() => slowStart.stats().inFlight === 1, 1000);
+    const abortedAt = performance.now();
+    controller.abort();
+    await pending;
+    // The node would answer 700 ms after the request; it must see the disconnect well before.
+    await waitFor(() => slowStart.stats().inFlight === 0, 400);
+    assert.ok(performance.now() - abortedAt < 400);
+  });
+
   test('failover before the first byte: a broken node is skipped, the stream comes from the next', TIMEOUT, async () => {
     broken.resetStats();
     const response = await startStream('failover-model');
@@ -182,9 +209,28 @@ keys:
       attempts?.map((attempt) => [attempt.node, attempt.status]),
       [
         ['broken', 500],
-        ['fast', 200],
+        ['instant', 200],
       ],
     );
+  });
+
+  test('a 200 that is not an event stream is an invalid node reply: fail over, never an empty success', TIMEOUT, async () => {
+    portal.resetStats();
+    const response = await startStream('portal-first-model');
+    const requestId = response.headers.get('x-request-id');
+    const { events } = await readStream(response);
+    assert.equal(portal.stats().requests, 1);
+    const chunks = events
+      .map((event) => event.data)
+      .filter((data) => data !== '[DONE]')
+      .map((data) => JSON.parse(data) as { id: string; choices: Array<{ delta?: { content?: string } }> });
+    const content = chunks.flatMap((chunk) => chunk.choices).map((choice) => choice.delta?.content ?? '').join('');
+    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
+    const line = gateway.logs().find((entry) => entry.request_id === requestId);
+    const attempts = (line?.attempts as Array<{ node: string }> | undefined)?.map((attempt) => attempt.node);
+    assert.deepEqual(attempts, ['portal', 'instant'], 'the next node was tried');
+    assert.ok(content.length > 0, `the client got an answer, not an empty stream: ${JSON.stringify(events.map((event) => event.data))}`);
+    assert.ok(chunks.every((chunk) => chunk.id !== ''), 'no chunk with an empty id');
   });
 
   test('a node failing after the first byte: one error event, no [DONE], no failover', TIMEOUT, async () => {
@@ -204,14 +250,14 @@ keys:
   });
 
   test('the request log line: ids, status, model, attempts; never the API key', TIMEOUT, async () => {
-    const response = await startStream('fast-reasoner', {}, { headers: { 'x-correlation-id': 'log-corr-9' } });
+    const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'log-corr-9' } });
     const requestId = response.headers.get('x-request-id');
     await readStream(response);
     const wrongKey = 'sk-e2e-wrong-key-for-log-check-42';
     const rejected = await fetch(`${gateway.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${wrongKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'fast-reasoner', messages: MESSAGES }),
+      body: JSON.stringify({ model: 'instant-reasoner', messages: MESSAGES }),
     });
     const rejectedId = rejected.headers.get('x-request-id');
     await rejected.arrayBuffer();
@@ -222,10 +268,10 @@ keys:
     assert.ok(line !== undefined);
     assert.equal(line.correlation_id, 'log-corr-9');
     assert.equal(line.status, 200);
-    assert.equal(line.model, 'fast-reasoner');
+    assert.equal(line.model, 'instant-reasoner');
     assert.equal(line.stream, true);
     const attempts = line.attempts as Array<{ node: string }> | undefined;
-    assert.deepEqual(attempts?.map((attempt) => attempt.node), ['fast']);
+    assert.deepEqual(attempts?.map((attempt) => attempt.node), ['instant']);
     assert.ok(line.usage !== undefined, 'usage is logged');
 
     const rejectedLine = logs.find((entry) => entry.request_id === rejectedId);
