@@ -36,7 +36,7 @@ const SimulatedNodeSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const NodeSchema = Type.Object(
+export const NodeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
     provider: Type.Union([Type.Literal('openai'), Type.Literal('simulated')]),
@@ -67,6 +67,8 @@ const RouteSchema = Type.Object(
     node: Type.String({ minLength: 1 }),
     model: Type.Optional(Type.String({ minLength: 1 })),
     weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    /** Lower tiers are tried first (primary / backup); weights apply within a tier. */
+    priority: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -140,6 +142,19 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     timeouts: Type.Optional(TimeoutsSchema),
+    health: Type.Optional(
+      Type.Object(
+        {
+          failure_threshold: Type.Optional(Type.Integer({ minimum: 1 })),
+          base_ejection_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_ejection_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          probe_interval_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          probe_path: Type.Optional(Type.String({ pattern: '^/' })),
+          probe_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     http: Type.Optional(
       Type.Object(
         {

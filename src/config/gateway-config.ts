@@ -3,6 +3,8 @@
  * checked. Everything after `config/` reads this, never the raw file.
  */
 
+import type { HealthSettings } from '../routing/node-health-settings.js';
+
 /** One of the three reasoning depths of spec 2.4. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';
 
@@ -52,6 +54,8 @@ export interface ModelRoute {
   readonly nodeId: string;
   readonly upstreamModel: string;
   readonly weight: number;
+  /** Tier: all routes of a lower priority are tried before any of a higher one. */
+  readonly priority: number;
 }
 
 /** A model clients can ask for. */
@@ -101,6 +105,7 @@ export interface GatewayConfig {
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
   readonly timeouts: TimeoutSettings;
+  readonly health: HealthSettings;
   readonly http: { readonly bodyLimitBytes: number; readonly sseKeepaliveMs: number };
   readonly nodes: readonly NodeConfig[];
   readonly models: readonly ModelConfig[];

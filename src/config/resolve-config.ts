@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.js';
-import type { ConfigFile } from './config-schema.js';
+import type { ConfigFile, NodeConfigFile } from './config-schema.js';
+import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import type { GatewayConfig, KeyConfig, ModelConfig, NodeConfig, TimeoutSettings } from './gateway-config.js';
 
@@ -22,6 +23,34 @@ function requireUnique(source: string, section: string, ids: readonly string[]):
   });
 }
 
+/** Applies defaults to one schema-valid node entry; `path` names it in errors. */
+export function resolveNode(node: NodeConfigFile, path: string, source: string, timeouts: TimeoutSettings): NodeConfig {
+  if (node.provider !== 'simulated' && node.base_url === undefined) {
+    throw new ConfigError(source, `${path}.base_url`, `is required for provider ${node.provider}`);
+  }
+  if (node.provider !== 'simulated' && node.simulated !== undefined) {
+    throw new ConfigError(source, `${path}.simulated`, 'applies only to provider simulated');
+  }
+  const simulated = node.provider === 'simulated' ? node.simulated ?? {} : undefined;
+  return {
+    id: node.id,
+    provider: node.provider,
+    protocol: 'openai',
+    baseUrl: (node.base_url ?? '').replace(/\/+$/, ''),
+    apiKey: node.api_key,
+    maxConcurrency: node.max_concurrency ?? DEFAULTS.maxConcurrency,
+    weight: node.weight ?? DEFAULTS.weight,
+    timeouts: resolveTimeouts(node.timeouts, timeouts),
+    reasoningParam: node.reasoning_param ?? 'reasoning_effort',
+    simulated: simulated && {
+      firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
+      tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,
+      reasoningField: simulated.reasoning_field ?? DEFAULTS.simulated.reasoningField,
+      port: simulated.port ?? DEFAULTS.simulated.port,
+    },
+  };
+}
+
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
 export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
@@ -29,32 +58,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   requireUnique(source, 'models', file.models.map((model) => model.id));
   requireUnique(source, 'accounts', (file.accounts ?? []).map((account) => account.id));
 
-  const nodes: NodeConfig[] = file.nodes.map((node, index) => {
-    if (node.provider !== 'simulated' && node.base_url === undefined) {
-      throw new ConfigError(source, `nodes[${index}].base_url`, `is required for provider ${node.provider}`);
-    }
-    if (node.provider !== 'simulated' && node.simulated !== undefined) {
-      throw new ConfigError(source, `nodes[${index}].simulated`, 'applies only to provider simulated');
-    }
-    const simulated = node.provider === 'simulated' ? node.simulated ?? {} : undefined;
-    return {
-      id: node.id,
-      provider: node.provider,
-      protocol: 'openai',
-      baseUrl: (node.base_url ?? '').replace(/\/+$/, ''),
-      apiKey: node.api_key,
-      maxConcurrency: node.max_concurrency ?? DEFAULTS.maxConcurrency,
-      weight: node.weight ?? DEFAULTS.weight,
-      timeouts: resolveTimeouts(node.timeouts, timeouts),
-      reasoningParam: node.reasoning_param ?? 'reasoning_effort',
-      simulated: simulated && {
-        firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
-        tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,
-        reasoningField: simulated.reasoning_field ?? DEFAULTS.simulated.reasoningField,
-        port: simulated.port ?? DEFAULTS.simulated.port,
-      },
-    };
-  });
+  const nodes: NodeConfig[] = file.nodes.map((node, index) => resolveNode(node, `nodes[${index}]`, source, timeouts));
   const nodeIds = new Set(nodes.map((node) => node.id));
 
   const created = Math.floor(Date.now() / 1000);
@@ -75,7 +79,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       if (!nodeIds.has(route.node)) {
         throw new ConfigError(source, `models[${modelIndex}].routes[${routeIndex}].node`, `unknown node "${route.node}"`);
       }
-      return { nodeId: route.node, upstreamModel: route.model ?? model.id, weight: route.weight ?? DEFAULTS.weight };
+      return { nodeId: route.node, upstreamModel: route.model ?? model.id, weight: route.weight ?? DEFAULTS.weight, priority: route.priority ?? 0 };
     }),
   }));
   const modelIds = new Set(models.map((model) => model.id));
@@ -120,6 +124,14 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       retryOnStatus: new Set(file.failover?.retry_on_status ?? DEFAULTS.retryOnStatus),
     },
     timeouts,
+    health: {
+      failureThreshold: file.health?.failure_threshold ?? DEFAULT_HEALTH.failureThreshold,
+      baseEjectionMs: file.health?.base_ejection_ms ?? DEFAULT_HEALTH.baseEjectionMs,
+      maxEjectionMs: file.health?.max_ejection_ms ?? DEFAULT_HEALTH.maxEjectionMs,
+      probeIntervalMs: file.health?.probe_interval_ms ?? DEFAULT_HEALTH.probeIntervalMs,
+      probePath: file.health?.probe_path ?? DEFAULT_HEALTH.probePath,
+      probeTimeoutMs: file.health?.probe_timeout_ms ?? DEFAULT_HEALTH.probeTimeoutMs,
+    },
     http: {
       bodyLimitBytes: file.http?.body_limit_bytes ?? DEFAULTS.bodyLimitBytes,
       sseKeepaliveMs: file.http?.sse_keepalive_ms ?? DEFAULTS.sseKeepaliveMs,

@@ -102,6 +102,15 @@ export const ERROR_CODES = {
           : `Нет такого адреса: ${text(p.method)} ${text(p.path)}. API доступен по адресам /v1/….`,
     },
   },
+  not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `No ${text(p.kind)} "${text(p.id)}".`,
+      ru: (p) => `Не найдено: ${text(p.kind)} "${text(p.id)}".`,
+    },
+  },
   method_not_allowed: {
     status: 405,
     type: 'invalid_request_error',

@@ -17,6 +17,8 @@ export interface GatewayErrorOptions {
   readonly params?: MessageParams;
   /** Seconds for the Retry-After header (429, 502, 503). */
   readonly retryAfter?: number;
+  /** Extra response headers (e.g. Allow on 405). */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly retryable?: boolean;
   readonly upstream?: UpstreamFailure;
   readonly cause?: unknown;
@@ -34,6 +36,7 @@ export class GatewayError extends Error {
   readonly params: MessageParams;
   readonly retryable: boolean;
   readonly retryAfter: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
   readonly upstream: UpstreamFailure | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
@@ -48,6 +51,7 @@ export class GatewayError extends Error {
     this.params = params;
     this.retryable = options.retryable ?? definition.retryable;
     this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
     this.upstream = options.upstream;
   }
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
-import { idHeaders } from './response-headers.js';
+import { responseHeaders } from './response-headers.js';
 
 /**
  * The only place a thrown error becomes an HTTP response. A node's client-side error is
@@ -19,7 +19,7 @@ export function renderError(response: ServerResponse, error: GatewayError, conte
   const upstream = error.upstream;
   if (upstream?.passThrough && upstream.status !== undefined && upstream.body !== undefined) {
     response.writeHead(upstream.status, {
-      ...idHeaders(context),
+      ...responseHeaders(context),
       'content-type': upstream.contentType ?? 'application/json',
       'content-length': upstream.body.length,
     });
@@ -28,7 +28,8 @@ export function renderError(response: ServerResponse, error: GatewayError, conte
   }
   const body = errorEnvelopeJson(error, context);
   const headers: Record<string, string | number> = {
-    ...idHeaders(context),
+    ...error.headers,
+    ...responseHeaders(context),
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   };

@@ -9,6 +9,7 @@ import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { modelsRoute } from './routes/models.js';
+import { adminRoute } from './admin/admin-route.js';
 
 type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
 
@@ -26,7 +27,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services) }],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
   ]);
-  const totalMs = services.config.timeouts.totalMs;
+  const admin = adminRoute(services);
 
   const server = createServer((request, response) => {
     const requestId = newRequestId();
@@ -40,6 +41,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       abortCause: undefined,
       record: { stream: false, attempts: [], clientAborted: false },
     };
+    const totalMs = services.config.timeouts.totalMs;
     const deadline = setTimeout(() => {
       context.abortCause = 'deadline';
       controller.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
@@ -65,11 +67,15 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     const path = pathOf(request.url);
     const route = routes.get(path);
     const handled =
-      route === undefined
-        ? Promise.reject(gatewayError('model_unavailable', { params: { method: request.method, path } }))
-        : route.method !== request.method
-          ? Promise.reject(gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method } }))
-          : route.handler(request, response, context);
+      route !== undefined
+        ? route.method === request.method
+          ? route.handler(request, response, context)
+          : Promise.reject(
+              gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method }, headers: { allow: route.method } }),
+            )
+        : path.startsWith('/admin/v1/')
+          ? admin(request, response, context, path)
+          : Promise.reject(gatewayError('model_unavailable', { params: { method: request.method, path } }));
     handled
       .catch((error: unknown) => {
         if (context.abortCause === 'client') return;

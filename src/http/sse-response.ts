@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { asGatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import type { StreamSink } from '../pipeline/stream-sink.js';
 import { errorEnvelopeJson } from './error-envelope.js';
-import { idHeaders } from './response-headers.js';
+import { responseHeaders } from './response-headers.js';
 
 const KEEPALIVE = ': keep-alive\n\n';
 
@@ -56,9 +56,10 @@ export class SseResponse implements StreamSink {
     this.response.end(text);
   }
 
-  fail(error: GatewayError): void {
-    this.context.record.errorCode = error.code;
-    this.finish(`data: ${errorEnvelopeJson(error, this.context)}\n\n`);
+  fail(error: unknown): void {
+    const failure = asGatewayError(error);
+    this.context.record.errorCode = failure.code;
+    this.finish(`data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
   }
 
   stopKeepalive(): void {
@@ -77,7 +78,7 @@ export class SseResponse implements StreamSink {
     if (this.response.headersSent) return;
     this.context.record.status = 200;
     this.response.writeHead(200, {
-      ...idHeaders(this.context),
+      ...responseHeaders(this.context),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',

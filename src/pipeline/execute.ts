@@ -1,18 +1,26 @@
 import { performance } from 'node:perf_hooks';
-import { gatewayError, GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import type { NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
+import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
 import type { CallContext, ReplySummary } from '../providers/types.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
-import { describeNetworkError } from '../upstream/describe-network-error.js';
-import type { ReasoningEffort } from '../config/gateway-config.js';
-import type { AttemptRecord, RequestContext } from './request-context.js';
+import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
+import type { RequestContext } from './request-context.js';
 
 /** How a request reached a node and what came back, ready to relay. */
 export type Execution =
   | { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary }
-  | { readonly kind: 'stream'; readonly reader: UpstreamEventReader; readonly first: MappedBatch };
+  | {
+      readonly kind: 'stream';
+      readonly reader: UpstreamEventReader;
+      readonly first: MappedBatch;
+      /** The node that is streaming. */
+      readonly node: NodeConfig;
+      /** Gives the node's concurrency slot back; call when the relay is over. */
+      readonly release: () => void;
+    };
 
 export interface ExecuteOptions {
   readonly request: ChatRequest;
@@ -22,6 +30,8 @@ export interface ExecuteOptions {
   readonly candidates: readonly NodeCandidate[];
   readonly maxAttempts: number;
   readonly retryOnStatus: ReadonlySet<number>;
+  /** The request deadline; a node with a shorter `total_ms` gets a per-attempt deadline. */
+  readonly totalTimeoutMs: number;
 }
 
 /** Bodies of node errors are kept up to this size (passed through, logged). */
@@ -29,91 +39,110 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /**
  * Walks the candidates, failing over on node failures until one node answers well
- * (spec 8.3–8.5, PRODUCT.md decisions 1–3). For a stream, "answers well" means its first
- * event was mapped: until then nothing has reached the client and another node may be
- * tried. A client error from a node (non-retryable) is thrown at once, never retried.
+ * (spec 8.3–8.5, PRODUCT.md decisions 1–3). Each attempt holds a concurrency slot on its
+ * node; a full node is skipped without spending an attempt. For a stream, "answers well"
+ * means its first event was mapped: until then nothing has reached the client and another
+ * node may be tried. A client error from a node is thrown at once, never retried.
  */
 export async function execute(context: RequestContext, options: ExecuteOptions): Promise<Execution> {
   const { candidates, maxAttempts } = options;
-  let lastError: GatewayError | undefined;
-  let lastWasConnectionFailure = false;
+  let lastFailure: GatewayError | undefined;
   let tried = 0;
-  for (const candidate of candidates) {
-    if (tried === maxAttempts) break;
+  let index = 0;
+  for (; index < candidates.length && tried < maxAttempts; index++) {
+    const candidate = candidates[index] as NodeCandidate;
+    if (!candidate.state.tryAcquire()) continue;
     tried++;
-    const started = performance.now();
-    const callContext: CallContext = {
-      requestId: context.requestId,
-      correlationId: context.correlationId,
-      clientModel: options.clientModel,
-      upstreamModel: candidate.upstreamModel,
-      node: candidate.node,
-      effort: options.effort,
-      stream: options.stream,
-      retryOnStatus: options.retryOnStatus,
-    };
-    const adapter = adapterFor(candidate.node.protocol);
-    const call = adapter.toUpstream(options.request, callContext);
-    let status: number | undefined;
-    try {
-      const response = await candidate.client.send(call, context.signal);
-      status = response.statusCode;
-      if (status < 200 || status >= 300) {
-        const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-        const contentType = headerValue(response.headers['content-type']);
-        throw adapter.toError(status, body, contentType, callContext);
-      }
-      if (!options.stream) {
-        const mapped = adapter.fromUpstream(await response.body.text(), callContext);
-        recordAttempt(context, candidate, started, status);
-        return { kind: 'json', body: mapped.body, summary: mapped.summary };
-      }
-      const reader = new UpstreamEventReader(response.body, adapter.streamMapper(callContext));
-      try {
-        const first = await reader.read();
-        recordAttempt(context, candidate, started, status);
-        return { kind: 'stream', reader, first };
-      } catch (error) {
-        reader.release();
-        throw error;
-      }
-    } catch (error) {
-      if (context.signal.aborted) {
-        recordAttempt(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : 'deadline');
-        throw context.signal.reason;
-      }
-      const failure = isGatewayError(error) ? error : nodeFailure(candidate, error);
-      recordAttempt(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
-      if (!failure.retryable) throw failure;
-      lastError = failure;
-      lastWasConnectionFailure = failure.upstream?.status === undefined;
-    }
+    const outcome = await attempt(context, options, candidate);
+    if (outcome.ok) return outcome.execution;
+    if (!outcome.failure.retryable) throw outcome.failure;
+    lastFailure = outcome.failure;
   }
-  const candidatesLeft = tried < candidates.length;
-  if (candidatesLeft && lastWasConnectionFailure && lastError) {
-    throw gatewayError('bad_gateway', { retryAfter: 1, params: lastError.params, upstream: lastError.upstream });
+  const candidatesLeft = candidates.slice(index).some((candidate) => candidate.state.isAvailable());
+  if (candidatesLeft && lastFailure !== undefined && lastFailure.upstream?.status === undefined) {
+    // Decision 2: budget spent with nodes left, the last one unreachable or talking nonsense.
+    throw gatewayError('bad_gateway', { retryAfter: 1, params: lastFailure.params, upstream: lastFailure.upstream });
   }
   throw gatewayError('router_unavailable', {
     retryAfter: 1,
     params: {
       model: options.clientModel,
-      reason: candidates.length === 0 ? 'no node serves it' : `all ${tried} node attempt(s) failed`,
+      reason: tried === 0 ? 'every node is busy, down or drained' : `${tried} node attempt(s) failed`,
     },
   });
 }
 
-function nodeFailure(candidate: NodeCandidate, error: unknown): GatewayError {
-  return gatewayError('bad_gateway', {
-    retryable: true,
-    params: { reason: `node ${candidate.node.id}: ${describeNetworkError(error)}` },
-    upstream: { nodeId: candidate.node.id },
-    cause: error,
-  });
+type AttemptOutcome = { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
+
+async function attempt(context: RequestContext, options: ExecuteOptions, candidate: NodeCandidate): Promise<AttemptOutcome> {
+  const { node, state } = candidate;
+  const started = performance.now();
+  const callContext: CallContext = {
+    requestId: context.requestId,
+    correlationId: context.correlationId,
+    clientModel: options.clientModel,
+    upstreamModel: candidate.upstreamModel,
+    node,
+    effort: options.effort,
+    stream: options.stream,
+    retryOnStatus: options.retryOnStatus,
+  };
+  const adapter = adapterFor(node.protocol);
+  const signal =
+    node.timeouts.totalMs < options.totalTimeoutMs
+      ? AbortSignal.any([context.signal, AbortSignal.timeout(node.timeouts.totalMs)])
+      : context.signal;
+  let status: number | undefined;
+  let firstByteMs: number | undefined;
+  let keepSlot = false;
+  try {
+    const response = await candidate.client.send(adapter.toUpstream(options.request, callContext), signal);
+    status = response.statusCode;
+    firstByteMs = performance.now() - started;
+    if (status < 200 || status >= 300) {
+      const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      throw adapter.toError(status, body, headerValue(response.headers['content-type']), callContext);
+    }
+    if (!options.stream) {
+      const mapped = adapter.fromUpstream(await response.body.text(), callContext);
+      return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body: mapped.body, summary: mapped.summary });
+    }
+    if (!headerValue(response.headers['content-type'])?.includes('text/event-stream')) {
+      response.body.dump().catch(() => undefined);
+      throw invalidReply(node.id, `asked for a stream, got ${headerValue(response.headers['content-type']) ?? 'no content type'}`);
+    }
+    const reader = new UpstreamEventReader(response.body, adapter.streamMapper(callContext));
+    try {
+      const first = await reader.read();
+      if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
+      keepSlot = true;
+      return succeed(context, candidate, started, status, firstByteMs, { kind: 'stream', reader, first, node, release: () => state.release() });
+    } finally {
+      if (!keepSlot) reader.release();
+    }
+  } catch (error) {
+    if (context.signal.aborted) {
+      record(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : 'deadline');
+      throw context.signal.reason;
+    }
+    const failure = asNodeFailure(node.id, error);
+    if (failure.retryable) state.recordFailure();
+    else state.recordSuccess(firstByteMs);
+    record(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
+    return { ok: false, failure };
+  } finally {
+    if (!keepSlot) state.release();
+  }
 }
 
-function recordAttempt(context: RequestContext, candidate: NodeCandidate, started: number, status?: number, error?: string): void {
-  const attempt: AttemptRecord = { node: candidate.node.id, ms: Math.round((performance.now() - started) * 100) / 100, status, error };
-  context.record.attempts.push(attempt);
+function succeed(context: RequestContext, candidate: NodeCandidate, started: number, status: number, firstByteMs: number, execution: Execution): AttemptOutcome {
+  candidate.state.recordSuccess(firstByteMs);
+  record(context, candidate, started, status);
+  return { ok: true, execution };
+}
+
+function record(context: RequestContext, candidate: NodeCandidate, started: number, status?: number, error?: string): void {
+  context.record.attempts.push({ node: candidate.node.id, ms: Math.round((performance.now() - started) * 100) / 100, status, error });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,5 +1,3 @@
-import type { GatewayError } from '../errors/gateway-error.js';
-
 /**
  * Where a relayed stream goes. Implemented by the HTTP layer; the pipeline never
  * formats HTTP itself.
@@ -12,5 +10,5 @@ export interface StreamSink {
   /** Writes the last text and ends the response. */
   finish(text: string): void;
   /** Ends the stream with one `data: {"error": …}` event in the spec's format (PRODUCT.md decision 4). */
-  fail(error: GatewayError): void;
+  fail(error: unknown): void;
 }

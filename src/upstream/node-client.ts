@@ -43,6 +43,22 @@ export class NodeClient {
     return response;
   }
 
+  /** GET `path` under the node's base URL; true for a 2xx within `timeoutMs`. Never throws. */
+  async probe(path: string, timeoutMs: number): Promise<boolean> {
+    try {
+      const response = await this.pool.request({
+        method: 'GET',
+        path: this.basePath + path,
+        headers: this.node.apiKey === undefined ? {} : { authorization: `Bearer ${this.node.apiKey}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.body.dump();
+      return response.statusCode >= 200 && response.statusCode < 300;
+    } catch {
+      return false;
+    }
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { expectError } from '../support/http-assertions.js';
-import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-e2e-http-errors-0123456789';
 const BLOCKED_KEY = 'sk-e2e-blocked-0123456789';
@@ -12,15 +11,6 @@ const DELETED_KEY = 'sk-e2e-deleted-0123456789';
 const TIMEOUT = { timeout: 5000 };
 const MESSAGES = [{ role: 'user', content: 'How many tracks does the yard have?' }];
 const CYRILLIC = /[\u0400-\u04FF]/;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
-}
 
 describe('HTTP errors of the gateway', () => {
   let main: SimulatedNode;

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-e2e-openai-client-0123456789';
 const TIMEOUT = { timeout: 5000 };
@@ -14,16 +13,6 @@ const MESSAGES = [{ role: 'user' as const, content: 'Is the eastern switchyard o
 interface WithReasoning {
   reasoning_content?: string;
   reasoning?: unknown;
-}
-
-/** A port nobody listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
 }
 
 function lastBody(node: SimulatedNode): Record<string, unknown> {

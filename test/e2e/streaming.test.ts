@@ -85,9 +85,9 @@ models:
   - { id: fast-reasoner, reasoning: { default_effort: low }, routes: [{ node: fast }] }
   - { id: slow-start-model, routes: [{ node: slow-start }] }
   - { id: slow-reasoner, reasoning: { default_effort: high }, routes: [{ node: slow }] }
-  - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken }, { node: instant }] }
+  - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken, priority: 0 }, { node: instant, priority: 1 }] }
   - { id: cut-model, reasoning: { default_effort: low }, routes: [{ node: cutting }] }
-  - { id: portal-first-model, reasoning: { default_effort: low }, routes: [{ node: portal }, { node: instant }] }
+  - { id: portal-first-model, reasoning: { default_effort: low }, routes: [{ node: portal, priority: 0 }, { node: instant, priority: 1 }] }
 keys:
   - { key: ${API_KEY} }
 `);

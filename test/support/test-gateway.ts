@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load-config.js';
@@ -52,4 +53,14 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 2000): Promi
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A port nobody listens on (bound, then released): a node there is unreachable. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address !== 'object') throw new Error('no port was bound');
+  return address.port;
 }

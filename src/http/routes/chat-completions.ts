@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { asGatewayError, gatewayError } from '../../errors/gateway-error.js';
+import { gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import { execute } from '../../pipeline/execute.js';
 import { relayStream } from '../../pipeline/relay-stream.js';
@@ -8,13 +8,13 @@ import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { readBody } from '../read-body.js';
-import { idHeaders } from '../response-headers.js';
+import { responseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
 
 /** POST /v1/chat/completions (spec 4.1): JSON or SSE, per `stream` in the body. */
 export function chatCompletionsRoute(services: GatewayServices) {
-  const { config } = services;
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+    const { config } = services;
     authenticate(request.headers.authorization, services.keys, context);
     const chatRequest = parseChatRequest(await readBody(request, config.http.bodyLimitBytes));
     context.record.model = chatRequest.model;
@@ -33,23 +33,29 @@ export function chatCompletionsRoute(services: GatewayServices) {
         candidates: services.router.candidates(model),
         maxAttempts: config.failover.maxAttempts,
         retryOnStatus: config.failover.retryOnStatus,
+        totalTimeoutMs: config.timeouts.totalMs,
       });
       if (execution.kind === 'json') {
         context.record.usage = execution.summary.usage ?? undefined;
         context.record.finishReason = execution.summary.finishReason;
         context.record.status = 200;
         response.writeHead(200, {
-          ...idHeaders(context),
+          ...responseHeaders(context),
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(execution.body),
         });
         response.end(execution.body);
         return;
       }
-      await relayStream(context, chatRequest, execution.reader, execution.first, sink as SseResponse);
+      await relayStream(context, execution.reader, execution.first, sink as SseResponse, {
+        request: chatRequest,
+        nodeId: execution.node.id,
+        nodeTotalMs: execution.node.timeouts.totalMs,
+        release: execution.release,
+      });
     } catch (error) {
       // Once a keep-alive went out the status is 200: the error can only be an event.
-      if (sink?.started) sink.fail(asGatewayError(error));
+      if (sink?.started) sink.fail(error);
       else throw error;
     } finally {
       sink?.stopKeepalive();

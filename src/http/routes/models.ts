@@ -3,7 +3,7 @@ import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
-import { idHeaders } from '../response-headers.js';
+import { responseHeaders } from '../response-headers.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
 export function modelRecord(model: ModelConfig) {
@@ -30,11 +30,17 @@ export function modelRecord(model: ModelConfig) {
 
 /** GET /v1/models (spec 4.2). */
 export function modelsRoute(services: GatewayServices) {
-  const body = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
+  // Rendered once per model set; the set changes only on reload.
+  let renderedFor: GatewayServices['models'] | undefined;
+  let body = '';
   return async function handleModels(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     authenticate(request.headers.authorization, services.keys, context);
+    if (renderedFor !== services.models) {
+      renderedFor = services.models;
+      body = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
+    }
     context.record.status = 200;
-    response.writeHead(200, { ...idHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     response.end(body);
   };
 }

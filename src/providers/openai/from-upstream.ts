@@ -1,21 +1,22 @@
-import { gatewayError } from '../../errors/gateway-error.js';
+import { invalidReply } from '../../upstream/node-failure.js';
 import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 
 /**
  * Maps a node's `chat.completion`. The node's own bytes go to the client unless a field
- * had to be renamed, so most replies are parsed once and never re-serialized.
+ * had to change (reasoning field name; `model` is always the id the client asked for), so
+ * most replies are parsed once and never re-serialized.
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   let completion: ChatCompletion;
   try {
     completion = JSON.parse(bodyText) as ChatCompletion;
   } catch {
-    throw invalidReply(context, 'the reply is not JSON');
+    throw invalidReply(context.node.id, 'the reply is not JSON');
   }
   if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) {
-    throw invalidReply(context, 'the reply has no choices');
+    throw invalidReply(context.node.id, 'the reply has no choices');
   }
   const summary = emptySummary();
   let changed = false;
@@ -27,10 +28,11 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
     if (typeof message.reasoning_content === 'string') summary.reasoningCharacters += message.reasoning_content.length;
     summary.finishReason ??= choice.finish_reason ?? undefined;
   }
+  if (completion.model !== context.clientModel) {
+    completion.model = context.clientModel;
+    changed = true;
+  }
   summary.usage = completion.usage ?? undefined;
   return { body: changed ? JSON.stringify(completion) : bodyText, summary };
 }
 
-function invalidReply(context: CallContext, reason: string) {
-  return gatewayError('bad_gateway', { params: { reason: `node ${context.node.id}: ${reason}` }, upstream: { nodeId: context.node.id } });
-}

@@ -9,7 +9,10 @@ import { normalizeReasoningField } from './normalize-reasoning-field.js';
  */
 export function createStreamMapper(context: CallContext): StreamMapper {
   const summary = emptySummary();
-  const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.upstreamModel };
+  const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
+  const clientModelField = `"model":${JSON.stringify(context.clientModel)}`;
+  let nodeModel = '';
+  let nodeModelField = '';
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
     const data = record.data;
@@ -26,7 +29,6 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     if (identity.id === '' && typeof chunk.id === 'string') {
       identity.id = chunk.id;
       if (typeof chunk.created === 'number') identity.created = chunk.created;
-      if (typeof chunk.model === 'string') identity.model = chunk.model;
     }
     let changed = false;
     if (Array.isArray(chunk.choices)) {
@@ -41,7 +43,25 @@ export function createStreamMapper(context: CallContext): StreamMapper {
       }
     }
     if (chunk.usage) summary.usage = chunk.usage;
-    emit(changed ? JSON.stringify(chunk) : data);
+    if (changed) {
+      chunk.model = context.clientModel;
+      emit(JSON.stringify(chunk));
+    } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
+      // The client sees the model id it asked for. A JSON string value cannot contain an
+      // unescaped quote, so the first `"model":"<node model>"` in the text is this field
+      // (top-level fields come before choices in every server we know; checked below).
+      if (chunk.model !== nodeModel) {
+        nodeModel = chunk.model;
+        nodeModelField = `"model":${JSON.stringify(nodeModel)}`;
+      }
+      const at = data.indexOf(nodeModelField);
+      const choicesAt = data.indexOf('"choices"');
+      emit(at !== -1 && (choicesAt === -1 || at < choicesAt)
+        ? data.slice(0, at) + clientModelField + data.slice(at + nodeModelField.length)
+        : JSON.stringify({ ...chunk, model: context.clientModel }));
+    } else {
+      emit(data);
+    }
     return 'more';
   }
 

@@ -1,0 +1,21 @@
+import { timingSafeEqual } from 'node:crypto';
+import { hashKey } from '../../auth/key-registry.js';
+import { gatewayError } from '../../errors/gateway-error.js';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Guards /admin/v1: the configured `admin_key` as a Bearer token, compared in constant
+ * time (hashes of equal length). Without an admin key in the configuration the admin API
+ * is off (403).
+ */
+export function authenticateAdmin(authorization: string | undefined, adminKey: string | undefined): void {
+  if (adminKey === undefined) {
+    throw gatewayError('access_denied', {
+      params: { reason_en: 'the admin API is disabled (no admin_key in the configuration).', reason_ru: 'API администратора отключён (в конфигурации нет admin_key).' },
+    });
+  }
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
+  if (match === null) throw gatewayError('authentication_required');
+  if (!timingSafeEqual(hashKey(match[1] as string), hashKey(adminKey))) throw gatewayError('invalid_api_key');
+}

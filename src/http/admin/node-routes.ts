@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import { ConfigError } from '../../config/config-error.js';
+import { NodeSchema, type NodeConfigFile } from '../../config/config-schema.js';
+import { resolveNode } from '../../config/resolve-config.js';
+import { gatewayError } from '../../errors/gateway-error.js';
+import type { GatewayServices } from '../../gateway-services.js';
+import type { RequestContext } from '../../pipeline/request-context.js';
+import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import type { NodeState } from '../../routing/node-state.js';
+import { ajv } from '../../validation/ajv-instance.js';
+import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
+import { readJsonObject } from './read-json-body.js';
+import { sendJson } from './send-json.js';
+
+const ADMIN_BODY_LIMIT = 64 * 1024;
+
+/** POST /admin/v1/nodes: a node entry as in the configuration file, plus the models it serves. */
+const AddNodeSchema = Type.Composite([
+  NodeSchema,
+  Type.Object({
+    models: Type.Array(
+      Type.Object(
+        {
+          model: Type.String({ minLength: 1 }),
+          upstream_model: Type.Optional(Type.String({ minLength: 1 })),
+          weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+          priority: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+  }),
+], { additionalProperties: false });
+const validateAddNode = ajv.compile<NodeConfigFile & { models: Array<{ model: string; upstream_model?: string; weight?: number; priority?: number }> }>(AddNodeSchema);
+
+/** What an operator sees of a node. */
+function nodeView(services: GatewayServices, state: NodeState) {
+  return {
+    id: state.id,
+    provider: state.node.provider,
+    base_url: state.node.baseUrl,
+    state: state.condition(),
+    source: services.routes.isRuntimeNode(state.id) ? 'admin' : 'config',
+    in_flight: state.inFlight,
+    max_concurrency: state.node.maxConcurrency,
+    weight: state.node.weight,
+    error_rate: Math.round(state.errorRate() * 1000) / 1000,
+    latency_ms: state.latencyMs === undefined ? null : Math.round(state.latencyMs * 100) / 100,
+    cooldown_ms: state.cooldownLeftMs(),
+  };
+}
+
+function findNode(services: GatewayServices, id: string): NodeState {
+  const state = services.nodes.get(id);
+  if (state === undefined) {
+    throw gatewayError('not_found', { params: { kind: 'node', id } });
+  }
+  return state;
+}
+
+type AdminHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext, id: string) => Promise<void>;
+
+/** Node management: list, add, remove, drain, enable (no restart, in-flight requests finish). */
+export function nodeRoutes(services: GatewayServices): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/admin\/v1\/nodes$/,
+      handler: async (_request, response, context) => {
+        sendJson(response, context, 200, { object: 'list', data: services.nodes.list().map((state) => nodeView(services, state)) });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/admin\/v1\/nodes$/,
+      handler: async (request, response, context) => {
+        const body = await readJsonObject(request, ADMIN_BODY_LIMIT);
+        if (!validateAddNode(body)) {
+          const problem = describeSchemaError(pickSchemaError(validateAddNode.errors) ?? { instancePath: '', keyword: 'invalid', params: {}, schemaPath: '' });
+          throw validationFailed(problem.path, `Invalid parameter '${problem.path}': it ${problem.expected}.`, `Некорректный параметр '${problem.path}': ${problem.expectedRu}.`);
+        }
+        if (services.routes.hasNode(body.id)) {
+          throw validationFailed('id', `A node "${body.id}" already exists.`, `Узел "${body.id}" уже существует.`);
+        }
+        body.models.forEach((route, index) => {
+          if (!services.models.has(route.model)) {
+            throw validationFailed(`models[${index}].model`, `Unknown model "${route.model}".`, `Неизвестная модель "${route.model}".`);
+          }
+        });
+        const { models, ...nodeFile } = body;
+        let node;
+        try {
+          node = resolveNode(nodeFile, 'node', 'request', services.config.timeouts);
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          const param = error.path.replace(/^node\./, '');
+          throw validationFailed(param, `Invalid parameter '${param}': it ${error.problem}.`, `Некорректный параметр '${param}': ${error.problem}.`);
+        }
+        const state = await services.nodes.put(node);
+        services.routes.addRuntimeNode({
+          node,
+          routes: models.map((route) => ({ model: route.model, upstreamModel: route.upstream_model ?? route.model, weight: route.weight ?? 1, priority: route.priority ?? 0 })),
+        });
+        sendJson(response, context, 201, nodeView(services, state));
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/admin\/v1\/nodes\/([^/]+)$/,
+      handler: async (_request, response, context, id) => {
+        const view = nodeView(services, findNode(services, id));
+        services.routes.removeRuntimeNode(id);
+        services.nodes.remove(id);
+        sendJson(response, context, 200, { ...view, state: 'removed' });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/admin\/v1\/nodes\/([^/]+)\/drain$/,
+      handler: async (_request, response, context, id) => {
+        const state = findNode(services, id);
+        state.drained = true;
+        sendJson(response, context, 200, nodeView(services, state));
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/admin\/v1\/nodes\/([^/]+)\/enable$/,
+      handler: async (_request, response, context, id) => {
+        const state = findNode(services, id);
+        state.drained = false;
+        state.recordSuccess(undefined);
+        sendJson(response, context, 200, nodeView(services, state));
+      },
+    },
+  ];
+}

@@ -1,0 +1,113 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { NodeConfig } from '../config/gateway-config.js';
+import { NodeClient } from '../upstream/node-client.js';
+import type { HealthSettings } from './node-health-settings.js';
+import { NodeState } from './node-state.js';
+
+/** Gives a node a reachable base URL (starts a simulated node) and says how to stop it. */
+export type NodeLauncher = (node: NodeConfig) => Promise<{ node: NodeConfig; stop: () => Promise<void> }>;
+
+interface Slot {
+  readonly state: NodeState;
+  /** The node as configured, before the launcher filled in a base URL: used to detect changes. */
+  readonly declared: NodeConfig;
+  readonly stop: () => Promise<void>;
+}
+
+/**
+ * The live set of nodes. Nodes can be added, replaced and removed at runtime (admin API,
+ * SIGHUP): a removed or replaced node stops taking requests at once and is closed only
+ * when its in-flight requests have finished.
+ */
+export class NodeRegistry {
+  private readonly slots = new Map<string, Slot>();
+  private readonly retiring = new Set<Slot>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly launch: NodeLauncher,
+    private health: HealthSettings,
+  ) {}
+
+  /** New health settings for every node (configuration reload). */
+  setHealth(health: HealthSettings): void {
+    this.health = health;
+    for (const slot of this.slots.values()) slot.state.health = health;
+  }
+
+  get(id: string): NodeState | undefined {
+    return this.slots.get(id)?.state;
+  }
+
+  list(): NodeState[] {
+    return [...this.slots.values()].map((slot) => slot.state);
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** Adds a node, or replaces one whose settings changed; an unchanged node keeps its state. */
+  async put(node: NodeConfig): Promise<NodeState> {
+    const existing = this.slots.get(node.id);
+    if (existing && isDeepStrictEqual(existing.declared, node)) return existing.state;
+    const launched = await this.launch(node);
+    const state = new NodeState(launched.node, new NodeClient(launched.node), this.health);
+    if (existing) {
+      state.drained = existing.state.drained;
+      this.retire(existing);
+    }
+    this.slots.set(node.id, { state, declared: node, stop: launched.stop });
+    return state;
+  }
+
+  /** Removes a node: no new requests; closed once idle. */
+  remove(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    this.slots.delete(id);
+    this.retire(slot);
+    return true;
+  }
+
+  /** Makes the registry hold exactly these nodes. */
+  async reconcile(nodes: readonly NodeConfig[]): Promise<void> {
+    const wanted = new Set(nodes.map((node) => node.id));
+    for (const id of [...this.slots.keys()]) if (!wanted.has(id)) this.remove(id);
+    for (const node of nodes) await this.put(node);
+  }
+
+  /** Closes every node now (shutdown). */
+  async close(): Promise<void> {
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    const all = [...this.slots.values(), ...this.retiring];
+    this.slots.clear();
+    this.retiring.clear();
+    await Promise.all(all.map((slot) => closeSlot(slot)));
+  }
+
+  private retire(slot: Slot): void {
+    slot.state.retired = true;
+    this.retiring.add(slot);
+    this.sweepTimer ??= setInterval(() => this.sweep(), 200);
+    this.sweepTimer.unref();
+    this.sweep();
+  }
+
+  private sweep(): void {
+    for (const slot of this.retiring) {
+      if (slot.state.inFlight > 0) continue;
+      this.retiring.delete(slot);
+      void closeSlot(slot);
+    }
+    if (this.retiring.size === 0 && this.sweepTimer !== undefined) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
+  }
+}
+
+async function closeSlot(slot: Slot): Promise<void> {
+  await slot.state.client.close().catch(() => undefined);
+  await slot.stop().catch(() => undefined);
+}

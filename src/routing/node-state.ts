@@ -1,0 +1,112 @@
+import type { NodeConfig } from '../config/gateway-config.js';
+import type { NodeClient } from '../upstream/node-client.js';
+import type { HealthSettings } from './node-health-settings.js';
+
+/** What an operator sees of a node (GET /admin/v1/nodes). */
+export type NodeCondition = 'healthy' | 'ejected' | 'probing' | 'drained';
+
+const LATENCY_SMOOTHING = 0.2;
+const OUTCOME_WINDOW = 50;
+
+/**
+ * Live state of one node: capacity in use, health, drain, recent latency and errors.
+ * Concurrency is counted here, so `max_concurrency` holds whatever the router decides:
+ * `tryAcquire` refuses a slot on a full node.
+ */
+export class NodeState {
+  inFlight = 0;
+  drained = false;
+  /** Exponentially smoothed time to first byte of successful attempts, ms. */
+  latencyMs: number | undefined = undefined;
+  private consecutiveFailures = 0;
+  private ejections = 0;
+  private ejectedUntil = 0;
+  /** A half-open node lets one request through to see whether it recovered. */
+  private probeInFlight = false;
+  private readonly outcomes: boolean[] = [];
+  private outcomeIndex = 0;
+  /** Removed from the configuration: takes no new requests, closes once idle. */
+  retired = false;
+
+  constructor(
+    readonly node: NodeConfig,
+    readonly client: NodeClient,
+    /** Replaced when the configuration is reloaded. */
+    public health: HealthSettings,
+  ) {}
+
+  get id(): string {
+    return this.node.id;
+  }
+
+  condition(now = Date.now()): NodeCondition {
+    if (this.drained) return 'drained';
+    if (this.ejectedUntil === 0) return 'healthy';
+    return now < this.ejectedUntil ? 'ejected' : 'probing';
+  }
+
+  /** Whether the router may offer this node for a new request now. */
+  isAvailable(now = Date.now()): boolean {
+    if (this.drained || this.retired || this.inFlight >= this.node.maxConcurrency) return false;
+    const condition = this.condition(now);
+    return condition === 'healthy' || (condition === 'probing' && !this.probeInFlight);
+  }
+
+  /** Takes a concurrency slot if the node can take one more request. */
+  tryAcquire(now = Date.now()): boolean {
+    if (!this.isAvailable(now)) return false;
+    if (this.condition(now) === 'probing') this.probeInFlight = true;
+    this.inFlight++;
+    return true;
+  }
+
+  release(): void {
+    this.inFlight--;
+  }
+
+  /** The node answered well (2xx, or a client error that is not its fault). */
+  recordSuccess(latencyMs: number | undefined): void {
+    this.pushOutcome(true);
+    this.consecutiveFailures = 0;
+    this.probeInFlight = false;
+    this.ejections = 0;
+    this.ejectedUntil = 0;
+    if (latencyMs !== undefined) {
+      this.latencyMs = this.latencyMs === undefined ? latencyMs : this.latencyMs + LATENCY_SMOOTHING * (latencyMs - this.latencyMs);
+    }
+  }
+
+  /** The node failed (network error, time-out, a failover status). */
+  recordFailure(now = Date.now()): void {
+    this.pushOutcome(false);
+    this.consecutiveFailures++;
+    const wasProbing = this.probeInFlight;
+    this.probeInFlight = false;
+    if (wasProbing || this.consecutiveFailures >= this.health.failureThreshold) this.eject(now);
+  }
+
+  /** Takes the node out until its cooldown passes; each ejection in a row doubles it. */
+  eject(now = Date.now()): void {
+    const cooldown = Math.min(this.health.maxEjectionMs, this.health.baseEjectionMs * 2 ** this.ejections);
+    this.ejections++;
+    this.ejectedUntil = now + cooldown;
+    this.consecutiveFailures = 0;
+  }
+
+  /** Failures among the last attempts, 0..1. */
+  errorRate(): number {
+    if (this.outcomes.length === 0) return 0;
+    return this.outcomes.filter((ok) => !ok).length / this.outcomes.length;
+  }
+
+  /** Milliseconds until an ejected node may be tried again (0 when not ejected). */
+  cooldownLeftMs(now = Date.now()): number {
+    return Math.max(0, this.ejectedUntil - now);
+  }
+
+  private pushOutcome(ok: boolean): void {
+    if (this.outcomes.length < OUTCOME_WINDOW) this.outcomes.push(ok);
+    else this.outcomes[this.outcomeIndex] = ok;
+    this.outcomeIndex = (this.outcomeIndex + 1) % OUTCOME_WINDOW;
+  }
+}

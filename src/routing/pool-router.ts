@@ -1,0 +1,74 @@
+import type { ModelConfig } from '../config/gateway-config.js';
+import type { NodeRegistry } from './node-registry.js';
+import type { RouteTable } from './route-table.js';
+import type { NodeCandidate, Router } from './router.js';
+
+interface WeightedCandidate extends NodeCandidate {
+  readonly weight: number;
+  readonly priority: number;
+}
+
+/** Load of a candidate relative to its weight: lower is better. */
+function load(candidate: WeightedCandidate): number {
+  return (candidate.state.inFlight + 1) / candidate.weight;
+}
+
+function better(a: WeightedCandidate, b: WeightedCandidate): WeightedCandidate {
+  const difference = load(a) - load(b);
+  if (difference !== 0) return difference < 0 ? a : b;
+  return (a.state.latencyMs ?? 0) <= (b.state.latencyMs ?? 0) ? a : b;
+}
+
+/**
+ * Weighted, load-aware choice over a model's free, healthy nodes, tier by tier of route
+ * priority. Within a tier the first candidate is the better of two drawn with probability
+ * proportional to weight (power of two choices: traffic follows the weights while nodes
+ * are idle and shifts to the less loaded node under load); the rest of the tier follows
+ * in order of load. Full, drained, ejected and retired nodes are left out.
+ */
+export class PoolRouter implements Router {
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly nodes: NodeRegistry,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  candidates(model: ModelConfig): NodeCandidate[] {
+    const now = Date.now();
+    const available: WeightedCandidate[] = [];
+    for (const route of this.routes.routes(model.id)) {
+      const state = this.nodes.get(route.nodeId);
+      if (state === undefined || !state.isAvailable(now)) continue;
+      available.push({
+        node: state.node,
+        client: state.client,
+        state,
+        upstreamModel: route.upstreamModel,
+        weight: route.weight * state.node.weight,
+        priority: route.priority,
+      });
+    }
+    if (available.length <= 1) return available;
+    const ordered: NodeCandidate[] = [];
+    const tiers = [...new Set(available.map((candidate) => candidate.priority))].sort((a, b) => a - b);
+    for (const tier of tiers) ordered.push(...this.orderTier(available.filter((candidate) => candidate.priority === tier)));
+    return ordered;
+  }
+
+  private orderTier(tier: WeightedCandidate[]): WeightedCandidate[] {
+    if (tier.length === 1) return tier;
+    const first = better(this.drawByWeight(tier), this.drawByWeight(tier));
+    return [first, ...tier.filter((candidate) => candidate !== first).sort((a, b) => load(a) - load(b))];
+  }
+
+  private drawByWeight(candidates: readonly WeightedCandidate[]): WeightedCandidate {
+    let total = 0;
+    for (const candidate of candidates) total += candidate.weight;
+    let point = this.random() * total;
+    for (const candidate of candidates) {
+      point -= candidate.weight;
+      if (point < 0) return candidate;
+    }
+    return candidates[candidates.length - 1] as WeightedCandidate;
+  }
+}
