@@ -29,7 +29,7 @@ test('applies the documented defaults', () => {
   assert.equal(config.http.bodyLimitBytes, 4 * 1024 * 1024);
   assert.equal(config.http.sseKeepaliveMs, 15000);
   assert.equal(config.nodes[0]?.baseUrl, 'http://127.0.0.1:9/v1', 'trailing slash removed');
-  assert.deepEqual(config.models[0]?.routes, [{ nodeId: 'a', upstreamModel: 'upstream-m', weight: 1 }]);
+  assert.deepEqual(config.models[0]?.routes, [{ nodeId: 'a', upstreamModel: 'upstream-m', weight: 1, priority: 0 }]);
   assert.equal(config.models[0]?.reasoning, undefined);
 });
 

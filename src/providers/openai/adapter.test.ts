@@ -75,8 +75,8 @@ test('toUpstream: a non-streaming call carries neither stream nor stream_options
   assert.equal(body.stream_options, undefined);
 });
 
-test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` becomes `reasoning_content`', () => {
-  const untouched = '{"id":"c","object":"chat.completion","created":1,"model":"x","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","reasoning_content":"hm"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
+test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` becomes `reasoning_content`; model is the client id', () => {
+  const untouched = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","reasoning_content":"hm"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
   const same = openaiAdapter.fromUpstream(untouched, context({ stream: false }));
   assert.equal(same.body, untouched);
   assert.equal(same.summary.usage?.total_tokens, 3);
@@ -85,6 +85,8 @@ test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` be
   const message = JSON.parse(renamed.body).choices[0].message;
   assert.equal(message.reasoning_content, 'hm');
   assert.equal('reasoning' in message, false);
+  const nodeNamed = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model":"Qwen/Qwen3-32B-0425"'), context({ stream: false }));
+  assert.equal(JSON.parse(nodeNamed.body).model, 'qwen3');
 });
 
 test('fromUpstream: a body that is not a completion is a retryable bad_gateway', () => {
@@ -106,7 +108,7 @@ function mapFixture(pieces: string[]) {
   return { out, ended, summary: mapper.summary, identity: mapper.identity };
 }
 
-test('stream mapper: renames vLLM `reasoning` deltas, keeps other events byte for byte, collects usage', () => {
+test('stream mapper: renames vLLM `reasoning` deltas, shows the client model id, keeps other bytes as sent, collects usage', () => {
   const fixture = readFileSync(join(import.meta.dirname, '__fixtures__/vllm-reasoning.sse'), 'utf8');
   const whole = mapFixture([fixture]);
   assert.equal(whole.ended, true);
@@ -114,12 +116,17 @@ test('stream mapper: renames vLLM `reasoning` deltas, keeps other events byte fo
   const chunks = whole.out.map((json) => JSON.parse(json));
   assert.equal(chunks[1].choices[0].delta.reasoning_content, 'Think');
   assert.equal('reasoning' in chunks[1].choices[0].delta, false);
+  for (const chunk of chunks) assert.equal(chunk.model, 'qwen3');
   const originalContentLine = fixture.split('\n').find((line) => line.includes('"content":"Paris"'));
-  assert.equal(`data: ${whole.out[3]}`, originalContentLine, 'unchanged events are forwarded as the node sent them');
+  assert.equal(
+    `data: ${whole.out[3]}`,
+    originalContentLine?.replace('"model":"Qwen/Qwen3-32B"', '"model":"qwen3"'),
+    'apart from the model id, events are forwarded as the node sent them',
+  );
   assert.equal(whole.summary.usage?.total_tokens, 17);
   assert.equal(whole.summary.finishReason, 'stop');
   assert.equal(whole.summary.reasoningCharacters, 'Thinking é'.length);
-  assert.deepEqual(whole.identity, { id: 'chatcmpl-v1', created: 1767225600, model: 'Qwen/Qwen3-32B' });
+  assert.deepEqual(whole.identity, { id: 'chatcmpl-v1', created: 1767225600, model: 'qwen3' });
   const bytewise = mapFixture([...fixture]);
   assert.deepEqual(bytewise.out, whole.out, 'same result when the stream arrives one character at a time');
 });
