@@ -36,6 +36,25 @@ async function serve(argv: string[]): Promise<void> {
     );
   }
   process.stderr.write(`${lines.join('\n')}\n`);
+  const file = values.config ?? (process.env.SWITCHYARD_CONFIG || undefined);
+  process.on('SIGHUP', () => {
+    if (file === undefined) {
+      gateway.logger.warn('SIGHUP ignored: the demo has no configuration file to reload');
+      return;
+    }
+    // A bad new file keeps the running configuration; in-flight requests are never dropped.
+    let next: GatewayConfig;
+    try {
+      next = loadConfigFile(file);
+    } catch (error) {
+      gateway.logger.error({ reason: error instanceof ConfigError ? error.message : String(error) }, 'configuration reload rejected; keeping the running configuration');
+      return;
+    }
+    gateway.reload(next).then(
+      () => gateway.logger.info({ config: file, nodes: next.nodes.length, models: next.models.length }, 'configuration reloaded'),
+      (error: unknown) => gateway.logger.error({ err: error }, 'configuration reload failed'),
+    );
+  });
   const stop = () => {
     gateway.close().then(
       () => process.exit(0),
