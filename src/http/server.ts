@@ -78,7 +78,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           : Promise.reject(gatewayError('model_unavailable', { params: { method: request.method, path } }));
     handled
       .catch((error: unknown) => {
-        if (context.abortCause === 'client') return;
+        if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
         const gatewayFailure = asGatewayError(error);
         if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: requestId }, 'unexpected error');
         renderError(response, gatewayFailure, context);
