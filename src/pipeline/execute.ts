@@ -51,9 +51,10 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
   let index = 0;
   for (; index < candidates.length && tried < maxAttempts; index++) {
     const candidate = candidates[index] as NodeCandidate;
-    if (!candidate.state.tryAcquire()) continue;
+    const lease = candidate.state.tryAcquire();
+    if (lease === false) continue;
     tried++;
-    const outcome = await attempt(context, options, candidate);
+    const outcome = await attempt(context, options, candidate, lease);
     if (outcome.ok) return outcome.execution;
     if (!outcome.failure.retryable) throw outcome.failure;
     lastFailure = outcome.failure;
@@ -74,7 +75,7 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
 
 type AttemptOutcome = { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
 
-async function attempt(context: RequestContext, options: ExecuteOptions, candidate: NodeCandidate): Promise<AttemptOutcome> {
+async function attempt(context: RequestContext, options: ExecuteOptions, candidate: NodeCandidate, lease: 'slot' | 'probe'): Promise<AttemptOutcome> {
   const { node, state } = candidate;
   const started = performance.now();
   const callContext: CallContext = {
@@ -116,7 +117,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       const first = await reader.read();
       if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
       keepSlot = true;
-      return succeed(context, candidate, started, status, firstByteMs, { kind: 'stream', reader, first, node, release: () => state.release() });
+      return succeed(context, candidate, started, status, firstByteMs, { kind: 'stream', reader, first, node, release: () => state.release(lease) });
     } finally {
       if (!keepSlot) reader.release();
     }
@@ -131,7 +132,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     record(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
     return { ok: false, failure };
   } finally {
-    if (!keepSlot) state.release();
+    if (!keepSlot) state.release(lease);
   }
 }
 

@@ -55,6 +55,7 @@ export class NodeRegistry {
     const state = new NodeState(launched.node, new NodeClient(launched.node), this.health);
     if (existing) {
       state.drained = existing.state.drained;
+      state.predecessor = existing.state;
       this.retire(existing);
     }
     this.slots.set(node.id, { state, declared: node, stop: launched.stop });

@@ -27,6 +27,11 @@ export class NodeState {
   private outcomeIndex = 0;
   /** Removed from the configuration: takes no new requests, closes once idle. */
   retired = false;
+  /**
+   * The state this one replaced on a reload, while it still has requests in flight: they
+   * count against this node's `max_concurrency` until they finish.
+   */
+  predecessor: NodeState | undefined = undefined;
 
   constructor(
     readonly node: NodeConfig,
@@ -45,23 +50,38 @@ export class NodeState {
     return now < this.ejectedUntil ? 'ejected' : 'probing';
   }
 
+  /** Requests in flight on this node, including those of a state it replaced. */
+  get load(): number {
+    if (this.predecessor !== undefined && this.predecessor.inFlight === 0) this.predecessor = undefined;
+    return this.inFlight + (this.predecessor?.inFlight ?? 0);
+  }
+
   /** Whether the router may offer this node for a new request now. */
   isAvailable(now = Date.now()): boolean {
-    if (this.drained || this.retired || this.inFlight >= this.node.maxConcurrency) return false;
+    if (this.drained || this.retired || this.load >= this.node.maxConcurrency) return false;
     const condition = this.condition(now);
     return condition === 'healthy' || (condition === 'probing' && !this.probeInFlight);
   }
 
-  /** Takes a concurrency slot if the node can take one more request. */
-  tryAcquire(now = Date.now()): boolean {
+  /**
+   * Takes a concurrency slot if the node can take one more request: `probe` when this
+   * request is the one a half-open node lets through, `slot` otherwise, false when full.
+   */
+  tryAcquire(now = Date.now()): 'slot' | 'probe' | false {
     if (!this.isAvailable(now)) return false;
-    if (this.condition(now) === 'probing') this.probeInFlight = true;
     this.inFlight++;
-    return true;
+    if (this.condition(now) !== 'probing') return 'slot';
+    this.probeInFlight = true;
+    return 'probe';
   }
 
-  release(): void {
+  /**
+   * Gives the slot back. A probe that ended without a verdict (client gone, deadline)
+   * lets the next request probe instead, so a half-open node is never stuck.
+   */
+  release(lease: 'slot' | 'probe'): void {
     this.inFlight--;
+    if (lease === 'probe') this.probeInFlight = false;
   }
 
   /** The node answered well (2xx, or a client error that is not its fault). */
@@ -79,6 +99,8 @@ export class NodeState {
   /** The node failed (network error, time-out, a failover status). */
   recordFailure(now = Date.now()): void {
     this.pushOutcome(false);
+    // Requests that were already in flight when the node was ejected: no second ejection.
+    if (this.condition(now) === 'ejected') return;
     this.consecutiveFailures++;
     const wasProbing = this.probeInFlight;
     this.probeInFlight = false;

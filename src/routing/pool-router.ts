@@ -8,23 +8,32 @@ interface WeightedCandidate extends NodeCandidate {
   readonly priority: number;
 }
 
-/** Load of a candidate relative to its weight: lower is better. */
-function load(candidate: WeightedCandidate): number {
-  return (candidate.state.inFlight + 1) / candidate.weight;
+/** Share of a node's capacity in use: lower is better. */
+function utilization(candidate: WeightedCandidate): number {
+  return candidate.state.load / candidate.node.maxConcurrency;
 }
 
-function better(a: WeightedCandidate, b: WeightedCandidate): WeightedCandidate {
-  const difference = load(a) - load(b);
-  if (difference !== 0) return difference < 0 ? a : b;
-  return (a.state.latencyMs ?? 0) <= (b.state.latencyMs ?? 0) ? a : b;
+/**
+ * The less used of two weighted draws; on a tie the first draw, so idle nodes get traffic
+ * in proportion to weight (weights already decided the draws: comparing by weight again
+ * would count them twice).
+ */
+function better(first: WeightedCandidate, second: WeightedCandidate): WeightedCandidate {
+  return utilization(second) < utilization(first) ? second : first;
+}
+
+/** Order for the failover tail: least used first, then heavier weight, then faster. */
+function tailOrder(a: WeightedCandidate, b: WeightedCandidate): number {
+  return utilization(a) - utilization(b) || b.weight - a.weight || (a.state.latencyMs ?? 0) - (b.state.latencyMs ?? 0);
 }
 
 /**
  * Weighted, load-aware choice over a model's free, healthy nodes, tier by tier of route
  * priority. Within a tier the first candidate is the better of two drawn with probability
- * proportional to weight (power of two choices: traffic follows the weights while nodes
- * are idle and shifts to the less loaded node under load); the rest of the tier follows
- * in order of load. Full, drained, ejected and retired nodes are left out.
+ * proportional to weight, whichever uses less of its capacity (power of two choices:
+ * traffic follows the weights while nodes are idle and shifts to free capacity under
+ * load); the rest of the tier follows, least used first. Full, drained, ejected and
+ * retired nodes are left out.
  */
 export class PoolRouter implements Router {
   constructor(
@@ -58,7 +67,7 @@ export class PoolRouter implements Router {
   private orderTier(tier: WeightedCandidate[]): WeightedCandidate[] {
     if (tier.length === 1) return tier;
     const first = better(this.drawByWeight(tier), this.drawByWeight(tier));
-    return [first, ...tier.filter((candidate) => candidate !== first).sort((a, b) => load(a) - load(b))];
+    return [first, ...tier.filter((candidate) => candidate !== first).sort(tailOrder)];
   }
 
   private drawByWeight(candidates: readonly WeightedCandidate[]): WeightedCandidate {

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { GatewayConfig } from '../../src/config/gateway-config.js';
 import { parseConfigText } from '../../src/config/load-config.js';
-import { startGateway, type RunningGateway } from '../../src/main.js';
+import type { RunningGateway } from '../../src/main.js';
 import { sseData } from './http-assertions.js';
-import { waitFor } from './test-gateway.js';
+import { startTestGateway, waitFor } from './test-gateway.js';
 
 /** One node attempt as the request's log line reports it. */
 export interface LoggedAttempt {
@@ -45,21 +43,9 @@ export interface HandleGateway {
 }
 
 export async function startHandleGateway(yaml: string, env: NodeJS.ProcessEnv = {}): Promise<HandleGateway> {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      lines.push(chunk.toString());
-      callback();
-    },
-  });
-  const logger = pino({ level: 'info' }, destination);
-  const running = await startGateway(parseConfigText(yaml, 'test', env), { port: 0, logger });
-  const logs = (): RequestLogLine[] =>
-    lines
-      .join('')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as RequestLogLine);
+  const gateway = await startTestGateway(yaml, env);
+  const running = gateway.running;
+  const logs = (): RequestLogLine[] => gateway.logs() as RequestLogLine[];
   return {
     running,
     baseUrl: running.baseUrl,

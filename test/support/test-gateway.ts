@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load-config.js';
-import { startGateway } from '../../src/main.js';
+import { startGateway, type RunningGateway } from '../../src/main.js';
 import { SimulatedNode, type SimulatedNodeOptions } from '../../src/simulator/simulated-node.js';
 
 /** A gateway started in-process on a free port, with its log lines captured. */
@@ -10,6 +10,8 @@ export interface TestGateway {
   /** The OpenAI base URL, e.g. http://127.0.0.1:41234/v1. */
   readonly baseUrl: string;
   readonly port: number;
+  /** The running gateway itself (reload, services). */
+  readonly running: RunningGateway;
   /** Every pino line written so far, parsed. */
   logs(): Array<Record<string, unknown>>;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = {}
   return {
     baseUrl: gateway.baseUrl,
     port: gateway.port,
+    running: gateway,
     logs: () =>
       lines
         .join('')
