@@ -83,6 +83,6 @@ export class SseResponse implements StreamSink {
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',
     });
-    this.response.flushHeaders();
+    // No flushHeaders(): every caller writes right after, and the headers leave with it.
   }
 }
