@@ -101,3 +101,56 @@ test('with no config the demo starts, prints its URL and key, and streams a reas
   assert.ok(content.length > 0);
   assert.ok(usage && usage.total_tokens === usage.prompt_tokens + usage.completion_tokens);
 });
+
+test('SIGHUP reloads the file: a new model is served; a bad file is rejected with a log line and the old config keeps serving', async (t) => {
+  const KEY = 'sk-reload-test-0123456789';
+  const configFor = (models: string[]) =>
+    `listen: { host: 127.0.0.1, port: 0 }
+nodes:
+  - { id: sim, provider: simulated }
+models:
+${models.map((id) => `  - { id: ${id}, routes: [{ node: sim }] }`).join('\n')}
+keys: [{ key: ${KEY} }]
+`;
+  const file = writeConfig(configFor(['first-model']));
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => child.kill('SIGTERM'));
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const baseURL = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+  });
+  const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
+  const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+  const until = async (predicate: () => boolean) => {
+    for (let waited = 0; !predicate(); waited += 50) {
+      if (waited > 5000) throw new Error(`timed out; stdout so far:\n${stdout}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  await ask('first-model');
+  await assert.rejects(ask('second-model'), (error: unknown) => error instanceof OpenAI.NotFoundError);
+
+  writeFileSync(file, configFor(['first-model', 'second-model']));
+  child.kill('SIGHUP');
+  await until(() => stdout.includes('configuration reloaded'));
+  const reply = await ask('second-model');
+  assert.equal(reply.model, 'second-model');
+
+  writeFileSync(file, 'models: [oops');
+  child.kill('SIGHUP');
+  await until(() => stdout.includes('configuration reload rejected'));
+  assert.match(stdout, /YAML syntax/);
+  await ask('second-model');
+  assert.equal(child.exitCode, null, 'still running');
+});
