@@ -175,4 +175,3 @@ export const ConfigFileSchema = Type.Object(
 /** The configuration file after YAML parsing, env interpolation and schema validation. */
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type NodeConfigFile = Static<typeof NodeSchema>;
-export type ModelConfigFile = Static<typeof ModelSchema>;

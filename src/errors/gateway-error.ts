@@ -66,7 +66,7 @@ export function gatewayError(code: ErrorCode, options?: GatewayErrorOptions): Ga
   return new GatewayError(code, options);
 }
 
-/** True for a GatewayError; matches by shape so errors from other module copies still count. */
+/** True for a GatewayError (its subclasses included). */
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }

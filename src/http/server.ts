@@ -29,6 +29,19 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   ]);
   const admin = adminRoute(services);
 
+  async function dispatch(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+    const path = pathOf(request.url);
+    const route = routes.get(path);
+    if (route === undefined) {
+      if (path.startsWith('/admin/v1/')) return admin(request, response, context, path);
+      throw gatewayError('model_unavailable', { params: { method: request.method, path } });
+    }
+    if (route.method !== request.method) {
+      throw gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method }, headers: { allow: route.method } });
+    }
+    return route.handler(request, response, context);
+  }
+
   const server = createServer((request, response) => {
     const requestId = newRequestId();
     const controller = new AbortController();
@@ -64,19 +77,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       partDone();
     });
 
-    const path = pathOf(request.url);
-    const route = routes.get(path);
-    const handled =
-      route !== undefined
-        ? route.method === request.method
-          ? route.handler(request, response, context)
-          : Promise.reject(
-              gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method }, headers: { allow: route.method } }),
-            )
-        : path.startsWith('/admin/v1/')
-          ? admin(request, response, context, path)
-          : Promise.reject(gatewayError('model_unavailable', { params: { method: request.method, path } }));
-    handled
+    dispatch(request, response, context)
       .catch((error: unknown) => {
         if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
         const gatewayFailure = asGatewayError(error);

@@ -100,17 +100,18 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     const response = await candidate.client.send(adapter.toUpstream(options.request, callContext), signal);
     status = response.statusCode;
     firstByteMs = performance.now() - started;
+    const contentType = headerValue(response.headers['content-type']);
     if (status < 200 || status >= 300) {
       const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      throw adapter.toError(status, body, headerValue(response.headers['content-type']), callContext);
+      throw adapter.toError(status, body, contentType, callContext);
     }
     if (!options.stream) {
       const mapped = adapter.fromUpstream(await response.body.text(), callContext);
       return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body: mapped.body, summary: mapped.summary });
     }
-    if (!headerValue(response.headers['content-type'])?.includes('text/event-stream')) {
+    if (!contentType?.includes('text/event-stream')) {
       response.body.dump().catch(() => undefined);
-      throw invalidReply(node.id, `asked for a stream, got ${headerValue(response.headers['content-type']) ?? 'no content type'}`);
+      throw invalidReply(node.id, `asked for a stream, got ${contentType ?? 'no content type'}`);
     }
     const reader = new UpstreamEventReader(response.body, adapter.streamMapper(callContext));
     try {

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { gatewayError } from '../errors/gateway-error.js';
+import type { NodeConfig } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import type { ReplySummary, StreamMapper } from '../providers/types.js';
+import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { StreamMapper } from '../providers/types.js';
 import { estimateUsage } from '../streaming/estimate-usage.js';
 import type { MappedBatch, UpstreamEventReader } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure } from '../upstream/node-failure.js';
@@ -13,8 +15,8 @@ const DONE = 'data: [DONE]\n\n';
 /** What the relay needs besides the stream itself. */
 export interface RelayOptions {
   readonly request: ChatRequest;
-  readonly nodeId: string;
-  readonly nodeTotalMs: number;
+  /** The node that is streaming. */
+  readonly node: NodeConfig;
   /** Gives the node's concurrency slot back. */
   readonly release: () => void;
 }
@@ -44,8 +46,7 @@ export async function relayStream(
       if (context.signal.aborted) throw context.signal.reason;
       batch = await reader.read();
     }
-    const usageChunk = summary.usage === undefined ? estimatedUsageChunk(context, options.request, mapper) : '';
-    sink.finish(batch.text + usageChunk + DONE);
+    sink.finish(batch.text + missingUsageChunk(context, options.request, mapper) + DONE);
   } catch (error) {
     reader.release();
     if (context.signal.aborted) {
@@ -54,31 +55,31 @@ export async function relayStream(
     }
     const failure =
       (error as { name?: unknown } | null)?.name === 'TimeoutError'
-        ? gatewayError('upstream_timeout', { params: { timeout_ms: options.nodeTotalMs } })
-        : asNodeFailure(options.nodeId, error);
-    const usageChunk = summary.usage === undefined ? estimatedUsageChunk(context, options.request, mapper) : '';
-    const pending = sink.write(usageChunk);
+        ? gatewayError('upstream_timeout', { params: { timeout_ms: options.node.timeouts.totalMs } })
+        : asNodeFailure(options.node.id, error);
+    const pending = sink.write(missingUsageChunk(context, options.request, mapper));
     if (pending !== undefined) await pending;
     sink.fail(failure);
   } finally {
     options.release();
     context.record.finishReason = summary.finishReason;
-    recordUsage(context, options.request, summary);
+    context.record.usage = usageOf(context, options.request, mapper);
   }
 }
 
-/** The usage chunk the gateway adds when the node sent none, marked as an estimate. */
-function estimatedUsageChunk(context: RequestContext, request: ChatRequest, mapper: StreamMapper): string {
-  mapper.summary.usage = estimateUsage(request, mapper.summary);
-  context.record.usageEstimated = true;
-  const { id, created, model } = mapper.identity;
-  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: mapper.summary.usage })}\n\n`;
-}
-
-function recordUsage(context: RequestContext, request: ChatRequest, summary: ReplySummary): void {
-  if (summary.usage === undefined) {
-    summary.usage = estimateUsage(request, summary);
+/** The node's usage, or (once) an estimate from the streamed text, marked as such. */
+function usageOf(context: RequestContext, request: ChatRequest, mapper: StreamMapper): Usage {
+  if (mapper.summary.usage === undefined) {
+    mapper.summary.usage = estimateUsage(request, mapper.summary);
     context.record.usageEstimated = true;
   }
-  context.record.usage = summary.usage;
+  return mapper.summary.usage;
+}
+
+/** The usage chunk the gateway adds when the node sent none; empty when the node did. */
+function missingUsageChunk(context: RequestContext, request: ChatRequest, mapper: StreamMapper): string {
+  if (mapper.summary.usage !== undefined) return '';
+  const usage = usageOf(context, request, mapper);
+  const { id, created, model } = mapper.identity;
+  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;
 }

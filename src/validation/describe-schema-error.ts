@@ -4,13 +4,10 @@ import type { ErrorObject } from 'ajv';
 export interface SchemaProblem {
   /** Dotted path with indexes, e.g. `messages[0].role`; empty for the document itself. */
   readonly path: string;
-  readonly reason: SchemaProblemReason;
   readonly expected: string;
   /** The same phrase in Russian, for clients that prefer it. */
   readonly expectedRu: string;
 }
-
-export type SchemaProblemReason = 'required' | 'type' | 'range' | 'enum' | 'empty' | 'format' | 'unknown_field' | 'invalid';
 
 /** Turns a JSON pointer (`/messages/0/role`) into the path clients know (`messages[0].role`). */
 export function pointerToPath(pointer: string): string {
@@ -33,34 +30,34 @@ export function describeSchemaError(error: ErrorObject): SchemaProblem {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { path: join(path, String(params.missingProperty)), reason: 'required', expected: 'is required', expectedRu: 'обязателен' };
+      return { path: join(path, String(params.missingProperty)), expected: 'is required', expectedRu: 'обязателен' };
     case 'additionalProperties':
-      return { path: join(path, String(params.additionalProperty)), reason: 'unknown_field', expected: 'is not a known field', expectedRu: 'не является известным полем' };
+      return { path: join(path, String(params.additionalProperty)), expected: 'is not a known field', expectedRu: 'не является известным полем' };
     case 'type':
-      return { path, reason: 'type', expected: `must be ${article(String(params.type))}`, expectedRu: `должен иметь тип ${String(params.type)}` };
+      return { path, expected: `must be ${article(String(params.type))}`, expectedRu: `должен иметь тип ${String(params.type)}` };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return { path, reason: 'range', expected: `must be ${String(params.comparison)} ${String(params.limit)}`, expectedRu: `должен быть ${String(params.comparison)} ${String(params.limit)}` };
+      return { path, expected: `must be ${String(params.comparison)} ${String(params.limit)}`, expectedRu: `должен быть ${String(params.comparison)} ${String(params.limit)}` };
     case 'minLength':
     case 'minItems':
       return params.limit === 1
-        ? { path, reason: 'empty', expected: 'must not be empty', expectedRu: 'не должен быть пустым' }
-        : { path, reason: 'range', expected: `must have at least ${String(params.limit)} ${error.keyword === 'minItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не меньше ${String(params.limit)} ${error.keyword === 'minItems' ? 'элементов' : 'символов'}` };
+        ? { path, expected: 'must not be empty', expectedRu: 'не должен быть пустым' }
+        : { path, expected: `must have at least ${String(params.limit)} ${error.keyword === 'minItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не меньше ${String(params.limit)} ${error.keyword === 'minItems' ? 'элементов' : 'символов'}` };
     case 'maxLength':
     case 'maxItems':
-      return { path, reason: 'range', expected: `must have at most ${String(params.limit)} ${error.keyword === 'maxItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не больше ${String(params.limit)} ${error.keyword === 'maxItems' ? 'элементов' : 'символов'}` };
+      return { path, expected: `must have at most ${String(params.limit)} ${error.keyword === 'maxItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не больше ${String(params.limit)} ${error.keyword === 'maxItems' ? 'элементов' : 'символов'}` };
     case 'enum':
     case 'const':
-      return { path, reason: 'enum', expected: `must be one of ${allowedValues(error)}`, expectedRu: `должен быть одним из: ${allowedValues(error)}` };
+      return { path, expected: `must be one of ${allowedValues(error)}`, expectedRu: `должен быть одним из: ${allowedValues(error)}` };
     case 'anyOf':
     case 'oneOf':
-      return { path, reason: 'invalid', ...alternativesPhrase(error) };
+      return { path, ...alternativesPhrase(error) };
     case 'pattern':
-      return { path, reason: 'format', expected: `must match ${String(params.pattern)}`, expectedRu: `должен соответствовать шаблону ${String(params.pattern)}` };
+      return { path, expected: `must match ${String(params.pattern)}`, expectedRu: `должен соответствовать шаблону ${String(params.pattern)}` };
     default:
-      return { path, reason: 'invalid', expected: error.message ?? 'is invalid', expectedRu: 'имеет недопустимое значение' };
+      return { path, expected: error.message ?? 'is invalid', expectedRu: 'имеет недопустимое значение' };
   }
 }
 

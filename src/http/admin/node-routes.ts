@@ -6,10 +6,9 @@ import { resolveNode } from '../../config/resolve-config.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { schemaValidationFailed, validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import type { NodeState } from '../../routing/node-state.js';
 import { ajv } from '../../validation/ajv-instance.js';
-import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { readJsonObject } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 
@@ -77,10 +76,7 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
       pattern: /^\/admin\/v1\/nodes$/,
       handler: async (request, response, context) => {
         const body = await readJsonObject(request, ADMIN_BODY_LIMIT);
-        if (!validateAddNode(body)) {
-          const problem = describeSchemaError(pickSchemaError(validateAddNode.errors) ?? { instancePath: '', keyword: 'invalid', params: {}, schemaPath: '' });
-          throw validationFailed(problem.path, `Invalid parameter '${problem.path}': it ${problem.expected}.`, `Некорректный параметр '${problem.path}': ${problem.expectedRu}.`);
-        }
+        if (!validateAddNode(body)) throw schemaValidationFailed(validateAddNode.errors);
         if (services.routes.hasNode(body.id)) {
           throw validationFailed('id', `A node "${body.id}" already exists.`, `Узел "${body.id}" уже существует.`);
         }

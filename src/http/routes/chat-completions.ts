@@ -49,8 +49,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
       }
       await relayStream(context, execution.reader, execution.first, sink as SseResponse, {
         request: chatRequest,
-        nodeId: execution.node.id,
-        nodeTotalMs: execution.node.timeouts.totalMs,
+        node: execution.node,
         release: execution.release,
       });
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
 import { ajv } from '../../validation/ajv-instance.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
@@ -12,6 +13,13 @@ export function validationFailed(param: string | null, english: string, russian:
 
 function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
   return validationFailed(param, `Invalid parameter '${param}': it ${expected}.`, `Некорректный параметр '${param}': ${expectedRu}.`);
+}
+
+/** 400 validation_failed for a body a compiled schema rejected, naming the field. */
+export function schemaValidationFailed(errors: readonly ErrorObject[] | null | undefined): GatewayError {
+  const error = pickSchemaError(errors);
+  const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid', expectedRu: 'некорректен' };
+  return invalidParameter(problem.path, problem.expected, problem.expectedRu);
 }
 
 /**
@@ -29,11 +37,7 @@ export function parseChatRequest(body: string): ChatRequest {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
   }
-  if (!validateShape(parsed)) {
-    const error = pickSchemaError(validateShape.errors);
-    const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid', expectedRu: 'некорректен' };
-    throw invalidParameter(problem.path, problem.expected, problem.expectedRu);
-  }
+  if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
   checkMessages(parsed);
   checkReasoningConflict(parsed);
   return parsed;
