@@ -1,5 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { ConfigKeyRegistry } from './auth/key-registry.js';
+import { AccountCache } from './billing/account-cache.js';
+import { applyConfigToStore } from './billing/apply-config.js';
+import { Billing } from './billing/billing.js';
+import { loadTokenCounter } from './billing/token-counter.js';
 import type { GatewayConfig, NodeConfig } from './config/gateway-config.js';
 import type { GatewayServices } from './gateway-services.js';
 import { createGatewayServer } from './http/server.js';
@@ -9,6 +12,9 @@ import { NodeRegistry, type NodeLauncher } from './routing/node-registry.js';
 import { PoolRouter } from './routing/pool-router.js';
 import { RouteTable } from './routing/route-table.js';
 import { SimulatedNode } from './simulator/simulated-node.js';
+import { openStore, parseStoreLocation } from './store/open-store.js';
+import { UsageJournal } from './usage/usage-journal.js';
+import { UsageLedger } from './usage/usage-ledger.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -19,7 +25,7 @@ export interface RunningGateway {
   readonly services: GatewayServices;
   /** Applies a new configuration without dropping in-flight requests (listen address excepted). */
   reload(config: GatewayConfig): Promise<void>;
-  /** Stops accepting, closes node pools and simulated nodes. */
+  /** Stops accepting, writes the usage rows still waiting, closes node pools, simulated nodes and the store. */
   close(): Promise<void>;
 }
 
@@ -45,19 +51,30 @@ function modelsOf(config: GatewayConfig) {
   return new Map(config.models.map((model) => [model.id, model]));
 }
 
-/** Wiring only: node registry → router → HTTP server, plus reload and health probes. */
+/** Wiring only: store → caches → node registry → router → HTTP server, plus reload and health probes. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  void loadTokenCounter();
+  const store = await openStore(parseStoreLocation(config.store));
+  const accounts = new AccountCache(store);
+  const journal = config.usage.journalDir === undefined ? undefined : new UsageJournal(config.usage.journalDir);
+  const usage = new UsageLedger(store, accounts, journal, logger, config.usage);
+  await usage.replayJournal();
+  await applyConfigToStore(store, config);
+  await accounts.load();
   const nodes = new NodeRegistry(launchNode, config.health);
   await nodes.reconcile(config.nodes);
   const routes = new RouteTable(config.models, config.nodes);
   const services: GatewayServices = {
     config,
-    keys: new ConfigKeyRegistry(config.keys),
     models: modelsOf(config),
     router: new PoolRouter(routes, nodes),
     routes,
     nodes,
+    store,
+    accounts,
+    billing: new Billing(accounts, usage),
+    usage,
   };
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();
@@ -82,7 +99,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await nodes.reconcile([...next.nodes, ...runtimeNodes]);
       nodes.setHealth(next.health);
       routes.setConfig(next.models, next.nodes);
-      services.keys = new ConfigKeyRegistry(next.keys);
+      await applyConfigToStore(store, next);
+      await accounts.load();
       services.models = modelsOf(next);
       services.config = next;
       prober.start();
@@ -93,7 +111,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await usage.close();
       await nodes.close();
+      await store.close();
     },
   };
 }

@@ -86,11 +86,24 @@ const ModelSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Features an account or key may be denied (403 access_denied). */
+const PolicySchema = Type.Object(
+  {
+    streaming: Type.Optional(Type.Boolean()),
+    max_reasoning_effort: Type.Optional(Effort),
+  },
+  { additionalProperties: false },
+);
+
 const AccountSchema = Type.Object(
   {
-    id: Type.String({ minLength: 1 }),
+    id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._@-]+$' }),
+    name: Type.Optional(Type.String()),
+    /** USD; the starting balance when the account is first created. */
     balance: Type.Optional(Type.Number()),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    limits: Type.Optional(RateLimitsSchema),
+    policy: Type.Optional(PolicySchema),
   },
   { additionalProperties: false },
 );
@@ -102,6 +115,8 @@ const KeySchema = Type.Object(
     name: Type.Optional(Type.String()),
     spend_limit: Type.Optional(Type.Number({ minimum: 0 })),
     limits: Type.Optional(RateLimitsSchema),
+    allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    policy: Type.Optional(PolicySchema),
     status: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('revoked'), Type.Literal('deleted')]),
     ),
@@ -120,7 +135,17 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    store: Type.Optional(Type.String({ minLength: 1 })),
+    store: Type.Optional(Type.String({ pattern: '^(memory|pglite:.*|postgres(ql)?://.+)$' })),
+    usage: Type.Optional(
+      Type.Object(
+        {
+          journal_dir: Type.Optional(Type.String({ minLength: 1 })),
+          flush_interval_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
+          max_batch_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     admin_key: Type.Optional(Type.String({ minLength: 16 })),
     log_level: Type.Optional(

@@ -11,7 +11,7 @@ export const DEMO_API_KEY = 'sk-switchyard-demo-0000000000000000';
  */
 const DEMO_YAML = `
 listen: { host: 127.0.0.1, port: "\${PORT:-8080}" }
-store: pglite:./.switchyard/data
+store: "\${SWITCHYARD_STORE:-pglite:./.switchyard/data}"
 nodes:
   - id: simulated-1
     provider: simulated

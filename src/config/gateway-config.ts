@@ -72,10 +72,20 @@ export interface ModelConfig {
   readonly routes: readonly ModelRoute[];
 }
 
+/** Features an account or key may be denied. */
+export interface PolicyConfig {
+  readonly streaming?: boolean;
+  readonly maxReasoningEffort?: ReasoningEffort;
+}
+
 export interface AccountConfig {
   readonly id: string;
+  readonly name: string | undefined;
+  /** USD: the starting balance, applied only when the account is created. */
   readonly balance: number;
   readonly allowedModels: readonly string[] | undefined;
+  readonly limits: RateLimitSettings | undefined;
+  readonly policy: PolicyConfig | undefined;
 }
 
 export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
@@ -92,7 +102,17 @@ export interface KeyConfig {
   readonly name: string | undefined;
   readonly spendLimit: number | undefined;
   readonly limits: RateLimitSettings | undefined;
+  readonly allowedModels: readonly string[] | undefined;
+  readonly policy: PolicyConfig | undefined;
   readonly status: KeyStatus;
+}
+
+/** Where usage rows wait before the store takes them. */
+export interface UsageSettings {
+  /** Directory of the crash journal; undefined for the memory store (nothing to keep). */
+  readonly journalDir: string | undefined;
+  readonly flushIntervalMs: number;
+  readonly maxBatchRows: number;
 }
 
 export interface GatewayConfig {
@@ -100,6 +120,7 @@ export interface GatewayConfig {
   readonly source: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: string;
+  readonly usage: UsageSettings;
   readonly redis: string | undefined;
   readonly adminKey: string | undefined;
   readonly logLevel: string;

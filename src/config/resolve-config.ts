@@ -2,7 +2,7 @@ import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile } from './config-schema.js';
 import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import type { GatewayConfig, KeyConfig, ModelConfig, NodeConfig, TimeoutSettings } from './gateway-config.js';
+import type { GatewayConfig, KeyConfig, ModelConfig, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 
 type TimeoutsFile = ConfigFile['timeouts'];
 
@@ -51,6 +51,17 @@ export function resolveNode(node: NodeConfigFile, path: string, source: string, 
   };
 }
 
+type LimitsFile = NonNullable<ConfigFile['limits']>['key'];
+type PolicyFile = NonNullable<ConfigFile['accounts']>[number]['policy'];
+
+function resolveLimits(limits: LimitsFile): RateLimitSettings | undefined {
+  return limits && { rpm: limits.rpm, rps: limits.rps, tpm: limits.tpm };
+}
+
+function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
+  return policy && { streaming: policy.streaming, maxReasoningEffort: policy.max_reasoning_effort };
+}
+
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
 export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
@@ -90,12 +101,22 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
         throw new ConfigError(source, `accounts[${index}].allowed_models[${modelIndex}]`, `unknown model "${modelId}"`);
       }
     });
-    return { id: account.id, balance: account.balance ?? 0, allowedModels: account.allowed_models };
+    return {
+      id: account.id,
+      name: account.name,
+      balance: account.balance ?? 0,
+      allowedModels: account.allowed_models,
+      limits: resolveLimits(account.limits),
+      policy: resolvePolicy(account.policy),
+    };
   });
   const accountIds = new Set(accounts.map((account) => account.id));
 
   const seenKeys = new Set<string>();
   const keys: KeyConfig[] = (file.keys ?? []).map((key, index) => {
+    key.allowed_models?.forEach((modelId, modelIndex) => {
+      if (!modelIds.has(modelId)) throw new ConfigError(source, `keys[${index}].allowed_models[${modelIndex}]`, `unknown model "${modelId}"`);
+    });
     if (key.account !== undefined && !accountIds.has(key.account)) {
       throw new ConfigError(source, `keys[${index}].account`, `unknown account "${key.account}"`);
     }
@@ -107,15 +128,23 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       accountId: key.account,
       name: key.name,
       spendLimit: key.spend_limit,
-      limits: key.limits && { rpm: key.limits.rpm, rps: key.limits.rps, tpm: key.limits.tpm },
+      limits: resolveLimits(key.limits),
+      allowedModels: key.allowed_models,
+      policy: resolvePolicy(key.policy),
       status: key.status ?? 'active',
     };
   });
 
+  const store = file.store ?? DEFAULTS.store;
   return {
     source,
     listen: { host: file.listen?.host ?? DEFAULTS.host, port: file.listen?.port ?? DEFAULTS.port },
-    store: file.store ?? DEFAULTS.store,
+    store,
+    usage: {
+      journalDir: store === 'memory' ? undefined : file.usage?.journal_dir ?? DEFAULTS.usageJournalDir,
+      flushIntervalMs: file.usage?.flush_interval_ms ?? DEFAULTS.usageFlushIntervalMs,
+      maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
+    },
     redis: file.redis,
     adminKey: file.admin_key,
     logLevel: file.log_level ?? DEFAULTS.logLevel,

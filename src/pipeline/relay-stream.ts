@@ -19,6 +19,8 @@ export interface RelayOptions {
   readonly node: NodeConfig;
   /** Gives the node's concurrency slot back. */
   readonly release: () => void;
+  /** Called once the stream's usage is known, before its last bytes go out (the charge is booked there). */
+  readonly beforeEnd: () => void;
 }
 
 /**
@@ -36,7 +38,6 @@ export async function relayStream(
   options: RelayOptions,
 ): Promise<void> {
   const { mapper } = reader;
-  const summary = mapper.summary;
   context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   try {
     let batch = first;
@@ -46,7 +47,10 @@ export async function relayStream(
       if (context.signal.aborted) throw context.signal.reason;
       batch = await reader.read();
     }
-    sink.finish(batch.text + missingUsageChunk(context, options.request, mapper) + DONE);
+    const tail = batch.text + missingUsageChunk(context, options.request, mapper) + DONE;
+    recordOutcome(context, options.request, mapper);
+    options.beforeEnd();
+    sink.finish(tail);
   } catch (error) {
     reader.release();
     if (context.signal.aborted) {
@@ -58,13 +62,20 @@ export async function relayStream(
         ? gatewayError('upstream_timeout', { params: { timeout_ms: options.node.timeouts.totalMs } })
         : asNodeFailure(options.node.id, error);
     const pending = sink.write(missingUsageChunk(context, options.request, mapper));
+    recordOutcome(context, options.request, mapper);
+    context.record.errorCode = failure.code;
+    options.beforeEnd();
     if (pending !== undefined) await pending;
     sink.fail(failure);
   } finally {
     options.release();
-    context.record.finishReason = summary.finishReason;
-    context.record.usage = usageOf(context, options.request, mapper);
+    recordOutcome(context, options.request, mapper);
   }
+}
+
+function recordOutcome(context: RequestContext, request: ChatRequest, mapper: StreamMapper): void {
+  context.record.finishReason = mapper.summary.finishReason;
+  context.record.usage = usageOf(context, request, mapper);
 }
 
 /** The node's usage, or (once) an estimate from the streamed text, marked as such. */

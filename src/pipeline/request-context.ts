@@ -20,6 +20,8 @@ export interface RequestRecord {
   errorCode?: string;
   usage?: Usage;
   usageEstimated?: boolean;
+  /** What the request was charged, nano-USD (0 for a free model). */
+  costNano?: number;
   finishReason?: string;
   firstByteMs?: number;
   clientAborted: boolean;

@@ -59,7 +59,7 @@ test('check validates a file without starting anything', async () => {
 
 test('with no config the demo starts, prints its URL and key, and streams a reasoning answer to the openai client', async (t) => {
   const child = spawn(process.execPath, [...CLI, 'serve'], {
-    env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: '' },
+    env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: '', SWITCHYARD_STORE: 'memory' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   t.after(() => child.kill('SIGTERM'));
@@ -106,6 +106,7 @@ test('SIGHUP reloads the file: a new model is served; a bad file is rejected wit
   const KEY = 'sk-reload-test-0123456789';
   const configFor = (models: string[]) =>
     `listen: { host: 127.0.0.1, port: 0 }
+store: memory
 nodes:
   - { id: sim, provider: simulated }
 models:

@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../src/config/gateway-config.js';
 import { parseConfigText } from '../../src/config/load-config.js';
 import type { RunningGateway } from '../../src/main.js';
 import { sseData } from './http-assertions.js';
-import { startTestGateway, waitFor } from './test-gateway.js';
+import { startTestGateway, waitFor, withMemoryStore } from './test-gateway.js';
 
 /** One node attempt as the request's log line reports it. */
 export interface LoggedAttempt {
@@ -56,7 +56,7 @@ export async function startHandleGateway(yaml: string, env: NodeJS.ProcessEnv = 
       await waitFor(() => logs().some((line) => line.request_id === requestId && line.msg === 'request'), timeoutMs);
       return logs().find((line) => line.request_id === requestId && line.msg === 'request') as RequestLogLine;
     },
-    parse: (text) => parseConfigText(text, 'test', env),
+    parse: (text) => parseConfigText(withMemoryStore(text), 'test', env),
     close: () => running.close(),
   };
 }

@@ -17,6 +17,11 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** Tests keep their state in memory unless their YAML names a store. */
+export function withMemoryStore(yaml: string): string {
+  return /^store:/m.test(yaml) ? yaml : `store: memory\n${yaml}`;
+}
+
 /** Starts the real gateway from YAML text (env for `${VAR}` interpolation). */
 export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
   const lines: string[] = [];
@@ -27,7 +32,7 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = {}
     },
   });
   const logger = pino({ level: 'info' }, destination);
-  const gateway = await startGateway(parseConfigText(yaml, 'test', env), { port: 0, logger });
+  const gateway = await startGateway(parseConfigText(withMemoryStore(yaml), 'test', env), { port: 0, logger });
   return {
     baseUrl: gateway.baseUrl,
     port: gateway.port,

@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gatewayError } from '../../errors/gateway-error.js';
+import { checkAccess } from '../../billing/access-policy.js';
+import type { RequestCharge } from '../../billing/billing.js';
+import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import { execute } from '../../pipeline/execute.js';
 import { relayStream } from '../../pipeline/relay-stream.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
+import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-effort.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
@@ -11,24 +14,49 @@ import { readBody } from '../read-body.js';
 import { responseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
 
-/** POST /v1/chat/completions (spec 4.1): JSON or SSE, per `stream` in the body. */
+/** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
+function effortParam(request: ChatRequest): string | undefined {
+  if (request.reasoning_effort !== undefined && request.reasoning_effort !== null) return 'reasoning_effort';
+  if (request.reasoning?.effort !== undefined) return 'reasoning.effort';
+  return undefined;
+}
+
+/** How a request that threw ended, for its usage row. */
+function failureOutcome(error: unknown, context: RequestContext) {
+  if (context.abortCause === 'client' || error instanceof ClientGoneError) return { status: 499, errorCode: 'client_aborted' };
+  const failure = asGatewayError(error);
+  return { status: failure.upstream?.passThrough ? failure.upstream.status ?? failure.status : failure.status, errorCode: failure.code };
+}
+
+/**
+ * POST /v1/chat/completions (spec 4.1): authenticate (401), validate (400), find the model
+ * (404), apply the account policy (403), reserve the worst-case cost (402), then route,
+ * relay and settle the exact cost. JSON or SSE, per `stream` in the body.
+ */
 export function chatCompletionsRoute(services: GatewayServices) {
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     const { config } = services;
-    authenticate(request.headers.authorization, services.keys, context);
+    const principal = authenticate(request.headers.authorization, services.accounts, context);
     const chatRequest = parseChatRequest(await readBody(request, config.http.bodyLimitBytes));
     context.record.model = chatRequest.model;
     const model = services.models.get(chatRequest.model);
     if (model === undefined) throw gatewayError('model_unavailable', { param: 'model', params: { model: chatRequest.model } });
     const stream = chatRequest.stream === true;
     context.record.stream = stream;
+    const { key, account } = services.billing.entriesOf(principal);
+    const effort = checkAccess(key.record, account?.record, model, {
+      stream,
+      effort: resolveReasoningEffort(chatRequest, model),
+      effortParam: effortParam(chatRequest),
+    });
+    const charge: RequestCharge = await services.billing.reserve(key, account, model, chatRequest);
     const sink = stream ? new SseResponse(response, context, config.http.sseKeepaliveMs) : undefined;
     sink?.startKeepalive();
     try {
       const execution = await execute(context, {
         request: chatRequest,
         clientModel: model.id,
-        effort: resolveReasoningEffort(chatRequest, model),
+        effort,
         stream,
         candidates: services.router.candidates(model),
         maxAttempts: config.failover.maxAttempts,
@@ -39,6 +67,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         context.record.usage = execution.summary.usage ?? undefined;
         context.record.finishReason = execution.summary.finishReason;
         context.record.status = 200;
+        charge.settle(context, { status: 200 });
         response.writeHead(200, {
           ...responseHeaders(context),
           'content-type': 'application/json',
@@ -51,8 +80,13 @@ export function chatCompletionsRoute(services: GatewayServices) {
         request: chatRequest,
         node: execution.node,
         release: execution.release,
+        beforeEnd: () => charge.settle(context, { status: 200, errorCode: context.record.errorCode }),
       });
+      // A client that left mid-stream: book what was produced.
+      charge.settle(context, { status: 200, errorCode: context.record.clientAborted ? 'client_aborted' : context.record.errorCode });
     } catch (error) {
+      const outcome = failureOutcome(error, context);
+      charge.settle(context, sink?.started ? { ...outcome, status: 200 } : outcome);
       // Once a keep-alive went out the status is 200: the error can only be an event.
       if (sink?.started) sink.fail(error);
       else throw error;

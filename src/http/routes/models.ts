@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mayUseModel } from '../../billing/access-policy.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { authenticate } from '../../pipeline/authenticate.js';
@@ -28,17 +29,26 @@ export function modelRecord(model: ModelConfig) {
   };
 }
 
-/** GET /v1/models (spec 4.2). */
+/** GET /v1/models (spec 4.2): only the models the caller's key and account may use (decision 13). */
 export function modelsRoute(services: GatewayServices) {
-  // Rendered once per model set; the set changes only on reload.
+  // The full list is rendered once per model set (the set changes only on reload); a
+  // restricted key gets its own rendering.
   let renderedFor: GatewayServices['models'] | undefined;
-  let body = '';
+  let everything = '';
   return async function handleModels(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
-    authenticate(request.headers.authorization, services.keys, context);
+    const principal = authenticate(request.headers.authorization, services.accounts, context);
     if (renderedFor !== services.models) {
       renderedFor = services.models;
-      body = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
+      everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
     }
+    const { key, account } = services.billing.entriesOf(principal);
+    const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
+    const body = restricted
+      ? JSON.stringify({
+          object: 'list',
+          data: [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)).map(modelRecord),
+        })
+      : everything;
     context.record.status = 200;
     response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     response.end(body);

@@ -1,0 +1,123 @@
+import { timingSafeEqual } from 'node:crypto';
+import { hashKey, type KeyLookup, type Principal } from '../auth/key-registry.js';
+import type { AccountRecord, KeyRecord, SettledBalances, StoreChange, UsageRow } from '../store/records.js';
+import type { Store } from '../store/store.js';
+
+/** A key as the hot path sees it: the stored record plus this instance's in-flight money. */
+export interface CachedKey {
+  record: KeyRecord;
+  readonly hash: Buffer;
+  principal: Principal;
+  /** Estimates of requests in flight, not yet settled. */
+  reservedNano: number;
+  /** Settled costs not yet committed to the store. */
+  pendingNano: number;
+}
+
+export interface CachedAccount {
+  record: AccountRecord;
+  reservedNano: number;
+  pendingNano: number;
+}
+
+/**
+ * Keys and accounts served from memory: the request path never waits for the store. Loaded
+ * at start, reloaded record by record when the store reports a change (admin API, CLI,
+ * other instances), and told the committed balances after every usage batch. Store reads
+ * and batch commits run one at a time so a reload never overtakes a commit.
+ */
+export class AccountCache implements KeyLookup {
+  private readonly byHash = new Map<string, CachedKey>();
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly accounts = new Map<string, CachedAccount>();
+  private serial: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly store: Store) {
+    store.onChange((change) => void this.reload(change).catch(() => undefined));
+  }
+
+  async load(): Promise<void> {
+    const { accounts, keys } = await this.store.loadAll();
+    for (const account of accounts) this.putAccount(account);
+    for (const key of keys) this.putKey(key);
+  }
+
+  find(secret: string): Principal | undefined {
+    const hash = hashKey(secret);
+    const entry = this.byHash.get(hash.toString('hex'));
+    return entry !== undefined && timingSafeEqual(entry.hash, hash) ? entry.principal : undefined;
+  }
+
+  key(id: string): CachedKey | undefined {
+    return this.keys.get(id);
+  }
+
+  account(id: string | null | undefined): CachedAccount | undefined {
+    return id === null || id === undefined ? undefined : this.accounts.get(id);
+  }
+
+  /** Runs store work after every earlier piece of it (reloads, commits). */
+  serialize<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.serial.then(work);
+    this.serial = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Reloads one record from the store. */
+  reload(change: StoreChange): Promise<void> {
+    return this.serialize(async () => {
+      if (change.kind === 'account') {
+        const account = await this.store.getAccount(change.id);
+        if (account !== undefined) this.putAccount(account);
+      } else {
+        const key = await this.store.getKey(change.id);
+        if (key === undefined || key.status === 'deleted') this.dropKey(change.id);
+        else this.putKey(key);
+      }
+    });
+  }
+
+  /** A usage batch was committed: its costs move from pending into the committed figures. */
+  committed(rows: readonly UsageRow[], settled: SettledBalances): void {
+    for (const row of rows) {
+      const key = this.keys.get(row.keyId);
+      if (key !== undefined) key.pendingNano -= row.costNano;
+      const account = this.account(row.accountId);
+      if (account !== undefined) account.pendingNano -= row.costNano;
+    }
+    for (const [id, balanceNano] of settled.accounts) {
+      const account = this.accounts.get(id);
+      if (account !== undefined) account.record = { ...account.record, balanceNano };
+    }
+    for (const [id, spentNano] of settled.keys) {
+      const key = this.keys.get(id);
+      if (key !== undefined) key.record = { ...key.record, spentNano };
+    }
+  }
+
+  private putAccount(record: AccountRecord): void {
+    const existing = this.accounts.get(record.id);
+    if (existing !== undefined) existing.record = record;
+    else this.accounts.set(record.id, { record, reservedNano: 0, pendingNano: 0 });
+  }
+
+  private putKey(record: KeyRecord): void {
+    const principal: Principal = { keyId: record.id, keyPrefix: record.prefix, accountId: record.accountId ?? undefined, status: record.status };
+    const existing = this.keys.get(record.id);
+    if (existing !== undefined) {
+      existing.record = record;
+      existing.principal = principal;
+      return;
+    }
+    const entry: CachedKey = { record, hash: Buffer.from(record.hash, 'hex'), principal, reservedNano: 0, pendingNano: 0 };
+    this.keys.set(record.id, entry);
+    this.byHash.set(record.hash, entry);
+  }
+
+  private dropKey(id: string): void {
+    const entry = this.keys.get(id);
+    if (entry === undefined) return;
+    this.keys.delete(id);
+    this.byHash.delete(entry.record.hash);
+  }
+}

@@ -1,0 +1,64 @@
+import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
+import type { GatewayConfig, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
+import type { FeaturePolicy, RateLimits } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { usdToNano } from './money.js';
+import { nanoPrices } from './prices.js';
+
+/** The stable id of a key declared in the configuration: derived from a prefix of its hash. */
+export function configKeyId(hashHex: string): string {
+  return `key_${hashHex.slice(0, 16)}`;
+}
+
+function limitsOf(limits: RateLimitSettings | undefined): RateLimits | null {
+  if (limits === undefined) return null;
+  const { rpm, rps, tpm } = limits;
+  return { ...(rpm === undefined ? {} : { rpm }), ...(rps === undefined ? {} : { rps }), ...(tpm === undefined ? {} : { tpm }) };
+}
+
+function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
+  if (policy === undefined) return null;
+  const { streaming, maxReasoningEffort } = policy;
+  return { ...(streaming === undefined ? {} : { streaming }), ...(maxReasoningEffort === undefined ? {} : { maxReasoningEffort }) };
+}
+
+/**
+ * Applies the configuration's accounts, keys and prices to the store, at start and on
+ * reload. An account's `balance` is its starting balance, booked once when the account is
+ * created; after that only top-ups and adjustments change it. Everything else about the
+ * declared accounts and keys (names, allowed models, limits, policy, a key's status and
+ * spend limit) follows the file. Keys made through the admin API are not touched.
+ */
+export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<void> {
+  for (const account of config.accounts) {
+    const fields = {
+      name: account.name ?? null,
+      allowedModels: account.allowedModels ?? null,
+      limits: limitsOf(account.limits),
+      policy: policyOf(account.policy),
+    };
+    const created = await store.insertAccountIfAbsent({ id: account.id, balanceNano: usdToNano(account.balance), ...fields }, 'starting balance from the configuration');
+    if (!created) await store.updateAccount(account.id, fields);
+  }
+  for (const key of config.keys) {
+    const hash = hashKey(key.key).toString('hex');
+    const id = configKeyId(hash);
+    const fields = {
+      name: key.name ?? null,
+      status: key.status,
+      spendLimitNano: key.spendLimit === undefined ? null : usdToNano(key.spendLimit),
+      limits: limitsOf(key.limits),
+      allowedModels: key.allowedModels ?? null,
+      policy: policyOf(key.policy),
+    };
+    const created = await store.insertKeyIfAbsent({ id, hash, prefix: keyPrefixOf(key.key), accountId: key.accountId ?? null, ...fields });
+    if (!created) await store.updateKey(id, fields);
+  }
+  await store.upsertModelPrices(
+    config.models.flatMap((model) => {
+      if (model.pricing === undefined) return [];
+      const prices = nanoPrices(model.pricing);
+      return [{ id: model.id, inputNano: prices.input, outputNano: prices.output, cachedInputNano: prices.cachedInput, reasoningNano: prices.reasoning }];
+    }),
+  );
+}

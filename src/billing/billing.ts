@@ -1,0 +1,128 @@
+import type { Principal } from '../auth/key-registry.js';
+import type { ModelConfig } from '../config/gateway-config.js';
+import { gatewayError } from '../errors/gateway-error.js';
+import type { RequestContext } from '../pipeline/request-context.js';
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
+import { countPromptTokens, outputCap } from './estimate-request.js';
+import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
+import { tokenCounter } from './token-counter.js';
+
+const NO_TOKENS = { prompt: 0, cached: 0, completion: 0, reasoning: 0 };
+
+/** How a request ended, for its usage row. */
+export interface RequestOutcome {
+  readonly status: number;
+  readonly errorCode?: string;
+}
+
+/**
+ * The money side of one request: what it reserved before routing, settled exactly once
+ * when it ends (PRODUCT.md decision 12). Settling releases the reservation, prices the
+ * usage the node reported (or the gateway's count of a cut stream) and books the row.
+ */
+export class RequestCharge {
+  private settled = false;
+
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly key: CachedKey,
+    private readonly account: CachedAccount | undefined,
+    private readonly model: ModelConfig,
+    private readonly prices: NanoPrices | undefined,
+    private readonly reservedNano: number,
+  ) {}
+
+  settle(context: RequestContext, outcome: RequestOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.key.reservedNano -= this.reservedNano;
+    if (this.account !== undefined) this.account.reservedNano -= this.reservedNano;
+    const record = context.record;
+    // Only a request that reached a node is booked (issue 4: one row per such request).
+    if (record.attempts.length === 0) return;
+    const tokens = record.usage === undefined ? NO_TOKENS : tokensOf(record.usage);
+    const costNano = this.prices === undefined ? 0 : costOf(tokens, this.prices);
+    this.key.pendingNano += costNano;
+    if (this.account !== undefined) this.account.pendingNano += costNano;
+    record.costNano = costNano;
+    const lastAttempt = record.attempts[record.attempts.length - 1];
+    this.ledger.book({
+      requestId: context.requestId,
+      correlationId: context.correlationId,
+      keyId: this.key.record.id,
+      accountId: this.account?.record.id ?? null,
+      model: this.model.id,
+      node: lastAttempt?.node ?? null,
+      attempts: record.attempts.length,
+      promptTokens: tokens.prompt,
+      completionTokens: tokens.completion,
+      reasoningTokens: tokens.reasoning,
+      cachedTokens: tokens.cached,
+      costNano,
+      estimated: record.usageEstimated === true,
+      status: outcome.status,
+      errorCode: outcome.errorCode ?? null,
+      latencyMs: Math.round((performance.now() - context.startedAt) * 100) / 100,
+      firstByteMs: record.firstByteMs ?? null,
+      stream: record.stream,
+      finishReason: record.finishReason ?? null,
+      createdAt: new Date().toISOString(),
+    });
+  }
+}
+
+/**
+ * Spend checks on the request path, all in memory: the key's spend limit (402
+ * api_key_limit_exceeded) and the account's balance (402 insufficient_balance) against the
+ * worst-case cost of the request, which is then reserved until the request settles, so
+ * concurrent requests cannot spend the same money twice.
+ */
+export class Billing {
+  private readonly prices = new WeakMap<ModelConfig, NanoPrices>();
+
+  constructor(
+    private readonly cache: AccountCache,
+    private readonly ledger: UsageLedger,
+  ) {}
+
+  private pricesOf(model: ModelConfig): NanoPrices | undefined {
+    if (model.pricing === undefined) return undefined;
+    let prices = this.prices.get(model);
+    if (prices === undefined) {
+      prices = nanoPrices(model.pricing);
+      this.prices.set(model, prices);
+    }
+    return prices;
+  }
+
+  /** The cached key and account behind a principal the cache itself authenticated. */
+  entriesOf(principal: Principal): { key: CachedKey; account: CachedAccount | undefined } {
+    const key = this.cache.key(principal.keyId);
+    if (key === undefined) throw gatewayError('invalid_api_key');
+    return { key, account: this.cache.account(key.record.accountId) };
+  }
+
+  /** Checks and reserves the request's worst-case cost; free models reserve nothing. */
+  async reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): Promise<RequestCharge> {
+    const prices = this.pricesOf(model);
+    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0);
+    const counter = tokenCounter();
+    const count = typeof counter === 'function' ? counter : await counter;
+    const promptTokens = countPromptTokens(request, count);
+    const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
+    // From here to the reservation nothing awaits: checks and reservation are one step.
+    const limit = key.record.spendLimitNano;
+    if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit) {
+      throw gatewayError('api_key_limit_exceeded');
+    }
+    if (account !== undefined) {
+      const available = account.record.balanceNano - account.pendingNano - account.reservedNano;
+      if (available <= 0 || available < estimateNano) throw gatewayError('insufficient_balance');
+      account.reservedNano += estimateNano;
+    }
+    key.reservedNano += estimateNano;
+    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano);
+  }
+}

@@ -1,0 +1,46 @@
+import type { ModelConfig } from '../config/gateway-config.js';
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+
+/** Tokens OpenAI's chat format adds around each message and to prime the reply. */
+const TOKENS_PER_MESSAGE = 4;
+const TOKENS_PER_PROMPT = 3;
+/** An image part, counted at the low-detail price (high detail can cost more; see README). */
+const TOKENS_PER_IMAGE = 85;
+/** Output reserved when neither the request nor the model caps it. */
+export const DEFAULT_OUTPUT_RESERVE = 4096;
+
+function contentTokens(content: unknown, count: (text: string) => number): number {
+  if (typeof content === 'string') return count(content);
+  if (!Array.isArray(content)) return 0;
+  let tokens = 0;
+  for (const part of content) {
+    const text = (part as { text?: unknown } | null)?.text;
+    if (typeof text === 'string') tokens += count(text);
+    else if ((part as { type?: unknown } | null)?.type === 'image_url') tokens += TOKENS_PER_IMAGE;
+  }
+  return tokens;
+}
+
+/** Prompt tokens of a request, counted with the tokenizer (message text, names, tool-call arguments). */
+export function countPromptTokens(request: ChatRequest, count: (text: string) => number): number {
+  let tokens = TOKENS_PER_PROMPT;
+  for (const message of request.messages) {
+    const fields = message as Record<string, unknown>;
+    tokens += TOKENS_PER_MESSAGE + contentTokens(fields.content, count);
+    if (typeof fields.name === 'string') tokens += count(fields.name);
+    if (Array.isArray(fields.tool_calls)) tokens += count(JSON.stringify(fields.tool_calls));
+  }
+  if (Array.isArray(request.tools)) tokens += count(JSON.stringify(request.tools));
+  return tokens;
+}
+
+/**
+ * The most output tokens the request can produce: its own cap, else the model's output cap,
+ * else what the context leaves, else a default reserve; times the number of choices.
+ */
+export function outputCap(request: ChatRequest, model: ModelConfig, promptTokens: number): number {
+  const own = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+  const modelCap = model.maxOutputTokens ?? (model.contextLength === undefined ? undefined : Math.max(1, model.contextLength - promptTokens));
+  const perChoice = own === undefined ? modelCap ?? DEFAULT_OUTPUT_RESERVE : modelCap === undefined ? own : Math.min(own, modelCap);
+  return perChoice * (request.n ?? 1);
+}

@@ -1,0 +1,207 @@
+import type {
+  AccountPatch,
+  AccountRecord,
+  BalanceEntry,
+  KeyFilter,
+  KeyPatch,
+  KeyRecord,
+  LedgerKind,
+  ModelPriceRecord,
+  NewAccount,
+  NewKey,
+  SettledBalances,
+  StoreChange,
+  UsageFilter,
+  UsageReport,
+  UsageRow,
+} from '../records.js';
+import type { Store } from '../store.js';
+
+const now = () => new Date().toISOString();
+
+/**
+ * The store kept in this process only (`store: memory`): for tests and throwaway demos.
+ * Same behaviour as the SQL store, nothing survives a restart.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  readonly description = 'memory (nothing is kept after exit)';
+  private readonly accounts = new Map<string, AccountRecord>();
+  private readonly keys = new Map<string, KeyRecord>();
+  private readonly entries: BalanceEntry[] = [];
+  private readonly usage: UsageRow[] = [];
+  private readonly booked = new Set<string>();
+  private readonly listeners: Array<(change: StoreChange) => void> = [];
+
+  onChange(listener: (change: StoreChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(change: StoreChange): void {
+    queueMicrotask(() => {
+      for (const listener of this.listeners) listener(change);
+    });
+  }
+
+  async loadAll() {
+    return { accounts: [...this.accounts.values()], keys: [...this.keys.values()].filter((key) => key.status !== 'deleted') };
+  }
+
+  async getAccount(id: string) {
+    return this.accounts.get(id);
+  }
+
+  async getKey(id: string) {
+    return this.keys.get(id);
+  }
+
+  async insertAccountIfAbsent(account: NewAccount, reason: string) {
+    if (this.accounts.has(account.id)) return false;
+    this.accounts.set(account.id, {
+      id: account.id,
+      name: account.name ?? null,
+      balanceNano: account.balanceNano,
+      allowedModels: account.allowedModels ?? null,
+      limits: account.limits ?? null,
+      policy: account.policy ?? null,
+      createdAt: now(),
+    });
+    this.addEntry(account.id, 'initial', account.balanceNano, account.balanceNano, reason);
+    this.changed({ kind: 'account', id: account.id });
+    return true;
+  }
+
+  async updateAccount(id: string, patch: AccountPatch) {
+    const account = this.accounts.get(id);
+    if (account === undefined) return undefined;
+    const updated: AccountRecord = {
+      ...account,
+      name: patch.name === undefined ? account.name : patch.name,
+      allowedModels: patch.allowedModels === undefined ? account.allowedModels : patch.allowedModels,
+      limits: patch.limits === undefined ? account.limits : patch.limits,
+      policy: patch.policy === undefined ? account.policy : patch.policy,
+    };
+    this.accounts.set(id, updated);
+    this.changed({ kind: 'account', id });
+    return updated;
+  }
+
+  async adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string) {
+    const account = this.accounts.get(accountId);
+    if (account === undefined) return undefined;
+    const balanceNano = account.balanceNano + amountNano;
+    this.accounts.set(accountId, { ...account, balanceNano });
+    const entry = this.addEntry(accountId, kind, amountNano, balanceNano, reason);
+    this.changed({ kind: 'account', id: accountId });
+    return entry;
+  }
+
+  private addEntry(accountId: string, kind: LedgerKind, amountNano: number, balanceAfterNano: number, reason: string): BalanceEntry {
+    const entry = { id: this.entries.length + 1, accountId, kind, amountNano, balanceAfterNano, reason, createdAt: now() };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  async balanceEntries(accountId: string, limit: number) {
+    return this.entries.filter((entry) => entry.accountId === accountId).reverse().slice(0, limit);
+  }
+
+  async insertKeyIfAbsent(key: NewKey) {
+    if (this.keys.has(key.id) || [...this.keys.values()].some((existing) => existing.hash === key.hash)) return false;
+    this.keys.set(key.id, {
+      id: key.id,
+      hash: key.hash,
+      prefix: key.prefix,
+      accountId: key.accountId,
+      name: key.name ?? null,
+      status: key.status ?? 'active',
+      spendLimitNano: key.spendLimitNano ?? null,
+      spentNano: 0,
+      limits: key.limits ?? null,
+      allowedModels: key.allowedModels ?? null,
+      policy: key.policy ?? null,
+      createdAt: now(),
+      lastUsedAt: null,
+    });
+    this.changed({ kind: 'key', id: key.id });
+    return true;
+  }
+
+  async updateKey(id: string, patch: KeyPatch) {
+    const key = this.keys.get(id);
+    if (key === undefined || key.status === 'deleted') return undefined;
+    const updated: KeyRecord = {
+      ...key,
+      name: patch.name === undefined ? key.name : patch.name,
+      status: patch.status ?? key.status,
+      spendLimitNano: patch.spendLimitNano === undefined ? key.spendLimitNano : patch.spendLimitNano,
+      limits: patch.limits === undefined ? key.limits : patch.limits,
+      allowedModels: patch.allowedModels === undefined ? key.allowedModels : patch.allowedModels,
+      policy: patch.policy === undefined ? key.policy : patch.policy,
+    };
+    this.keys.set(id, updated);
+    this.changed({ kind: 'key', id });
+    return updated;
+  }
+
+  async listKeys(filter: KeyFilter) {
+    return [...this.keys.values()].filter(
+      (key) =>
+        (filter.prefix === undefined || key.prefix.startsWith(filter.prefix)) &&
+        (filter.accountId === undefined || key.accountId === filter.accountId) &&
+        (filter.includeDeleted === true || key.status !== 'deleted'),
+    );
+  }
+
+  async upsertModelPrices(_models: readonly ModelPriceRecord[]) {
+    // Prices live in the configuration; the memory store has no reporting tables.
+  }
+
+  async recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances> {
+    const accounts = new Map<string, number>();
+    const keys = new Map<string, number>();
+    for (const row of rows) {
+      if (!this.booked.has(row.requestId)) {
+        this.booked.add(row.requestId);
+        this.usage.push(row);
+        const account = row.accountId === null ? undefined : this.accounts.get(row.accountId);
+        if (account !== undefined) this.accounts.set(account.id, { ...account, balanceNano: account.balanceNano - row.costNano });
+        const key = this.keys.get(row.keyId);
+        if (key !== undefined) {
+          const lastUsedAt = key.lastUsedAt === null || key.lastUsedAt < row.createdAt ? row.createdAt : key.lastUsedAt;
+          this.keys.set(key.id, { ...key, spentNano: key.spentNano + row.costNano, lastUsedAt });
+        }
+      }
+      const account = row.accountId === null ? undefined : this.accounts.get(row.accountId);
+      if (account !== undefined) accounts.set(account.id, account.balanceNano);
+      const key = this.keys.get(row.keyId);
+      if (key !== undefined) keys.set(key.id, key.spentNano);
+    }
+    return { accounts, keys };
+  }
+
+  async queryUsage(filter: UsageFilter): Promise<UsageReport> {
+    const matching = this.usage.filter(
+      (row) =>
+        (filter.keyId === undefined || row.keyId === filter.keyId) &&
+        (filter.accountId === undefined || row.accountId === filter.accountId) &&
+        (filter.model === undefined || row.model === filter.model) &&
+        (filter.from === undefined || row.createdAt >= new Date(filter.from).toISOString()) &&
+        (filter.to === undefined || row.createdAt < new Date(filter.to).toISOString()),
+    );
+    const totals = { requests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedTokens: 0, costNano: 0 };
+    for (const row of matching) {
+      totals.requests++;
+      totals.promptTokens += row.promptTokens;
+      totals.completionTokens += row.completionTokens;
+      totals.reasoningTokens += row.reasoningTokens;
+      totals.cachedTokens += row.cachedTokens;
+      totals.costNano += row.costNano;
+    }
+    return { rows: matching.slice().reverse().slice(0, filter.limit), totals };
+  }
+
+  async ping() {}
+
+  async close() {}
+}

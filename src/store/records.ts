@@ -1,0 +1,183 @@
+import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
+
+/**
+ * What the store keeps, in the gateway's own terms. Money is integer nano-USD
+ * (1 USD = 1e9) everywhere below the HTTP and CLI surfaces, so sums are exact.
+ */
+
+/** Per-minute / per-second request and token limits; absent fields fall back to the defaults. */
+export interface RateLimits {
+  readonly rpm?: number;
+  readonly rps?: number;
+  readonly tpm?: number;
+}
+
+/** Features an account (or key) may be denied (issue 4, 403 access_denied). */
+export interface FeaturePolicy {
+  /** false: `stream: true` is refused. Absent: allowed. */
+  readonly streaming?: boolean;
+  /** The highest reasoning effort allowed. Absent: any. */
+  readonly maxReasoningEffort?: ReasoningEffort;
+}
+
+export interface AccountRecord {
+  readonly id: string;
+  readonly name: string | null;
+  /** Committed balance in nano-USD, as the store holds it. */
+  readonly balanceNano: number;
+  /** null: every model. */
+  readonly allowedModels: readonly string[] | null;
+  readonly limits: RateLimits | null;
+  readonly policy: FeaturePolicy | null;
+  readonly createdAt: string;
+}
+
+export interface KeyRecord {
+  /** Stable public id (`key_…`); never derived from more than a hash prefix. */
+  readonly id: string;
+  /** Hex SHA-256 of the secret. */
+  readonly hash: string;
+  /** The first characters of the secret, for listings and logs. */
+  readonly prefix: string;
+  readonly accountId: string | null;
+  readonly name: string | null;
+  readonly status: KeyStatus;
+  readonly spendLimitNano: number | null;
+  /** Committed spend in nano-USD. */
+  readonly spentNano: number;
+  readonly limits: RateLimits | null;
+  /** null: whatever the account allows. */
+  readonly allowedModels: readonly string[] | null;
+  readonly policy: FeaturePolicy | null;
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+}
+
+export type LedgerKind = 'initial' | 'topup' | 'adjustment';
+
+/** A change of an account's balance made by an operator (usage is in the usage ledger). */
+export interface BalanceEntry {
+  readonly id: number;
+  readonly accountId: string;
+  readonly kind: LedgerKind;
+  readonly amountNano: number;
+  readonly balanceAfterNano: number;
+  readonly reason: string;
+  readonly createdAt: string;
+}
+
+/** One request that reached a node (issue 4 item 1). */
+export interface UsageRow {
+  readonly requestId: string;
+  readonly correlationId: string;
+  readonly keyId: string;
+  readonly accountId: string | null;
+  readonly model: string;
+  /** The node that answered last (or was last tried). */
+  readonly node: string | null;
+  readonly attempts: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly reasoningTokens: number;
+  readonly cachedTokens: number;
+  readonly costNano: number;
+  /** true: tokens counted by the gateway because the node reported none. */
+  readonly estimated: boolean;
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly latencyMs: number;
+  readonly firstByteMs: number | null;
+  readonly stream: boolean;
+  readonly finishReason: string | null;
+  readonly createdAt: string;
+}
+
+export interface UsageFilter {
+  readonly keyId?: string;
+  readonly accountId?: string;
+  readonly model?: string;
+  /** ISO time, inclusive. */
+  readonly from?: string;
+  /** ISO time, exclusive. */
+  readonly to?: string;
+  /** Rows returned (totals cover every matching row). */
+  readonly limit: number;
+}
+
+export interface UsageTotals {
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly reasoningTokens: number;
+  readonly cachedTokens: number;
+  readonly costNano: number;
+}
+
+export interface UsageReport {
+  /** Newest first. */
+  readonly rows: readonly UsageRow[];
+  readonly totals: UsageTotals;
+}
+
+/** The committed balance and spend after a usage batch, for the in-process cache. */
+export interface SettledBalances {
+  readonly accounts: ReadonlyMap<string, number>;
+  readonly keys: ReadonlyMap<string, number>;
+}
+
+export interface NewAccount {
+  readonly id: string;
+  readonly name?: string | null;
+  readonly balanceNano: number;
+  readonly allowedModels?: readonly string[] | null;
+  readonly limits?: RateLimits | null;
+  readonly policy?: FeaturePolicy | null;
+}
+
+export interface AccountPatch {
+  readonly name?: string | null;
+  readonly allowedModels?: readonly string[] | null;
+  readonly limits?: RateLimits | null;
+  readonly policy?: FeaturePolicy | null;
+}
+
+export interface NewKey {
+  readonly id: string;
+  readonly hash: string;
+  readonly prefix: string;
+  readonly accountId: string | null;
+  readonly name?: string | null;
+  readonly status?: KeyStatus;
+  readonly spendLimitNano?: number | null;
+  readonly limits?: RateLimits | null;
+  readonly allowedModels?: readonly string[] | null;
+  readonly policy?: FeaturePolicy | null;
+}
+
+export interface KeyPatch {
+  readonly name?: string | null;
+  readonly status?: KeyStatus;
+  readonly spendLimitNano?: number | null;
+  readonly limits?: RateLimits | null;
+  readonly allowedModels?: readonly string[] | null;
+  readonly policy?: FeaturePolicy | null;
+}
+
+export interface KeyFilter {
+  readonly prefix?: string;
+  readonly accountId?: string;
+  /** Deleted keys are left out unless asked for. */
+  readonly includeDeleted?: boolean;
+}
+
+/** A model's prices as booked, nano-USD per million tokens. */
+export interface ModelPriceRecord {
+  readonly id: string;
+  readonly inputNano: number;
+  readonly outputNano: number;
+  readonly cachedInputNano: number | null;
+  readonly reasoningNano: number | null;
+}
+
+/** A record that changed, so caches (here and on other instances) reload it. */
+export type StoreChange = { readonly kind: 'key' | 'account'; readonly id: string };

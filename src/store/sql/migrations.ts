@@ -1,0 +1,95 @@
+/**
+ * The schema, as numbered migrations applied in order at start, each once, in its own
+ * transaction. Shared by PGlite and PostgreSQL. Never edit a released migration: add one.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, models, balance and usage ledgers',
+    sql: `
+      CREATE TABLE accounts (
+        id              text PRIMARY KEY,
+        name            text,
+        balance_nano    bigint NOT NULL DEFAULT 0,
+        allowed_models  text[],
+        limits          jsonb,
+        policy          jsonb,
+        created_at      timestamptz NOT NULL DEFAULT now(),
+        updated_at      timestamptz NOT NULL DEFAULT now()
+      );
+
+      CREATE TABLE balance_ledger (
+        id                  bigserial PRIMARY KEY,
+        account_id          text NOT NULL REFERENCES accounts (id),
+        kind                text NOT NULL CHECK (kind IN ('initial', 'topup', 'adjustment')),
+        amount_nano         bigint NOT NULL,
+        balance_after_nano  bigint NOT NULL,
+        reason              text NOT NULL,
+        created_at          timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX balance_ledger_account ON balance_ledger (account_id, id);
+
+      CREATE TABLE api_keys (
+        id                text PRIMARY KEY,
+        hash              text NOT NULL UNIQUE,
+        prefix            text NOT NULL,
+        account_id        text REFERENCES accounts (id),
+        name              text,
+        status            text NOT NULL CHECK (status IN ('active', 'blocked', 'revoked', 'deleted')),
+        spend_limit_nano  bigint,
+        spent_nano        bigint NOT NULL DEFAULT 0,
+        limits            jsonb,
+        allowed_models    text[],
+        policy            jsonb,
+        created_at        timestamptz NOT NULL DEFAULT now(),
+        updated_at        timestamptz NOT NULL DEFAULT now(),
+        last_used_at      timestamptz
+      );
+      CREATE INDEX api_keys_prefix ON api_keys (prefix text_pattern_ops);
+      CREATE INDEX api_keys_account ON api_keys (account_id);
+
+      CREATE TABLE models (
+        id                 text PRIMARY KEY,
+        input_nano         bigint NOT NULL,
+        output_nano        bigint NOT NULL,
+        cached_input_nano  bigint,
+        reasoning_nano     bigint,
+        updated_at         timestamptz NOT NULL DEFAULT now()
+      );
+
+      CREATE TABLE usage_ledger (
+        id                 bigserial PRIMARY KEY,
+        request_id         text NOT NULL UNIQUE,
+        correlation_id     text NOT NULL,
+        key_id             text NOT NULL,
+        account_id         text,
+        model              text NOT NULL,
+        node               text,
+        attempts           integer NOT NULL,
+        prompt_tokens      integer NOT NULL,
+        completion_tokens  integer NOT NULL,
+        reasoning_tokens   integer NOT NULL,
+        cached_tokens      integer NOT NULL,
+        cost_nano          bigint NOT NULL,
+        estimated          boolean NOT NULL,
+        status             integer NOT NULL,
+        error_code         text,
+        latency_ms         double precision NOT NULL,
+        first_byte_ms      double precision,
+        stream             boolean NOT NULL,
+        finish_reason      text,
+        created_at         timestamptz NOT NULL
+      );
+      CREATE INDEX usage_ledger_key ON usage_ledger (key_id, created_at);
+      CREATE INDEX usage_ledger_account ON usage_ledger (account_id, created_at);
+      CREATE INDEX usage_ledger_model ON usage_ledger (model, created_at);
+      CREATE INDEX usage_ledger_created ON usage_ledger (created_at);
+    `,
+  },
+];

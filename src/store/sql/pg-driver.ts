@@ -1,0 +1,82 @@
+import type { SqlDriver, SqlQueryable } from './sql-driver.js';
+
+/** Splits Switchyard's own `schema` parameter off a postgres:// URL. */
+export function parsePostgresUrl(url: string): { connectionString: string; schema: string | undefined } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? undefined;
+  parsed.searchParams.delete('schema');
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) {
+    throw new Error(`the schema "${schema}" is not a plain SQL identifier`);
+  }
+  return { connectionString: parsed.toString(), schema };
+}
+
+/**
+ * PostgreSQL through node-postgres: a small pool for batches and admin work, plus one
+ * dedicated connection for LISTEN. `?schema=name` puts every table in that schema
+ * (created when missing), so several deployments or test runs can share a database.
+ */
+export async function openPgDriver(url: string): Promise<SqlDriver> {
+  const { default: pg } = await import('pg');
+  // bigint columns hold nano-USD: parse them as numbers (exact below 2^53 nano-USD, about 9 million USD).
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+  const { connectionString, schema } = parsePostgresUrl(url);
+  const options = schema === undefined ? undefined : `-c search_path=${schema}`;
+  if (schema !== undefined) {
+    const bootstrap = new pg.Client({ connectionString });
+    await bootstrap.connect();
+    try {
+      await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await bootstrap.end();
+    }
+  }
+  const pool = new pg.Pool({ connectionString, options, max: 4, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  let listener: InstanceType<typeof pg.Client> | undefined;
+
+  const wrap = (target: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }): SqlQueryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      return (await target.query(sql, params as unknown[])).rows as Row[];
+    },
+    async exec(sql: string) {
+      await target.query(sql);
+    },
+  });
+  const root = wrap(pool);
+  return {
+    query: root.query,
+    exec: root.exec,
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async lockForMigrations(tx) {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('switchyard_migrations'))");
+    },
+    async listen(channel, onPayload) {
+      listener ??= new pg.Client({ connectionString, options });
+      listener.on('notification', (message) => {
+        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+      });
+      listener.on('error', () => undefined);
+      await listener.connect();
+      await listener.query(`LISTEN ${channel}`);
+    },
+    async close() {
+      await listener?.end().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,426 @@
+import type { KeyStatus } from '../../config/gateway-config.js';
+import type {
+  AccountPatch,
+  AccountRecord,
+  BalanceEntry,
+  FeaturePolicy,
+  KeyFilter,
+  KeyPatch,
+  KeyRecord,
+  LedgerKind,
+  ModelPriceRecord,
+  NewAccount,
+  NewKey,
+  RateLimits,
+  SettledBalances,
+  StoreChange,
+  UsageFilter,
+  UsageReport,
+  UsageRow,
+} from '../records.js';
+import type { Store, StoreKind } from '../store.js';
+import { migrate } from './migrate.js';
+import type { SqlDriver, SqlQueryable } from './sql-driver.js';
+
+const CHANGES_CHANNEL = 'switchyard_changes';
+
+type Row = Record<string, unknown>;
+
+const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : iso(value));
+const num = (value: unknown): number => Number(value);
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+function accountOf(row: Row): AccountRecord {
+  return {
+    id: String(row.id),
+    name: textOrNull(row.name),
+    balanceNano: num(row.balance_nano),
+    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    limits: (row.limits as RateLimits | null) ?? null,
+    policy: (row.policy as FeaturePolicy | null) ?? null,
+    createdAt: iso(row.created_at),
+  };
+}
+
+function keyOf(row: Row): KeyRecord {
+  return {
+    id: String(row.id),
+    hash: String(row.hash),
+    prefix: String(row.prefix),
+    accountId: textOrNull(row.account_id),
+    name: textOrNull(row.name),
+    status: row.status as KeyStatus,
+    spendLimitNano: numOrNull(row.spend_limit_nano),
+    spentNano: num(row.spent_nano),
+    limits: (row.limits as RateLimits | null) ?? null,
+    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    policy: (row.policy as FeaturePolicy | null) ?? null,
+    createdAt: iso(row.created_at),
+    lastUsedAt: isoOrNull(row.last_used_at),
+  };
+}
+
+function entryOf(row: Row): BalanceEntry {
+  return {
+    id: num(row.id),
+    accountId: String(row.account_id),
+    kind: row.kind as LedgerKind,
+    amountNano: num(row.amount_nano),
+    balanceAfterNano: num(row.balance_after_nano),
+    reason: String(row.reason),
+    createdAt: iso(row.created_at),
+  };
+}
+
+function usageOf(row: Row): UsageRow {
+  return {
+    requestId: String(row.request_id),
+    correlationId: String(row.correlation_id),
+    keyId: String(row.key_id),
+    accountId: textOrNull(row.account_id),
+    model: String(row.model),
+    node: textOrNull(row.node),
+    attempts: num(row.attempts),
+    promptTokens: num(row.prompt_tokens),
+    completionTokens: num(row.completion_tokens),
+    reasoningTokens: num(row.reasoning_tokens),
+    cachedTokens: num(row.cached_tokens),
+    costNano: num(row.cost_nano),
+    estimated: Boolean(row.estimated),
+    status: num(row.status),
+    errorCode: textOrNull(row.error_code),
+    latencyMs: num(row.latency_ms),
+    firstByteMs: numOrNull(row.first_byte_ms),
+    stream: Boolean(row.stream),
+    finishReason: textOrNull(row.finish_reason),
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** The columns of a usage row as JSON for `json_to_recordset`. */
+function usageJson(row: UsageRow) {
+  return {
+    request_id: row.requestId,
+    correlation_id: row.correlationId,
+    key_id: row.keyId,
+    account_id: row.accountId,
+    model: row.model,
+    node: row.node,
+    attempts: row.attempts,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    reasoning_tokens: row.reasoningTokens,
+    cached_tokens: row.cachedTokens,
+    cost_nano: row.costNano,
+    estimated: row.estimated,
+    status: row.status,
+    error_code: row.errorCode,
+    latency_ms: row.latencyMs,
+    first_byte_ms: row.firstByteMs,
+    stream: row.stream,
+    finish_reason: row.finishReason,
+    created_at: row.createdAt,
+  };
+}
+
+const USAGE_COLUMNS =
+  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, created_at';
+
+const RECORD_USAGE = `
+  WITH input AS (
+    SELECT * FROM json_to_recordset($1::json) AS r(
+      request_id text, correlation_id text, key_id text, account_id text, model text, node text,
+      attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
+      cached_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
+      latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
+      created_at timestamptz)
+  ), inserted AS (
+    INSERT INTO usage_ledger (${USAGE_COLUMNS})
+    SELECT ${USAGE_COLUMNS} FROM input
+    ON CONFLICT (request_id) DO NOTHING
+    RETURNING key_id, account_id, cost_nano, created_at
+  ), charged_accounts AS (
+    UPDATE accounts AS a SET balance_nano = a.balance_nano - s.total, updated_at = now()
+    FROM (SELECT account_id, sum(cost_nano) AS total FROM inserted WHERE account_id IS NOT NULL GROUP BY account_id) AS s
+    WHERE a.id = s.account_id
+    RETURNING a.id
+  ), charged_keys AS (
+    UPDATE api_keys AS k SET spent_nano = k.spent_nano + s.total,
+      last_used_at = GREATEST(k.last_used_at, s.last_used)
+    FROM (SELECT key_id, sum(cost_nano) AS total, max(created_at) AS last_used FROM inserted GROUP BY key_id) AS s
+    WHERE k.id = s.key_id
+    RETURNING k.id
+  )
+  SELECT (SELECT count(*) FROM charged_accounts) + (SELECT count(*) FROM charged_keys) AS touched`;
+
+function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    clauses.push(clause.replace('?', `$${params.length}`));
+  };
+  if (filter.keyId !== undefined) add('key_id = ?', filter.keyId);
+  if (filter.accountId !== undefined) add('account_id = ?', filter.accountId);
+  if (filter.model !== undefined) add('model = ?', filter.model);
+  if (filter.from !== undefined) add('created_at >= ?', filter.from);
+  if (filter.to !== undefined) add('created_at < ?', filter.to);
+  return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+}
+
+/** Store over SQL: PGlite (embedded) or PostgreSQL, one schema (see migrations.ts). */
+export class SqlStore implements Store {
+  private readonly listeners: Array<(change: StoreChange) => void> = [];
+
+  private constructor(
+    readonly kind: StoreKind,
+    readonly description: string,
+    private readonly db: SqlDriver,
+    /** true: changes arrive through LISTEN (other processes write too). */
+    private readonly sharedChanges: boolean,
+  ) {}
+
+  /** Migrates, then subscribes to changes. */
+  static async open(kind: StoreKind, description: string, db: SqlDriver): Promise<SqlStore> {
+    await migrate(db);
+    const store = new SqlStore(kind, description, db, kind === 'postgres');
+    if (store.sharedChanges) {
+      await db.listen(CHANGES_CHANNEL, (payload) => {
+        try {
+          store.emit(JSON.parse(payload) as StoreChange);
+        } catch {
+          // Not ours.
+        }
+      });
+    }
+    return store;
+  }
+
+  onChange(listener: (change: StoreChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  /** Tells every instance (through NOTIFY, delivered at commit) or this one that a record changed. */
+  private async changed(tx: SqlQueryable, change: StoreChange): Promise<void> {
+    if (this.sharedChanges) await tx.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, JSON.stringify(change)]);
+    else queueMicrotask(() => this.emit(change));
+  }
+
+  async loadAll() {
+    const [accounts, keys] = await Promise.all([
+      this.db.query('SELECT * FROM accounts'),
+      this.db.query("SELECT * FROM api_keys WHERE status <> 'deleted'"),
+    ]);
+    return { accounts: accounts.map(accountOf), keys: keys.map(keyOf) };
+  }
+
+  async getAccount(id: string) {
+    const [row] = await this.db.query('SELECT * FROM accounts WHERE id = $1', [id]);
+    return row && accountOf(row);
+  }
+
+  async getKey(id: string) {
+    const [row] = await this.db.query('SELECT * FROM api_keys WHERE id = $1', [id]);
+    return row && keyOf(row);
+  }
+
+  insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [account.id, account.name ?? null, account.balanceNano, account.allowedModels ?? null, json(account.limits), json(account.policy)],
+      );
+      if (inserted.length === 0) return false;
+      await tx.query(
+        `INSERT INTO balance_ledger (account_id, kind, amount_nano, balance_after_nano, reason) VALUES ($1, 'initial', $2, $2, $3)`,
+        [account.id, account.balanceNano, reason],
+      );
+      await this.changed(tx, { kind: 'account', id: account.id });
+      return true;
+    });
+  }
+
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      const set = (column: string, value: unknown, cast = '') => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}${cast}`);
+      };
+      if (patch.name !== undefined) set('name', patch.name);
+      if (patch.allowedModels !== undefined) set('allowed_models', patch.allowedModels);
+      if (patch.limits !== undefined) set('limits', json(patch.limits), '::jsonb');
+      if (patch.policy !== undefined) set('policy', json(patch.policy), '::jsonb');
+      sets.push('updated_at = now()');
+      const [row] = await tx.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
+      if (row === undefined) return undefined;
+      await this.changed(tx, { kind: 'account', id });
+      return accountOf(row);
+    });
+  }
+
+  adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string): Promise<BalanceEntry | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [account] = await tx.query<{ balance_nano: unknown }>(
+        'UPDATE accounts SET balance_nano = balance_nano + $2, updated_at = now() WHERE id = $1 RETURNING balance_nano',
+        [accountId, amountNano],
+      );
+      if (account === undefined) return undefined;
+      const [entry] = await tx.query(
+        `INSERT INTO balance_ledger (account_id, kind, amount_nano, balance_after_nano, reason)
+         VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [accountId, kind, amountNano, num(account.balance_nano), reason],
+      );
+      await this.changed(tx, { kind: 'account', id: accountId });
+      return entryOf(entry as Row);
+    });
+  }
+
+  async balanceEntries(accountId: string, limit: number) {
+    const rows = await this.db.query('SELECT * FROM balance_ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [accountId, limit]);
+    return rows.map(entryOf);
+  }
+
+  insertKeyIfAbsent(key: NewKey): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          key.id,
+          key.hash,
+          key.prefix,
+          key.accountId,
+          key.name ?? null,
+          key.status ?? 'active',
+          key.spendLimitNano ?? null,
+          json(key.limits),
+          key.allowedModels ?? null,
+          json(key.policy),
+        ],
+      );
+      if (inserted.length === 0) return false;
+      await this.changed(tx, { kind: 'key', id: key.id });
+      return true;
+    });
+  }
+
+  updateKey(id: string, patch: KeyPatch): Promise<KeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      const set = (column: string, value: unknown, cast = '') => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}${cast}`);
+      };
+      if (patch.name !== undefined) set('name', patch.name);
+      if (patch.status !== undefined) set('status', patch.status);
+      if (patch.spendLimitNano !== undefined) set('spend_limit_nano', patch.spendLimitNano);
+      if (patch.limits !== undefined) set('limits', json(patch.limits), '::jsonb');
+      if (patch.allowedModels !== undefined) set('allowed_models', patch.allowedModels);
+      if (patch.policy !== undefined) set('policy', json(patch.policy), '::jsonb');
+      sets.push('updated_at = now()');
+      // A deleted key stays deleted.
+      const [row] = await tx.query(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1 AND status <> 'deleted' RETURNING *`, params);
+      if (row === undefined) return undefined;
+      await this.changed(tx, { kind: 'key', id });
+      return keyOf(row);
+    });
+  }
+
+  async listKeys(filter: KeyFilter) {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (filter.prefix !== undefined) {
+      params.push(`${filter.prefix.replace(/[\\%_]/g, (character) => `\\${character}`)}%`);
+      clauses.push(`prefix LIKE $${params.length}`);
+    }
+    if (filter.accountId !== undefined) {
+      params.push(filter.accountId);
+      clauses.push(`account_id = $${params.length}`);
+    }
+    if (filter.includeDeleted !== true) clauses.push("status <> 'deleted'");
+    const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
+    return (await this.db.query(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`, params)).map(keyOf);
+  }
+
+  async upsertModelPrices(models: readonly ModelPriceRecord[]) {
+    if (models.length === 0) return;
+    await this.db.query(
+      `INSERT INTO models (id, input_nano, output_nano, cached_input_nano, reasoning_nano)
+       SELECT id, input_nano, output_nano, cached_input_nano, reasoning_nano
+       FROM json_to_recordset($1::json) AS r(id text, input_nano bigint, output_nano bigint, cached_input_nano bigint, reasoning_nano bigint)
+       ON CONFLICT (id) DO UPDATE SET input_nano = EXCLUDED.input_nano, output_nano = EXCLUDED.output_nano,
+         cached_input_nano = EXCLUDED.cached_input_nano, reasoning_nano = EXCLUDED.reasoning_nano, updated_at = now()`,
+      [
+        JSON.stringify(
+          models.map((model) => ({
+            id: model.id,
+            input_nano: model.inputNano,
+            output_nano: model.outputNano,
+            cached_input_nano: model.cachedInputNano,
+            reasoning_nano: model.reasoningNano,
+          })),
+        ),
+      ],
+    );
+  }
+
+  recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances> {
+    const accountIds = [...new Set(rows.flatMap((row) => (row.accountId === null ? [] : [row.accountId])))];
+    const keyIds = [...new Set(rows.map((row) => row.keyId))];
+    return this.db.transaction(async (tx) => {
+      await tx.query(RECORD_USAGE, [JSON.stringify(rows.map(usageJson))]);
+      // A second statement sees the first one's updates (the CTE's own snapshot would not).
+      const [accounts, keys] = [
+        await tx.query<{ id: string; balance_nano: unknown }>('SELECT id, balance_nano FROM accounts WHERE id = ANY($1)', [accountIds]),
+        await tx.query<{ id: string; spent_nano: unknown }>('SELECT id, spent_nano FROM api_keys WHERE id = ANY($1)', [keyIds]),
+      ];
+      return {
+        accounts: new Map(accounts.map((row) => [row.id, num(row.balance_nano)])),
+        keys: new Map(keys.map((row) => [row.id, num(row.spent_nano)])),
+      };
+    });
+  }
+
+  async queryUsage(filter: UsageFilter): Promise<UsageReport> {
+    const { where, params } = usageWhere(filter);
+    const rows = await this.db.query(`SELECT ${USAGE_COLUMNS} FROM usage_ledger ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`, params);
+    const [totals] = await this.db.query(
+      `SELECT count(*) AS requests, coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
+         coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens, coalesce(sum(cached_tokens), 0) AS cached_tokens,
+         coalesce(sum(cost_nano), 0) AS cost_nano
+       FROM usage_ledger ${where}`,
+      params,
+    );
+    const total = totals as Row;
+    return {
+      rows: rows.map(usageOf),
+      totals: {
+        requests: num(total.requests),
+        promptTokens: num(total.prompt_tokens),
+        completionTokens: num(total.completion_tokens),
+        reasoningTokens: num(total.reasoning_tokens),
+        cachedTokens: num(total.cached_tokens),
+        costNano: num(total.cost_nano),
+      },
+    };
+  }
+
+  async ping() {
+    await this.db.query('SELECT 1');
+  }
+
+  close() {
+    return this.db.close();
+  }
+}

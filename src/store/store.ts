@@ -1,0 +1,65 @@
+import type {
+  AccountPatch,
+  AccountRecord,
+  BalanceEntry,
+  KeyFilter,
+  KeyPatch,
+  KeyRecord,
+  LedgerKind,
+  ModelPriceRecord,
+  NewAccount,
+  NewKey,
+  SettledBalances,
+  StoreChange,
+  UsageFilter,
+  UsageReport,
+  UsageRow,
+} from './records.js';
+
+export type StoreKind = 'memory' | 'pglite' | 'postgres';
+
+/**
+ * Where keys, accounts, balances and the usage ledger live. Nothing on the request path
+ * calls it: the gateway serves keys and accounts from an in-process cache and writes usage
+ * in batches. Two implementations: SQL (PGlite and PostgreSQL share one schema and one set
+ * of migrations) and memory (tests, throwaway demos).
+ */
+export interface Store {
+  readonly kind: StoreKind;
+  /** A short description without credentials, for logs. */
+  readonly description: string;
+
+  /** Every account and every key that is not deleted, for the cache. */
+  loadAll(): Promise<{ accounts: AccountRecord[]; keys: KeyRecord[] }>;
+  getAccount(id: string): Promise<AccountRecord | undefined>;
+  getKey(id: string): Promise<KeyRecord | undefined>;
+
+  /** Inserts an account with its initial balance entry; false when the id exists. */
+  insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean>;
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined>;
+  /** Adds (or, negative, removes) money with a ledger entry; undefined when there is no such account. */
+  adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string): Promise<BalanceEntry | undefined>;
+  balanceEntries(accountId: string, limit: number): Promise<BalanceEntry[]>;
+
+  /** Inserts a key unless one with the same hash exists; false when it does. */
+  insertKeyIfAbsent(key: NewKey): Promise<boolean>;
+  updateKey(id: string, patch: KeyPatch): Promise<KeyRecord | undefined>;
+  listKeys(filter: KeyFilter): Promise<KeyRecord[]>;
+
+  upsertModelPrices(models: readonly ModelPriceRecord[]): Promise<void>;
+
+  /**
+   * Books usage rows in one transaction: inserts each row once (a row whose request id is
+   * already booked is skipped, so replays are safe), takes the cost from the account's
+   * balance and adds it to the key's spend, and sets `last_used_at`. Returns the new
+   * committed balance and spend of every account and key touched.
+   */
+  recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances>;
+  queryUsage(filter: UsageFilter): Promise<UsageReport>;
+
+  /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */
+  onChange(listener: (change: StoreChange) => void): void;
+  /** Resolves when the store answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
