@@ -6,12 +6,14 @@ import { loadConfigFile } from './config/load-config.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { startGateway } from './main.js';
 import { runSimulator } from './simulator/run-simulator.js';
+import { ADMIN_USAGE, CliUsageError, runAdminCommand } from './cli/admin-commands.js';
 
 const USAGE = `Usage:
   switchyard serve [--config FILE]     start the gateway (FILE or $SWITCHYARD_CONFIG; none: the built-in demo)
   switchyard check --config FILE       validate a configuration file and exit
   switchyard simulate [--port N] …     run a simulated OpenAI-compatible node on its own
-`;
+
+${ADMIN_USAGE}`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`switchyard: ${message}\n`);
@@ -83,6 +85,11 @@ async function main(argv: string[]): Promise<void> {
       return check(rest);
     case 'simulate':
       return runSimulator(rest);
+    case 'keys':
+    case 'accounts':
+    case 'usage':
+      process.exitCode = await runAdminCommand(command, rest);
+      return;
     case '--help':
     case '-h':
     case 'help':
@@ -95,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message);
+  if (error instanceof CliUsageError) fail(`${error.message}\n${ADMIN_USAGE}`);
   if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(error.message);
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${(error as Error).message}`);

@@ -111,6 +111,15 @@ export const ERROR_CODES = {
       ru: (p) => `Не найдено: ${text(p.kind)} "${text(p.id)}".`,
     },
   },
+  conflict: {
+    status: 409,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `Conflict: ${text(p.reason_en)}`,
+      ru: (p) => `Конфликт: ${text(p.reason_ru)}`,
+    },
+  },
   method_not_allowed: {
     status: 405,
     type: 'invalid_request_error',

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isProcessAlive } from './is-process-alive.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { openPgDriver } from './sql/pg-driver.js';
 import { openPgliteDriver } from './sql/pglite-driver.js';
@@ -28,15 +29,54 @@ export function describeStoreLocation(location: StoreLocation): string {
   return url.toString();
 }
 
+/** The embedded store's directory is in use by another live process (a running gateway). */
+export class StoreBusyError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`the embedded store ${dataDir} is in use by process ${pid}`);
+  }
+}
+
+/** PGlite is single-process: a pid file marks the directory's owner; a dead owner's file is taken over. */
+function claimDirectory(dataDir: string): () => void {
+  const lockFile = join(dataDir, 'switchyard.pid');
+  let owner: number | undefined;
+  try {
+    owner = Number(readFileSync(lockFile, 'utf8').trim());
+  } catch {
+    owner = undefined;
+  }
+  if (owner !== undefined && owner !== process.pid && Number.isInteger(owner) && owner > 0 && isProcessAlive(owner)) {
+    throw new StoreBusyError(dataDir, owner);
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return () => rmSync(lockFile, { force: true });
+}
+
 /** Opens the store and brings its schema up to date. */
 export async function openStore(location: StoreLocation): Promise<Store> {
   const description = describeStoreLocation(location);
   switch (location.kind) {
     case 'memory':
       return new MemoryStore();
-    case 'pglite':
+    case 'pglite': {
       mkdirSync(location.dataDir, { recursive: true });
-      return SqlStore.open('pglite', description, await openPgliteDriver(location.dataDir));
+      const release = claimDirectory(location.dataDir);
+      try {
+        const driver = await openPgliteDriver(location.dataDir);
+        const close = driver.close;
+        driver.close = async () => {
+          await close();
+          release();
+        };
+        return await SqlStore.open('pglite', description, driver);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
     case 'postgres':
       return SqlStore.open('postgres', description, await openPgDriver(location.url));
   }

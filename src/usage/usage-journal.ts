@@ -1,19 +1,10 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isProcessAlive } from '../store/is-process-alive.js';
 import type { UsageRow } from '../store/records.js';
 
 const ACTIVE = /^usage-(\d+)-active\.ndjson$/;
 const SEALED = /^usage-(\d+)-(\d+)\.ndjson$/;
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * The durable side of the usage ledger: each booked row is appended (one write(2), before
@@ -56,7 +47,7 @@ export class UsageJournal {
     const found: Array<{ path: string; rows: UsageRow[] }> = [];
     for (const name of readdirSync(this.directory).sort()) {
       const owner = ACTIVE.exec(name)?.[1] ?? SEALED.exec(name)?.[1];
-      if (owner === undefined || (Number(owner) !== process.pid && isAlive(Number(owner)))) continue;
+      if (owner === undefined || (Number(owner) !== process.pid && isProcessAlive(Number(owner)))) continue;
       if (Number(owner) === process.pid && name === `usage-${process.pid}-active.ndjson` && this.fd !== undefined) continue;
       const path = join(this.directory, name);
       const rows: UsageRow[] = [];

@@ -59,7 +59,7 @@ function findNode(services: GatewayServices, id: string): NodeState {
   return state;
 }
 
-type AdminHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext, id: string) => Promise<void>;
+export type AdminHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext, id: string) => Promise<void>;
 
 /** Node management: list, add, remove, drain, enable (no restart, in-flight requests finish). */
 export function nodeRoutes(services: GatewayServices): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {

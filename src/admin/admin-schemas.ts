@@ -1,0 +1,90 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ajv } from '../validation/ajv-instance.js';
+
+/** Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers. */
+
+const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+const Limits = Type.Object(
+  {
+    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    rps: Type.Optional(Type.Integer({ minimum: 1 })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+const Policy = Type.Object(
+  { streaming: Type.Optional(Type.Boolean()), max_reasoning_effort: Type.Optional(Effort) },
+  { additionalProperties: false },
+);
+const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
+const Usd = Type.Number({ minimum: -1e9, maximum: 1e9 });
+const Reason = Type.String({ minLength: 1, maxLength: 500 });
+
+export const CreateAccountSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._@-]+$' }),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    balance: Type.Optional(Type.Number({ minimum: 0, maximum: 1e9 })),
+    allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
+    limits: Type.Optional(Type.Union([Limits, Type.Null()])),
+    policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAccountSchema = Type.Object(
+  {
+    name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
+    limits: Type.Optional(Type.Union([Limits, Type.Null()])),
+    policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const TopUpSchema = Type.Object(
+  { amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }), reason: Reason },
+  { additionalProperties: false },
+);
+
+export const AdjustSchema = Type.Object({ amount: Usd, reason: Reason }, { additionalProperties: false });
+
+export const CreateKeySchema = Type.Object(
+  {
+    account: Type.String({ minLength: 1 }),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()])),
+    limits: Type.Optional(Type.Union([Limits, Type.Null()])),
+    allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
+    policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateKeySchema = Type.Object(
+  {
+    name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()])),
+    limits: Type.Optional(Type.Union([Limits, Type.Null()])),
+    allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
+    policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export type CreateAccountBody = Static<typeof CreateAccountSchema>;
+export type UpdateAccountBody = Static<typeof UpdateAccountSchema>;
+export type TopUpBody = Static<typeof TopUpSchema>;
+export type AdjustBody = Static<typeof AdjustSchema>;
+export type CreateKeyBody = Static<typeof CreateKeySchema>;
+export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
+export type PolicyBody = Static<typeof Policy>;
+
+export const validators = {
+  createAccount: ajv.compile<CreateAccountBody>(CreateAccountSchema),
+  updateAccount: ajv.compile<UpdateAccountBody>(UpdateAccountSchema),
+  topUp: ajv.compile<TopUpBody>(TopUpSchema),
+  adjust: ajv.compile<AdjustBody>(AdjustSchema),
+  createKey: ajv.compile<CreateKeyBody>(CreateKeySchema),
+  updateKey: ajv.compile<UpdateKeyBody>(UpdateKeySchema),
+};

@@ -1,0 +1,330 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
+import { keyPrefixOf } from '../auth/key-registry.js';
+import type { AccountCache } from '../billing/account-cache.js';
+import { nanoToUsd, usdToNano } from '../billing/money.js';
+import { gatewayError } from '../errors/gateway-error.js';
+import { schemaValidationFailed, validationFailed } from '../protocol/openai/validate-chat-request.js';
+import type { AccountRecord, BalanceEntry, FeaturePolicy, KeyRecord, StoreChange, UsageRow } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
+import { validators, type PolicyBody } from './admin-schemas.js';
+
+const MAX_USAGE_ROWS = 1000;
+const DEFAULT_USAGE_ROWS = 100;
+
+function check<T>(validate: ValidateFunction<T>, body: unknown): T {
+  if (!validate(body)) throw schemaValidationFailed(validate.errors);
+  return body;
+}
+
+function notFound(kind: string, id: string) {
+  return gatewayError('not_found', { params: { kind, id } });
+}
+
+function conflict(english: string, russian: string) {
+  return gatewayError('conflict', { params: { reason_en: english, reason_ru: russian } });
+}
+
+function policyOf(policy: PolicyBody | null | undefined): FeaturePolicy | null | undefined {
+  if (policy === undefined || policy === null) return policy;
+  return {
+    ...(policy.streaming === undefined ? {} : { streaming: policy.streaming }),
+    ...(policy.max_reasoning_effort === undefined ? {} : { maxReasoningEffort: policy.max_reasoning_effort }),
+  };
+}
+
+function policyView(policy: FeaturePolicy | null) {
+  return policy === null ? null : { streaming: policy.streaming ?? true, max_reasoning_effort: policy.maxReasoningEffort ?? null };
+}
+
+function keyView(key: KeyRecord) {
+  return {
+    id: key.id,
+    object: 'key',
+    prefix: key.prefix,
+    account: key.accountId,
+    name: key.name,
+    status: key.status,
+    spend_limit: key.spendLimitNano === null ? null : nanoToUsd(key.spendLimitNano),
+    spent: nanoToUsd(key.spentNano),
+    limits: key.limits,
+    allowed_models: key.allowedModels,
+    policy: policyView(key.policy),
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+  };
+}
+
+function entryView(entry: BalanceEntry) {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: nanoToUsd(entry.amountNano),
+    balance_after: nanoToUsd(entry.balanceAfterNano),
+    reason: entry.reason,
+    created_at: entry.createdAt,
+  };
+}
+
+function usageView(row: UsageRow) {
+  return {
+    request_id: row.requestId,
+    correlation_id: row.correlationId,
+    key: row.keyId,
+    account: row.accountId,
+    model: row.model,
+    node: row.node,
+    attempts: row.attempts,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    reasoning_tokens: row.reasoningTokens,
+    cached_tokens: row.cachedTokens,
+    cost: nanoToUsd(row.costNano),
+    cost_nano: row.costNano,
+    estimated: row.estimated,
+    status: row.status,
+    error_code: row.errorCode,
+    latency_ms: row.latencyMs,
+    first_byte_ms: row.firstByteMs,
+    stream: row.stream,
+    finish_reason: row.finishReason,
+    created_at: row.createdAt,
+  };
+}
+
+/** Query-string filters of GET /admin/v1/usage. */
+export interface UsageQuery {
+  readonly key?: string;
+  readonly account?: string;
+  readonly model?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly limit?: string;
+}
+
+function timeParam(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) {
+    throw validationFailed(name, `Invalid parameter '${name}': it must be an ISO 8601 time.`, `Некорректный параметр '${name}': нужно время в формате ISO 8601.`);
+  }
+  return time.toISOString();
+}
+
+/**
+ * Keys, accounts, balances and usage for operators: what the admin API and the CLI do,
+ * in one place. Works on the store; when a gateway's cache is given (the admin API), the
+ * cache takes each change before the call returns, so the next request sees it.
+ */
+export class AdminService {
+  constructor(
+    private readonly store: Store,
+    private readonly cache?: AccountCache,
+    private readonly usage?: UsageLedger,
+  ) {}
+
+  private async changed(change: StoreChange): Promise<void> {
+    await this.cache?.reload(change);
+  }
+
+  /** The balance an operator should see: committed, minus what this gateway settled but has not written yet. */
+  private accountView(account: AccountRecord) {
+    const cached = this.cache?.account(account.id);
+    const pendingNano = cached?.pendingNano ?? 0;
+    return {
+      id: account.id,
+      object: 'account',
+      name: account.name,
+      balance: nanoToUsd(account.balanceNano - pendingNano),
+      reserved: nanoToUsd(cached?.reservedNano ?? 0),
+      allowed_models: account.allowedModels,
+      limits: account.limits,
+      policy: policyView(account.policy),
+      created_at: account.createdAt,
+    };
+  }
+
+  private async account(id: string): Promise<AccountRecord> {
+    const account = await this.store.getAccount(id);
+    if (account === undefined) throw notFound('account', id);
+    return account;
+  }
+
+  /** A key by id (`key_…`) or by a prefix that matches exactly one key. */
+  private async key(idOrPrefix: string): Promise<KeyRecord> {
+    const byId = await this.store.getKey(idOrPrefix);
+    if (byId !== undefined && byId.status !== 'deleted') return byId;
+    const matches = idOrPrefix.length >= 4 ? await this.store.listKeys({ prefix: idOrPrefix }) : [];
+    if (matches.length === 1) return matches[0] as KeyRecord;
+    if (matches.length > 1) {
+      throw conflict(`the prefix "${idOrPrefix}" matches ${matches.length} keys; use the key id.`, `префикс "${idOrPrefix}" подходит к ${matches.length} ключам; укажите id ключа.`);
+    }
+    throw notFound('key', idOrPrefix);
+  }
+
+  async createAccount(body: unknown) {
+    const input = check(validators.createAccount, body);
+    const created = await this.store.insertAccountIfAbsent(
+      {
+        id: input.id,
+        name: input.name ?? null,
+        balanceNano: usdToNano(input.balance ?? 0),
+        allowedModels: input.allowed_models ?? null,
+        limits: input.limits ?? null,
+        policy: policyOf(input.policy) ?? null,
+      },
+      'starting balance',
+    );
+    if (!created) throw conflict(`an account "${input.id}" already exists.`, `аккаунт "${input.id}" уже существует.`);
+    await this.changed({ kind: 'account', id: input.id });
+    return this.accountView(await this.account(input.id));
+  }
+
+  async listAccounts() {
+    const { accounts } = await this.store.loadAll();
+    return { object: 'list', data: accounts.sort((a, b) => a.id.localeCompare(b.id)).map((account) => this.accountView(account)) };
+  }
+
+  async showAccount(id: string) {
+    const account = await this.account(id);
+    const [keys, entries] = await Promise.all([this.store.listKeys({ accountId: id }), this.store.balanceEntries(id, 20)]);
+    return { ...this.accountView(account), keys: keys.map(keyView), ledger: entries.map(entryView) };
+  }
+
+  async updateAccount(id: string, body: unknown) {
+    const input = check(validators.updateAccount, body);
+    const updated = await this.store.updateAccount(id, {
+      name: input.name,
+      allowedModels: input.allowed_models,
+      limits: input.limits,
+      policy: policyOf(input.policy),
+    });
+    if (updated === undefined) throw notFound('account', id);
+    await this.changed({ kind: 'account', id });
+    return this.accountView(updated);
+  }
+
+  /** Adds money (top-up) or changes it either way (adjustment); each is a ledger entry with its reason. */
+  async changeBalance(id: string, kind: 'topup' | 'adjustment', body: unknown) {
+    const input = kind === 'topup' ? check(validators.topUp, body) : check(validators.adjust, body);
+    const amountNano = usdToNano(input.amount);
+    if (amountNano === 0) throw validationFailed('amount', "Invalid parameter 'amount': it must not be zero.", "Некорректный параметр 'amount': не должен быть нулём.");
+    const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason);
+    if (entry === undefined) throw notFound('account', id);
+    await this.changed({ kind: 'account', id });
+    return { ...this.accountView(await this.account(id)), entry: entryView(entry) };
+  }
+
+  async ledger(id: string) {
+    await this.account(id);
+    return { object: 'list', data: (await this.store.balanceEntries(id, 1000)).map(entryView) };
+  }
+
+  /** Creates a key for an account; the secret is in this answer and nowhere else, ever. */
+  async createKey(body: unknown) {
+    const input = check(validators.createKey, body);
+    await this.account(input.account).catch(() => {
+      throw validationFailed('account', `Unknown account "${input.account}".`, `Неизвестный аккаунт "${input.account}".`);
+    });
+    const secret = `sk-sy-${randomBytes(24).toString('base64url')}`;
+    const hash = createHash('sha256').update(secret).digest('hex');
+    const id = `key_${randomBytes(8).toString('hex')}`;
+    await this.store.insertKeyIfAbsent({
+      id,
+      hash,
+      prefix: keyPrefixOf(secret),
+      accountId: input.account,
+      name: input.name ?? null,
+      spendLimitNano: input.spend_limit === undefined || input.spend_limit === null ? null : usdToNano(input.spend_limit),
+      limits: input.limits ?? null,
+      allowedModels: input.allowed_models ?? null,
+      policy: policyOf(input.policy) ?? null,
+    });
+    await this.changed({ kind: 'key', id });
+    return { ...keyView(await this.key(id)), key: secret };
+  }
+
+  async listKeys(query: { prefix?: string; account?: string; include_deleted?: string }) {
+    const keys = await this.store.listKeys({
+      prefix: query.prefix || undefined,
+      accountId: query.account || undefined,
+      includeDeleted: query.include_deleted === 'true',
+    });
+    return { object: 'list', data: keys.map(keyView) };
+  }
+
+  async showKey(idOrPrefix: string) {
+    return keyView(await this.key(idOrPrefix));
+  }
+
+  async updateKey(idOrPrefix: string, body: unknown) {
+    const input = check(validators.updateKey, body);
+    const key = await this.key(idOrPrefix);
+    const updated = await this.store.updateKey(key.id, {
+      name: input.name,
+      spendLimitNano: input.spend_limit === undefined ? undefined : input.spend_limit === null ? null : usdToNano(input.spend_limit),
+      limits: input.limits,
+      allowedModels: input.allowed_models,
+      policy: policyOf(input.policy),
+    });
+    if (updated === undefined) throw notFound('key', idOrPrefix);
+    await this.changed({ kind: 'key', id: key.id });
+    return keyView(updated);
+  }
+
+  /**
+   * block: active → blocked; unblock: blocked → active; revoke: active or blocked → revoked
+   * (final); delete: any → deleted (final, hidden from listings). Each refuses the key at once.
+   */
+  async setKeyState(idOrPrefix: string, action: 'block' | 'unblock' | 'revoke' | 'delete') {
+    const key = await this.key(idOrPrefix);
+    const allowed: Record<typeof action, readonly string[]> = {
+      block: ['active', 'blocked'],
+      unblock: ['blocked', 'active'],
+      revoke: ['active', 'blocked', 'revoked'],
+      delete: ['active', 'blocked', 'revoked'],
+    };
+    if (!allowed[action].includes(key.status)) {
+      throw conflict(`a ${key.status} key cannot be ${action}ed.`, `ключ в состоянии ${key.status} нельзя изменить действием ${action}.`);
+    }
+    const status = ({ block: 'blocked', unblock: 'active', revoke: 'revoked', delete: 'deleted' } as const)[action];
+    const updated = await this.store.updateKey(key.id, { status });
+    if (updated === undefined) throw notFound('key', idOrPrefix);
+    await this.changed({ kind: 'key', id: key.id });
+    return keyView(updated);
+  }
+
+  /** Usage rows (newest first) and totals over every matching row; rows still waiting to be written are written first. */
+  async usageReport(query: UsageQuery) {
+    const limit = query.limit === undefined || query.limit === '' ? DEFAULT_USAGE_ROWS : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_USAGE_ROWS) {
+      throw validationFailed('limit', `Invalid parameter 'limit': it must be an integer from 0 to ${MAX_USAGE_ROWS}.`, `Некорректный параметр 'limit': нужно целое от 0 до ${MAX_USAGE_ROWS}.`);
+    }
+    const keyId =
+      query.key === undefined || query.key === '' ? undefined : query.key.startsWith('key_') ? query.key : (await this.key(query.key)).id;
+    await this.usage?.flush();
+    const report = await this.store.queryUsage({
+      keyId,
+      accountId: query.account || undefined,
+      model: query.model || undefined,
+      from: timeParam('from', query.from),
+      to: timeParam('to', query.to),
+      limit,
+    });
+    const { totals } = report;
+    return {
+      object: 'list',
+      data: report.rows.map(usageView),
+      totals: {
+        requests: totals.requests,
+        prompt_tokens: totals.promptTokens,
+        completion_tokens: totals.completionTokens,
+        reasoning_tokens: totals.reasoningTokens,
+        cached_tokens: totals.cachedTokens,
+        cost: nanoToUsd(totals.costNano),
+        cost_nano: totals.costNano,
+      },
+    };
+  }
+}

@@ -1,0 +1,241 @@
+import { parseArgs } from 'node:util';
+import { demoConfig } from '../config/demo-config.js';
+import { loadConfigFile } from '../config/load-config.js';
+import { AdminCallError, openTransport, type AdminTransport } from './admin-transport.js';
+import { formatRecord, formatTable } from './format-table.js';
+
+export const ADMIN_USAGE = `Keys, accounts and usage (same store as the gateway; --json for scripts):
+  switchyard accounts create ID [--balance USD] [--name TEXT] [--models a,b]
+  switchyard accounts list | show ID | ledger ID
+  switchyard accounts topup ID USD --reason TEXT
+  switchyard accounts adjust ID ±USD --reason TEXT
+  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort low|medium|high] [--rpm N] [--rps N] [--tpm N]
+  switchyard keys create --account ID [--name TEXT] [--spend-limit USD] [--models a,b] [--rpm N] [--rps N] [--tpm N]
+  switchyard keys list [--prefix P] [--account ID] [--all] | show KEY
+  switchyard keys block|unblock|revoke|delete KEY        (KEY: key id or a unique prefix)
+  switchyard keys set KEY [--spend-limit USD|none] [--models a,b|all] [--name TEXT] [--rpm N] [--rps N] [--tpm N]
+  switchyard usage [--key KEY] [--account ID] [--model M] [--from TIME] [--to TIME] [--limit N]
+Where: --config FILE ($SWITCHYARD_CONFIG; none: the demo's store), --store URL,
+  --url URL --admin-key KEY ($SWITCHYARD_URL, $SWITCHYARD_ADMIN_KEY) to go through a running gateway.
+`;
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  store: { type: 'string' },
+  url: { type: 'string' },
+  'admin-key': { type: 'string' },
+  json: { type: 'boolean' },
+  balance: { type: 'string' },
+  name: { type: 'string' },
+  models: { type: 'string' },
+  reason: { type: 'string' },
+  streaming: { type: 'string' },
+  'max-effort': { type: 'string' },
+  rpm: { type: 'string' },
+  rps: { type: 'string' },
+  tpm: { type: 'string' },
+  account: { type: 'string' },
+  'spend-limit': { type: 'string' },
+  prefix: { type: 'string' },
+  all: { type: 'boolean' },
+  key: { type: 'string' },
+  model: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+export class CliUsageError extends Error {}
+
+function usd(text: string | undefined, what: string): number {
+  const value = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) throw new CliUsageError(`${what} must be a number of USD, got "${text ?? ''}"`);
+  return value;
+}
+
+function integer(text: string | undefined, what: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new CliUsageError(`--${what} must be an integer, got "${text}"`);
+  return value;
+}
+
+function models(text: string | undefined): string[] | null | undefined {
+  if (text === undefined) return undefined;
+  return text === 'all' ? null : text.split(',').map((model) => model.trim()).filter((model) => model !== '');
+}
+
+function limits(values: Values) {
+  const rpm = integer(values.rpm, 'rpm');
+  const rps = integer(values.rps, 'rps');
+  const tpm = integer(values.tpm, 'tpm');
+  if (rpm === undefined && rps === undefined && tpm === undefined) return undefined;
+  return { ...(rpm === undefined ? {} : { rpm }), ...(rps === undefined ? {} : { rps }), ...(tpm === undefined ? {} : { tpm }) };
+}
+
+function policy(values: Values) {
+  const streaming = values.streaming === undefined ? undefined : values.streaming === 'on' ? true : values.streaming === 'off' ? false : null;
+  if (streaming === null) throw new CliUsageError('--streaming must be on or off');
+  const effort = values['max-effort'];
+  if (streaming === undefined && effort === undefined) return undefined;
+  return { ...(streaming === undefined ? {} : { streaming }), ...(effort === undefined ? {} : { max_reasoning_effort: effort }) };
+}
+
+/** Drops undefined fields so the body carries only what was asked for. */
+function defined(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new CliUsageError(`missing ${what}`);
+  return value;
+}
+
+const ACCOUNT_FIELDS = ['id', 'name', 'balance', 'reserved', 'allowed_models', 'limits', 'policy', 'created_at'];
+const KEY_COLUMNS = ['id', 'prefix', 'account', 'name', 'status', 'spend_limit', 'spent', 'last_used_at'];
+const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'created_at'];
+const USAGE_COLUMNS = ['created_at', 'request_id', 'key', 'model', 'node', 'status', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cost', 'estimated'];
+
+type Printer = (value: unknown) => string;
+const list =
+  (columns: readonly string[]): Printer =>
+  (value) =>
+    formatTable((value as { data: Array<Record<string, unknown>> }).data, columns);
+const record =
+  (fields: readonly string[]): Printer =>
+  (value) =>
+    formatRecord(value as Record<string, unknown>, fields);
+
+/** One CLI command as an admin call plus how to print its answer for people. */
+function plan(group: string, args: string[], values: Values): { method: string; path: string; body?: unknown; print: Printer } {
+  const [action, first, second] = args;
+  const id = () => encodeURIComponent(required(first, group === 'keys' ? 'KEY (id or prefix)' : 'account ID'));
+  if (group === 'accounts') {
+    switch (action) {
+      case 'create':
+        return {
+          method: 'POST',
+          path: '/admin/v1/accounts',
+          body: defined({ id: required(first, 'account ID'), name: values.name, balance: values.balance === undefined ? undefined : usd(values.balance, '--balance'), allowed_models: models(values.models) }),
+          print: record(ACCOUNT_FIELDS),
+        };
+      case 'list':
+        return { method: 'GET', path: '/admin/v1/accounts', print: list(['id', 'name', 'balance', 'reserved', 'allowed_models']) };
+      case 'show':
+        return {
+          method: 'GET',
+          path: `/admin/v1/accounts/${id()}`,
+          print: (value) => {
+            const account = value as Record<string, unknown> & { keys: Array<Record<string, unknown>>; ledger: Array<Record<string, unknown>> };
+            return [formatRecord(account, ACCOUNT_FIELDS), '', 'Keys:', formatTable(account.keys, KEY_COLUMNS), '', 'Balance ledger (latest first):', formatTable(account.ledger, ['created_at', 'kind', 'amount', 'balance_after', 'reason'])].join('\n');
+          },
+        };
+      case 'ledger':
+        return { method: 'GET', path: `/admin/v1/accounts/${id()}/ledger`, print: list(['id', 'created_at', 'kind', 'amount', 'balance_after', 'reason']) };
+      case 'topup':
+      case 'adjust':
+        return {
+          method: 'POST',
+          path: `/admin/v1/accounts/${id()}/${action}`,
+          body: { amount: usd(second, 'the amount'), reason: required(values.reason, '--reason') },
+          print: record(ACCOUNT_FIELDS),
+        };
+      case 'set':
+        return {
+          method: 'PATCH',
+          path: `/admin/v1/accounts/${id()}`,
+          body: defined({ name: values.name, allowed_models: models(values.models), limits: limits(values), policy: policy(values) }),
+          print: record(ACCOUNT_FIELDS),
+        };
+    }
+  }
+  if (group === 'keys') {
+    switch (action) {
+      case 'create':
+        return {
+          method: 'POST',
+          path: '/admin/v1/keys',
+          body: defined({
+            account: required(values.account, '--account'),
+            name: values.name,
+            spend_limit: values['spend-limit'] === undefined ? undefined : usd(values['spend-limit'], '--spend-limit'),
+            allowed_models: models(values.models),
+            limits: limits(values),
+            policy: policy(values),
+          }),
+          print: (value) => `${formatRecord(value as Record<string, unknown>, ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
+        };
+      case 'list': {
+        const query = new URLSearchParams(defined({ prefix: values.prefix, account: values.account, include_deleted: values.all ? 'true' : undefined }) as Record<string, string>);
+        return { method: 'GET', path: `/admin/v1/keys?${query}`, print: list(KEY_COLUMNS) };
+      }
+      case 'show':
+        return { method: 'GET', path: `/admin/v1/keys/${id()}`, print: record(KEY_FIELDS) };
+      case 'block':
+      case 'unblock':
+      case 'revoke':
+        return { method: 'POST', path: `/admin/v1/keys/${id()}/${action}`, print: record(KEY_FIELDS) };
+      case 'delete':
+        return { method: 'DELETE', path: `/admin/v1/keys/${id()}`, print: record(KEY_FIELDS) };
+      case 'set': {
+        const limit = values['spend-limit'];
+        return {
+          method: 'PATCH',
+          path: `/admin/v1/keys/${id()}`,
+          body: defined({
+            name: values.name,
+            spend_limit: limit === undefined ? undefined : limit === 'none' ? null : usd(limit, '--spend-limit'),
+            allowed_models: models(values.models),
+            limits: limits(values),
+            policy: policy(values),
+          }),
+          print: record(KEY_FIELDS),
+        };
+      }
+    }
+  }
+  if (group === 'usage') {
+    const query = new URLSearchParams(
+      defined({ key: values.key, account: values.account, model: values.model, from: values.from, to: values.to, limit: values.limit }) as Record<string, string>,
+    );
+    return {
+      method: 'GET',
+      path: `/admin/v1/usage?${query}`,
+      print: (value) => {
+        const report = value as { data: Array<Record<string, unknown>>; totals: Record<string, unknown> };
+        return `${formatTable(report.data, USAGE_COLUMNS)}\n\nTotals: ${Object.entries(report.totals).filter(([name]) => name !== 'cost_nano').map(([name, total]) => `${name} ${total}`).join(', ')}`;
+      },
+    };
+  }
+  throw new CliUsageError(`unknown command "${[group, action].filter(Boolean).join(' ')}"`);
+}
+
+/** `switchyard keys|accounts|usage …`: exit 0 with the answer on stdout, 1 with the error on stderr. */
+export async function runAdminCommand(group: string, argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  const call = plan(group, positionals, values);
+  const file = values.config ?? (process.env.SWITCHYARD_CONFIG || undefined);
+  const config = file === undefined ? demoConfig() : loadConfigFile(file);
+  let transport: AdminTransport | undefined;
+  try {
+    transport = await openTransport({
+      config,
+      store: values.store,
+      url: values.url ?? (process.env.SWITCHYARD_URL || undefined),
+      adminKey: values['admin-key'] ?? (process.env.SWITCHYARD_ADMIN_KEY || undefined),
+    });
+    const answer = await transport.call(call.method, call.path, call.body);
+    process.stdout.write(`${values.json ? JSON.stringify(answer, null, 2) : call.print(answer)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof AdminCallError) {
+      process.stderr.write(`switchyard: ${error.message}${error.status === 0 ? '' : ` (${error.code}, HTTP ${error.status})`}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await transport?.close();
+  }
+}

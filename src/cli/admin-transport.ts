@@ -1,0 +1,98 @@
+import { AdminService } from '../admin/admin-service.js';
+import { runAdminOperation } from '../admin/admin-operations.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { openStore, parseStoreLocation, StoreBusyError } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+
+/** Sends one admin operation (method, path with query, body) and returns the JSON answer. */
+export interface AdminTransport {
+  readonly description: string;
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** An answer in the spec's error format, from the API or from the same code run locally. */
+export class AdminCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Talks to a running gateway's admin API. */
+export function httpTransport(baseUrl: string, adminKey: string): AdminTransport {
+  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return {
+    description: `admin API at ${origin}`,
+    async call(method, path, body) {
+      const response = await fetch(`${origin}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).catch((error: unknown) => {
+        throw new AdminCallError(0, 'unreachable', `cannot reach the gateway's admin API at ${origin}: ${(error as Error).cause ?? error}`);
+      });
+      const value = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      if (!response.ok) throw new AdminCallError(response.status, value.error?.code ?? 'error', value.error?.message ?? `HTTP ${response.status}`);
+      return value;
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Works on the store directly (PostgreSQL, or an embedded store no gateway holds). */
+export function storeTransport(store: Store): AdminTransport {
+  const service = new AdminService(store);
+  return {
+    description: store.description,
+    async call(method, path, body) {
+      try {
+        return await runAdminOperation(service, method, path, body);
+      } catch (error) {
+        const failure = error as { status?: number; code?: string; message?: string };
+        if (typeof failure.status === 'number' && typeof failure.code === 'string') {
+          throw new AdminCallError(failure.status, failure.code, failure.message ?? failure.code);
+        }
+        throw error;
+      }
+    },
+    close: () => store.close(),
+  };
+}
+
+export interface TransportChoice {
+  readonly config: GatewayConfig;
+  /** --store: overrides the configuration's store. */
+  readonly store?: string;
+  /** --url: a running gateway to go through. */
+  readonly url?: string;
+  readonly adminKey?: string;
+}
+
+/**
+ * Picks how the CLI reaches the data: a gateway's admin API when --url is given or when
+ * the embedded store is held by a running gateway (PGlite is single-process), else the
+ * store itself. PostgreSQL is always used directly; running gateways learn of the change
+ * through LISTEN/NOTIFY.
+ */
+export async function openTransport(choice: TransportChoice): Promise<AdminTransport> {
+  const adminKey = choice.adminKey ?? choice.config.adminKey;
+  if (choice.url !== undefined) {
+    if (adminKey === undefined) throw new Error('--url needs the admin key: --admin-key, $SWITCHYARD_ADMIN_KEY or admin_key in the configuration');
+    return httpTransport(choice.url, adminKey);
+  }
+  try {
+    return storeTransport(await openStore(parseStoreLocation(choice.store ?? choice.config.store)));
+  } catch (error) {
+    if (!(error instanceof StoreBusyError)) throw error;
+    if (adminKey === undefined) {
+      throw new Error(`${error.message}; set admin_key in the configuration (or --admin-key) so the CLI can go through that gateway's admin API`);
+    }
+    const { host, port } = choice.config.listen;
+    const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return httpTransport(`http://${address}:${port}`, adminKey);
+  }
+}

@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+
+/** Whether a process with this pid exists and has not exited (a zombie counts as gone). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: field 3 of /proc/<pid>/stat is the state; Z is a zombie (exited, not yet reaped).
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
