@@ -91,6 +91,7 @@ const AccountSchema = Type.Object(
     id: Type.String({ minLength: 1 }),
     balance: Type.Optional(Type.Number()),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    limits: Type.Optional(RateLimitsSchema),
   },
   { additionalProperties: false },
 );
@@ -122,6 +123,8 @@ export const ConfigFileSchema = Type.Object(
     ),
     store: Type.Optional(Type.String({ minLength: 1 })),
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
+    trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     admin_key: Type.Optional(Type.String({ minLength: 16 })),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
@@ -175,3 +178,4 @@ export const ConfigFileSchema = Type.Object(
 /** The configuration file after YAML parsing, env interpolation and schema validation. */
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type NodeConfigFile = Static<typeof NodeSchema>;
+export type RateLimitsFile = Static<typeof RateLimitsSchema>;

@@ -76,14 +76,24 @@ export interface AccountConfig {
   readonly id: string;
   readonly balance: number;
   readonly allowedModels: readonly string[] | undefined;
+  /** Overrides of `limits.account` for this account, field by field. */
+  readonly limits: RateLimitSettings | undefined;
 }
 
 export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
 
+/** Requests per minute and per second, tokens per minute; `undefined`: no such limit. */
 export interface RateLimitSettings {
   readonly rpm: number | undefined;
   readonly rps: number | undefined;
   readonly tpm: number | undefined;
+}
+
+/** Default rate limits per scope (PRODUCT.md decision 11); keys and accounts override them field by field. */
+export interface LimitSettings {
+  readonly key: RateLimitSettings;
+  readonly account: RateLimitSettings;
+  readonly ip: RateLimitSettings;
 }
 
 export interface KeyConfig {
@@ -101,6 +111,9 @@ export interface GatewayConfig {
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: string;
   readonly redis: string | undefined;
+  readonly limits: LimitSettings;
+  /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */
+  readonly trustedProxies: readonly string[];
   readonly adminKey: string | undefined;
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };

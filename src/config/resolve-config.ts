@@ -1,8 +1,9 @@
 import { ConfigError } from './config-error.js';
-import type { ConfigFile, NodeConfigFile } from './config-schema.js';
+import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
+import { addressRangeProblem } from '../limits/client-ip.js';
 import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import type { GatewayConfig, KeyConfig, ModelConfig, NodeConfig, TimeoutSettings } from './gateway-config.js';
+import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, NodeConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 
 type TimeoutsFile = ConfigFile['timeouts'];
 
@@ -21,6 +22,26 @@ function requireUnique(source: string, section: string, ids: readonly string[]):
     if (seen.has(id)) throw new ConfigError(source, `${section}[${index}].id`, `duplicate id "${id}"`);
     seen.add(id);
   });
+}
+
+function resolveRateLimits(file: RateLimitsFile, base?: RateLimitSettings): RateLimitSettings {
+  return { rpm: file.rpm ?? base?.rpm, rps: file.rps ?? base?.rps, tpm: file.tpm ?? base?.tpm };
+}
+
+function resolveLimits(file: ConfigFile['limits']): LimitSettings {
+  return {
+    key: resolveRateLimits(file?.key ?? {}, DEFAULTS.limits.key),
+    account: resolveRateLimits(file?.account ?? {}, DEFAULTS.limits.account),
+    ip: resolveRateLimits(file?.ip ?? {}, DEFAULTS.limits.ip),
+  };
+}
+
+function resolveTrustedProxies(entries: readonly string[] | undefined, source: string): readonly string[] {
+  (entries ?? []).forEach((entry, index) => {
+    const problem = addressRangeProblem(entry);
+    if (problem !== undefined) throw new ConfigError(source, `trusted_proxies[${index}]`, problem);
+  });
+  return entries ?? [];
 }
 
 /** Applies defaults to one schema-valid node entry; `path` names it in errors. */
@@ -90,7 +111,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
         throw new ConfigError(source, `accounts[${index}].allowed_models[${modelIndex}]`, `unknown model "${modelId}"`);
       }
     });
-    return { id: account.id, balance: account.balance ?? 0, allowedModels: account.allowed_models };
+    return { id: account.id, balance: account.balance ?? 0, allowedModels: account.allowed_models, limits: account.limits && resolveRateLimits(account.limits) };
   });
   const accountIds = new Set(accounts.map((account) => account.id));
 
@@ -107,7 +128,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       accountId: key.account,
       name: key.name,
       spendLimit: key.spend_limit,
-      limits: key.limits && { rpm: key.limits.rpm, rps: key.limits.rps, tpm: key.limits.tpm },
+      limits: key.limits && resolveRateLimits(key.limits),
       status: key.status ?? 'active',
     };
   });
@@ -117,6 +138,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     listen: { host: file.listen?.host ?? DEFAULTS.host, port: file.listen?.port ?? DEFAULTS.port },
     store: file.store ?? DEFAULTS.store,
     redis: file.redis,
+    limits: resolveLimits(file.limits),
+    trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),
     adminKey: file.admin_key,
     logLevel: file.log_level ?? DEFAULTS.logLevel,
     failover: {
