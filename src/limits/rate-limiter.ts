@@ -64,6 +64,7 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   private readonly store: LimitStore;
   private readonly fallback: FallbackLimitStore | undefined;
+  private started: Promise<boolean> | undefined;
 
   constructor(private readonly options: RateLimiterOptions) {
     const local = new MemoryLimitStore(options.clock ?? systemClock);
@@ -76,9 +77,14 @@ export class RateLimiter {
     }
   }
 
-  /** Connects to Redis when configured; resolves whether limits are shared now. Never rejects. */
-  async start(): Promise<boolean> {
-    return this.fallback === undefined ? false : this.fallback.start();
+  /**
+   * Connects to Redis when configured (and keeps reconnecting until `close`); resolves
+   * whether limits are shared now. Never rejects; a second call returns the first answer.
+   * Until it is called, every check is answered in-process.
+   */
+  start(): Promise<boolean> {
+    this.started ??= this.fallback === undefined ? Promise.resolve(false) : this.fallback.start();
+    return this.started;
   }
 
   /** Limits are counted in Redis across instances (false: in-process, configured so or fallen back). */

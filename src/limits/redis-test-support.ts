@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
@@ -41,6 +42,18 @@ export async function sharedRedisOrSkip(what: string): Promise<string | undefine
   if (process.env.CI === 'true') throw new Error(message);
   console.warn(`\n!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!\n`);
   return undefined;
+}
+
+/**
+ * True when the redis-server binary for private test servers exists. When it does not:
+ * in CI this throws; elsewhere it warns loudly and returns false, and the caller skips.
+ */
+export function redisServerOrSkip(what: string): boolean {
+  if (existsSync(REDIS_SERVER)) return true;
+  const message = `${REDIS_SERVER} is missing: ${what} cannot run (apt-get install redis-server, or set REDIS_SERVER)`;
+  if (process.env.CI === 'true') throw new Error(message);
+  console.warn(`\n!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!\n`);
+  return false;
 }
 
 /** Deletes every key under `prefix` in the Redis at `url`. */
@@ -87,8 +100,11 @@ export class RedisChild {
       stdio: 'ignore',
     });
     this.child = child;
+    let spawnError: Error | undefined;
+    child.once('error', (error) => (spawnError = error));
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
+      if (spawnError !== undefined) throw spawnError;
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
       if (await reachable('127.0.0.1', this.port, 200)) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
