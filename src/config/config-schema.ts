@@ -147,6 +147,8 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
+    trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     admin_key: Type.Optional(Type.String({ minLength: 16 })),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
@@ -200,3 +202,4 @@ export const ConfigFileSchema = Type.Object(
 /** The configuration file after YAML parsing, env interpolation and schema validation. */
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type NodeConfigFile = Static<typeof NodeSchema>;
+export type RateLimitsFile = Static<typeof RateLimitsSchema>;

@@ -1,4 +1,4 @@
-import type { TimeoutSettings } from './gateway-config.js';
+import type { LimitSettings, TimeoutSettings } from './gateway-config.js';
 
 /** Defaults for everything the configuration file may leave out (PRODUCT.md). */
 export const DEFAULTS = {
@@ -17,5 +17,11 @@ export const DEFAULTS = {
   maxConcurrency: 64,
   weight: 1,
   ownedBy: 'switchyard',
+  /** PRODUCT.md decision 11: 600 RPM per key, 1200 RPM per client IP; nothing else unless configured. */
+  limits: {
+    key: { rpm: 600, rps: undefined, tpm: undefined },
+    account: { rpm: undefined, rps: undefined, tpm: undefined },
+    ip: { rpm: 1200, rps: undefined, tpm: undefined },
+  } satisfies LimitSettings,
   simulated: { firstByteMs: 0, tokensPerSecond: 0, reasoningField: 'reasoning_content', port: 0 },
 } as const;

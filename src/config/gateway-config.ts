@@ -90,10 +90,18 @@ export interface AccountConfig {
 
 export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
 
+/** Requests per minute and per second, tokens per minute; `undefined`: no such limit. */
 export interface RateLimitSettings {
   readonly rpm: number | undefined;
   readonly rps: number | undefined;
   readonly tpm: number | undefined;
+}
+
+/** Default rate limits per scope (PRODUCT.md decision 11); keys and accounts override them field by field. */
+export interface LimitSettings {
+  readonly key: RateLimitSettings;
+  readonly account: RateLimitSettings;
+  readonly ip: RateLimitSettings;
 }
 
 export interface KeyConfig {
@@ -122,6 +130,9 @@ export interface GatewayConfig {
   readonly store: string;
   readonly usage: UsageSettings;
   readonly redis: string | undefined;
+  readonly limits: LimitSettings;
+  /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */
+  readonly trustedProxies: readonly string[];
   readonly adminKey: string | undefined;
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };

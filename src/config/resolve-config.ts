@@ -1,8 +1,9 @@
 import { ConfigError } from './config-error.js';
-import type { ConfigFile, NodeConfigFile } from './config-schema.js';
+import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
+import { addressRangeProblem } from '../limits/client-ip.js';
 import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import type { GatewayConfig, KeyConfig, ModelConfig, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
+import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 
 type TimeoutsFile = ConfigFile['timeouts'];
 
@@ -21,6 +22,26 @@ function requireUnique(source: string, section: string, ids: readonly string[]):
     if (seen.has(id)) throw new ConfigError(source, `${section}[${index}].id`, `duplicate id "${id}"`);
     seen.add(id);
   });
+}
+
+function resolveRateLimits(file: RateLimitsFile, base?: RateLimitSettings): RateLimitSettings {
+  return { rpm: file.rpm ?? base?.rpm, rps: file.rps ?? base?.rps, tpm: file.tpm ?? base?.tpm };
+}
+
+function resolveLimits(file: ConfigFile['limits']): LimitSettings {
+  return {
+    key: resolveRateLimits(file?.key ?? {}, DEFAULTS.limits.key),
+    account: resolveRateLimits(file?.account ?? {}, DEFAULTS.limits.account),
+    ip: resolveRateLimits(file?.ip ?? {}, DEFAULTS.limits.ip),
+  };
+}
+
+function resolveTrustedProxies(entries: readonly string[] | undefined, source: string): readonly string[] {
+  (entries ?? []).forEach((entry, index) => {
+    const problem = addressRangeProblem(entry);
+    if (problem !== undefined) throw new ConfigError(source, `trusted_proxies[${index}]`, problem);
+  });
+  return entries ?? [];
 }
 
 /** Applies defaults to one schema-valid node entry; `path` names it in errors. */
@@ -51,12 +72,7 @@ export function resolveNode(node: NodeConfigFile, path: string, source: string, 
   };
 }
 
-type LimitsFile = NonNullable<ConfigFile['limits']>['key'];
 type PolicyFile = NonNullable<ConfigFile['accounts']>[number]['policy'];
-
-function resolveLimits(limits: LimitsFile): RateLimitSettings | undefined {
-  return limits && { rpm: limits.rpm, rps: limits.rps, tpm: limits.tpm };
-}
 
 function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
   return policy && { streaming: policy.streaming, maxReasoningEffort: policy.max_reasoning_effort };
@@ -106,7 +122,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       name: account.name,
       balance: account.balance ?? 0,
       allowedModels: account.allowed_models,
-      limits: resolveLimits(account.limits),
+      limits: account.limits && resolveRateLimits(account.limits),
       policy: resolvePolicy(account.policy),
     };
   });
@@ -128,7 +144,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       accountId: key.account,
       name: key.name,
       spendLimit: key.spend_limit,
-      limits: resolveLimits(key.limits),
+      limits: key.limits && resolveRateLimits(key.limits),
       allowedModels: key.allowed_models,
       policy: resolvePolicy(key.policy),
       status: key.status ?? 'active',
@@ -146,6 +162,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
     },
     redis: file.redis,
+    limits: resolveLimits(file.limits),
+    trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),
     adminKey: file.admin_key,
     logLevel: file.log_level ?? DEFAULTS.logLevel,
     failover: {

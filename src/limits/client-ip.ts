@@ -1,0 +1,88 @@
+import { BlockList, isIP } from 'node:net';
+
+/** What `clientIp` reads from a request (an `IncomingMessage` fits). */
+export interface ClientIpSource {
+  readonly socket: { readonly remoteAddress?: string | undefined };
+  readonly headers: { readonly 'x-forwarded-for'?: string | string[] | undefined };
+}
+
+/** Why an entry of `trusted_proxies` is not an address or CIDR; `undefined` when it is fine. */
+export function addressRangeProblem(entry: string): string | undefined {
+  const slash = entry.indexOf('/');
+  const address = normalizeAddress(slash === -1 ? entry : entry.slice(0, slash));
+  const family = address === undefined ? 0 : isIP(address);
+  if (family === 0) return `"${entry}" is not an IP address or CIDR (e.g. 10.0.0.0/8, ::1)`;
+  if (slash === -1) return undefined;
+  const prefixText = entry.slice(slash + 1);
+  const prefix = Number(prefixText);
+  const maximum = family === 4 ? 32 : 128;
+  if (!/^\d{1,3}$/.test(prefixText) || prefix > maximum) return `"${entry}" has a prefix length outside 0..${maximum}`;
+  return undefined;
+}
+
+/**
+ * The set of proxies whose X-Forwarded-For is believed, from `trusted_proxies` entries
+ * (addresses and CIDRs, IPv4 and IPv6). Throws on an entry `addressRangeProblem` rejects.
+ */
+export function trustedProxyList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const problem = addressRangeProblem(entry);
+    if (problem !== undefined) throw new Error(problem);
+    const [addressText = '', prefixText] = entry.split('/');
+    const address = normalizeAddress(addressText)!;
+    const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+    if (prefixText === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefixText), family);
+  }
+  return list;
+}
+
+/**
+ * The client's address: the socket peer, unless the peer is a trusted proxy; then the
+ * right-most address of X-Forwarded-For that is not itself a trusted proxy (everything
+ * left of it may be forged by the client). A chain of trusted proxies only yields its
+ * left-most valid address; a malformed entry stops the walk at the last good one.
+ * IPv4-mapped IPv6 peers (`::ffff:10.0.0.1`) count as IPv4.
+ */
+export function clientIp(request: ClientIpSource, trustedProxies: BlockList | undefined): string {
+  const peer = normalizeAddress(request.socket.remoteAddress ?? '') ?? 'unknown';
+  if (trustedProxies === undefined || !isTrusted(peer, trustedProxies)) return peer;
+  const header = request.headers['x-forwarded-for'];
+  const chain = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
+  let client = peer;
+  for (let index = chain.length - 1; index >= 0; index--) {
+    const text = chain[index]!.trim();
+    const address = normalizeAddress(text);
+    if (address === undefined) break;
+    client = address;
+    if (!isTrusted(address, trustedProxies)) break;
+  }
+  return client;
+}
+
+function isTrusted(address: string, list: BlockList): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * A bare IP address from a socket or X-Forwarded-For entry, or `undefined`: strips
+ * `[…]` and ports (`1.2.3.4:80`, `[::1]:80`), zone ids, and the IPv4-mapped prefix.
+ */
+function normalizeAddress(text: string): string | undefined {
+  let address = text.trim();
+  if (address.startsWith('[')) {
+    const end = address.indexOf(']');
+    if (end === -1) return undefined;
+    address = address.slice(1, end);
+  } else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(address)) {
+    address = address.slice(0, address.lastIndexOf(':'));
+  }
+  const zone = address.indexOf('%');
+  if (zone !== -1) address = address.slice(0, zone);
+  const mapped = /^::ffff:(\d{1,3}(\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) address = mapped[1]!;
+  if (isIP(address) === 0) return undefined;
+  return address.toLowerCase();
+}

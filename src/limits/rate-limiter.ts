@@ -1,0 +1,182 @@
+import type { Logger } from 'pino';
+import type { LimitSettings, RateLimitSettings } from '../config/gateway-config.js';
+import { FallbackLimitStore } from './fallback-limit-store.js';
+import type { LimitMode, LimitOutcome, LimitRule } from './limit-rule.js';
+import { systemClock, type Clock, type LimitStore } from './limit-store.js';
+import { MemoryLimitStore } from './memory-limit-store.js';
+import { RedisLimitStore, type RedisLimitStoreOptions } from './redis-limit-store.js';
+
+const MINUTE_MS = 60_000;
+const SECOND_MS = 1_000;
+
+/**
+ * Who a request counts against. Every part is optional: a scope without an id is not
+ * limited. Ids reach Redis keys, so pass a non-secret key id (its hash or record id),
+ * never the API key itself.
+ */
+export interface RateLimitSubject {
+  readonly keyId?: string;
+  /** The key's own `limits`, overriding `limits.key` field by field. */
+  readonly keyLimits?: Partial<RateLimitSettings>;
+  readonly accountId?: string;
+  /** The account's own `limits`, overriding `limits.account` field by field. */
+  readonly accountLimits?: Partial<RateLimitSettings>;
+  /** From `clientIp`. */
+  readonly ip?: string;
+}
+
+/** A limiter's answer for one request. */
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  /** 0 when allowed; else the exact wait in ms until every refusing limit lets a request through. */
+  readonly retryAfterMs: number;
+  /** One per limit that applied, in the order key, account, ip and rpm, rps, tpm. */
+  readonly outcomes: readonly LimitOutcome[];
+  /**
+   * The limit the X-RateLimit-* headers describe. Allowed: the request limit (rpm/rps)
+   * with the least remaining, ties to the later reset. Refused: the refusing limit with
+   * the longest wait (a TPM limit in debt included). `undefined`: no limit applied.
+   */
+  readonly headline: LimitOutcome | undefined;
+  /** Decided by Redis (across instances), not by this process alone. */
+  readonly shared: boolean;
+}
+
+/** Options of `createRateLimiter`. */
+export interface RateLimiterOptions {
+  /** Default limits per scope: `GatewayConfig.limits`. */
+  readonly settings: LimitSettings;
+  /** `GatewayConfig.redis`; absent: in-process limits only. */
+  readonly redisUrl?: string | undefined;
+  readonly logger: Logger;
+  /** In-process clock (ms); tests inject one. Redis uses its server TIME unless `redis.clock` is set. */
+  readonly clock?: Clock;
+  /** Fine tuning of the Redis backend (key prefix, timeouts, a test clock). */
+  readonly redis?: Omit<RedisLimitStoreOptions, 'url'>;
+  /** After a Redis failure, how long this instance stays on local limits before trying Redis again. Default 1000 ms. */
+  readonly redisRetryDelayMs?: number;
+}
+
+/**
+ * Rate limits per API key, account and client IP: requests per minute and per second,
+ * tokens per minute. See `src/limits/README.md`.
+ */
+export class RateLimiter {
+  private readonly store: LimitStore;
+  private readonly fallback: FallbackLimitStore | undefined;
+  private started: Promise<boolean> | undefined;
+
+  constructor(private readonly options: RateLimiterOptions) {
+    const local = new MemoryLimitStore(options.clock ?? systemClock);
+    if (options.redisUrl === undefined) {
+      this.store = local;
+    } else {
+      const redis = new RedisLimitStore({ ...options.redis, url: options.redisUrl });
+      this.fallback = new FallbackLimitStore(redis, local, options.logger, options.redisRetryDelayMs);
+      this.store = this.fallback;
+    }
+  }
+
+  /**
+   * Connects to Redis when configured (and keeps reconnecting until `close`); resolves
+   * whether limits are shared now. Never rejects; a second call returns the first answer.
+   * Until it is called, every check is answered in-process.
+   */
+  start(): Promise<boolean> {
+    this.started ??= this.fallback === undefined ? Promise.resolve(false) : this.fallback.start();
+    return this.started;
+  }
+
+  /** Limits are counted in Redis across instances (false: in-process, configured so or fallen back). */
+  get shared(): boolean {
+    return this.fallback?.shared ?? false;
+  }
+
+  /** For readiness and metrics: which backend counts, and whether Redis is configured at all. */
+  health(): { readonly redisConfigured: boolean; readonly shared: boolean; readonly state: 'memory' | 'connecting' | 'shared' | 'local' } {
+    return { redisConfigured: this.fallback !== undefined, shared: this.shared, state: this.fallback?.state ?? 'memory' };
+  }
+
+  /**
+   * Before a request: takes one request from every rpm/rps limit of the subject, and
+   * checks that no tpm limit is in debt (at least one token left). All or nothing: a
+   * refused request takes nothing.
+   */
+  acquire(subject: RateLimitSubject): Promise<RateLimitDecision> {
+    return this.decide(this.rules(subject, 1, 'consume', 'check'));
+  }
+
+  /**
+   * After a reply: charges the tokens actually used to every tpm limit of the subject,
+   * whether they fit or not. A limit pushed past its TPM refuses the next `acquire`
+   * until enough of the minute has passed (a debt). Never refuses itself.
+   */
+  chargeTokens(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
+    const rules = tokens > 0 ? this.rules(subject, tokens, undefined, 'force') : [];
+    return this.decide(rules);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  private async decide(rules: readonly LimitRule[]): Promise<RateLimitDecision> {
+    if (rules.length === 0) return { allowed: true, retryAfterMs: 0, outcomes: [], headline: undefined, shared: this.shared };
+    const result = await this.store.apply(rules);
+    const requestOutcomes = result.outcomes.filter((_, index) => rules[index]!.mode === 'consume');
+    return {
+      allowed: result.allowed,
+      retryAfterMs: result.outcomes.reduce((longest, outcome) => Math.max(longest, outcome.retryAfterMs), 0),
+      outcomes: result.outcomes,
+      headline: result.allowed ? leastRemaining(requestOutcomes.length > 0 ? requestOutcomes : result.outcomes) : longestWait(result.outcomes),
+      shared: result.shared,
+    };
+  }
+
+  /** The rules of a subject: request limits in `requestMode` (none if undefined), token limits in `tokenMode`. */
+  private rules(subject: RateLimitSubject, tokenCost: number, requestMode: LimitMode | undefined, tokenMode: LimitMode): LimitRule[] {
+    const defaults = this.options.settings;
+    const scopes: [string, string | undefined, RateLimitSettings][] = [
+      ['key', subject.keyId, merge(defaults.key, subject.keyLimits)],
+      ['account', subject.accountId, merge(defaults.account, subject.accountLimits)],
+      ['ip', subject.ip, defaults.ip],
+    ];
+    const rules: LimitRule[] = [];
+    for (const [scope, id, limits] of scopes) {
+      if (id === undefined) continue;
+      const rule = (metric: string, limit: number | undefined, periodMs: number, cost: number, mode: LimitMode | undefined) => {
+        if (limit !== undefined && mode !== undefined) rules.push({ name: `${scope}.${metric}`, key: `${scope}:${id}:${metric}`, limit, periodMs, cost, mode });
+      };
+      rule('rpm', limits.rpm, MINUTE_MS, 1, requestMode);
+      rule('rps', limits.rps, SECOND_MS, 1, requestMode);
+      rule('tpm', limits.tpm, MINUTE_MS, tokenCost, tokenMode);
+    }
+    return rules;
+  }
+}
+
+/** Creates a rate limiter; call `start()` to connect to Redis when one is configured. */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  return new RateLimiter(options);
+}
+
+function merge(base: RateLimitSettings, override: Partial<RateLimitSettings> | undefined): RateLimitSettings {
+  if (override === undefined) return base;
+  return { rpm: override.rpm ?? base.rpm, rps: override.rps ?? base.rps, tpm: override.tpm ?? base.tpm };
+}
+
+function leastRemaining(outcomes: readonly LimitOutcome[]): LimitOutcome | undefined {
+  let best: LimitOutcome | undefined;
+  for (const outcome of outcomes) {
+    if (best === undefined || outcome.remaining < best.remaining || (outcome.remaining === best.remaining && outcome.resetMs > best.resetMs)) best = outcome;
+  }
+  return best;
+}
+
+function longestWait(outcomes: readonly LimitOutcome[]): LimitOutcome | undefined {
+  let best: LimitOutcome | undefined;
+  for (const outcome of outcomes) {
+    if (!outcome.fits && (best === undefined || outcome.retryAfterMs > best.retryAfterMs)) best = outcome;
+  }
+  return best;
+}
