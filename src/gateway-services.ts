@@ -6,6 +6,8 @@ import type { RouteTable } from './routing/route-table.js';
 import type { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
 import type { UsageLedger } from './usage/usage-ledger.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import type { BlockList } from 'node:net';
 
 /**
  * What the routes need. Built at start; `config` and `models` are
@@ -24,4 +26,7 @@ export interface GatewayServices {
   readonly accounts: AccountCache;
   readonly billing: Billing;
   readonly usage: UsageLedger;
+  /** Replaced on reload when the limit settings change. */
+  limiter: RateLimiter;
+  trustedProxies: BlockList;
 }

@@ -14,6 +14,8 @@ import { RouteTable } from './routing/route-table.js';
 import { SimulatedNode } from './simulator/simulated-node.js';
 import { openStore, parseStoreLocation } from './store/open-store.js';
 import { UsageJournal } from './usage/usage-journal.js';
+import { createRateLimiter } from './limits/rate-limiter.js';
+import { trustedProxyList } from './limits/client-ip.js';
 import { UsageLedger } from './usage/usage-ledger.js';
 
 /** A running gateway. */
@@ -62,6 +64,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   await usage.replayJournal();
   await applyConfigToStore(store, config);
   await accounts.load();
+  const limiter = createRateLimiter({ settings: config.limits, redisUrl: config.redis, logger });
+  await limiter.start();
   const nodes = new NodeRegistry(launchNode, config.health);
   await nodes.reconcile(config.nodes);
   const routes = new RouteTable(config.models, config.nodes);
@@ -75,6 +79,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     accounts,
     billing: new Billing(accounts, usage),
     usage,
+    limiter,
+    trustedProxies: trustedProxyList(config.trustedProxies),
   };
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();
@@ -101,6 +107,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       routes.setConfig(next.models, next.nodes);
       await applyConfigToStore(store, next);
       await accounts.load();
+      if (JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])) {
+        const previous = services.limiter;
+        services.limiter = createRateLimiter({ settings: next.limits, redisUrl: next.redis, logger });
+        await services.limiter.start();
+        await previous.close();
+      }
+      services.trustedProxies = trustedProxyList(next.trustedProxies);
       services.models = modelsOf(next);
       services.config = next;
       prober.start();
@@ -112,6 +125,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         server.closeAllConnections();
       });
       await usage.close();
+      await services.limiter.close();
       await nodes.close();
       await store.close();
     },

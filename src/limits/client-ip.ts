@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 /** What `clientIp` reads from a request (an `IncomingMessage` fits). */
 export interface ClientIpSource {
   readonly socket: { readonly remoteAddress?: string | undefined };
-  readonly headers: { readonly 'x-forwarded-for'?: string | string[] | undefined };
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** Why an entry of `trusted_proxies` is not an address or CIDR; `undefined` when it is fine. */

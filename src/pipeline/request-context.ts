@@ -39,4 +39,6 @@ export interface RequestContext {
   /** Why `signal` fired, once it has. */
   abortCause: 'client' | 'deadline' | undefined;
   readonly record: RequestRecord;
+  /** X-RateLimit-* of the limits this request was counted against, once it was. */
+  rateLimitHeaders?: Record<string, string>;
 }

@@ -51,6 +51,8 @@ nodes:
   - { id: healthy, provider: openai, base_url: "${healthy.baseUrl}", max_concurrency: 8 }
 models:
   - { id: pool, routes: [{ node: half-failing }, { node: resetting }, { node: healthy }] }
+# Load tests: the default 600 requests/minute per key would be the bottleneck.
+limits: { key: { rpm: 1000000 }, ip: { rpm: 1000000 } }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -168,6 +170,8 @@ nodes:
 models:
   - { id: after-500, routes: [{ node: failing-half, priority: 0 }, { node: backup, priority: 1 }] }
   - { id: after-reset, routes: [{ node: resetting-half, priority: 0 }, { node: backup, priority: 1 }] }
+# Load tests: the default 600 requests/minute per key would be the bottleneck.
+limits: { key: { rpm: 1000000 }, ip: { rpm: 1000000 } }
 keys:
   - { key: ${API_KEY} }
 `);

@@ -4,6 +4,7 @@ import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import { execute } from '../../pipeline/execute.js';
+import { applyRateLimits, chargeTokens, rateLimitSubject } from '../../pipeline/rate-limit.js';
 import { relayStream } from '../../pipeline/relay-stream.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
@@ -49,6 +50,9 @@ export function chatCompletionsRoute(services: GatewayServices) {
       effort: resolveReasoningEffort(chatRequest, model),
       effortParam: effortParam(chatRequest),
     });
+    const limiter = services.limiter;
+    const subject = rateLimitSubject(request, key, account, services.trustedProxies);
+    await applyRateLimits(limiter, subject, context);
     const charge: RequestCharge = await services.billing.reserve(key, account, model, chatRequest);
     const sink = stream ? new SseResponse(response, context, config.http.sseKeepaliveMs) : undefined;
     sink?.startKeepalive();
@@ -92,6 +96,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
       else throw error;
     } finally {
       sink?.stopKeepalive();
+      chargeTokens(limiter, subject, context.record.usage);
     }
   };
 }

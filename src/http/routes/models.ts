@@ -3,6 +3,7 @@ import { mayUseModel } from '../../billing/access-policy.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { authenticate } from '../../pipeline/authenticate.js';
+import { applyRateLimits, rateLimitSubject } from '../../pipeline/rate-limit.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import { responseHeaders } from '../response-headers.js';
 
@@ -42,6 +43,7 @@ export function modelsRoute(services: GatewayServices) {
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
     }
     const { key, account } = services.billing.entriesOf(principal);
+    await applyRateLimits(services.limiter, rateLimitSubject(request, key, account, services.trustedProxies), context);
     const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
     const body = restricted
       ? JSON.stringify({

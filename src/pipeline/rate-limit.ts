@@ -1,0 +1,36 @@
+import type { IncomingMessage } from 'node:http';
+import type { BlockList } from 'node:net';
+import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
+import { clientIp } from '../limits/client-ip.js';
+import { rateLimitError, rateLimitHeaders } from '../limits/rate-limit-response.js';
+import type { RateLimiter, RateLimitSubject } from '../limits/rate-limiter.js';
+import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { RequestContext } from './request-context.js';
+
+/** Whose limits a request counts against: its key, the key's account and the client's address. */
+export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList): RateLimitSubject {
+  return {
+    keyId: key.record.id,
+    keyLimits: key.record.limits ?? undefined,
+    accountId: account?.record.id,
+    accountLimits: account?.record.limits ?? undefined,
+    ip: clientIp(request, trustedProxies),
+  };
+}
+
+/**
+ * Spec 7.2 row 429, PRODUCT.md decision 11: counts the request against every limit that
+ * applies (one atomic step, in process or one Redis round trip); a refusal is 429
+ * rate_limited with Retry-After. Either way the response carries X-RateLimit-*.
+ */
+export async function applyRateLimits(limiter: RateLimiter, subject: RateLimitSubject, context: RequestContext): Promise<void> {
+  const decision = await limiter.acquire(subject);
+  if (!decision.allowed) throw rateLimitError(decision);
+  context.rateLimitHeaders = rateLimitHeaders(decision);
+}
+
+/** Charges the tokens a request used to the tokens-per-minute limits (after the reply; never awaited by the request). */
+export function chargeTokens(limiter: RateLimiter, subject: RateLimitSubject, usage: Usage | undefined): void {
+  const tokens = usage === undefined ? 0 : usage.prompt_tokens + usage.completion_tokens;
+  if (tokens > 0) void limiter.chargeTokens(subject, tokens).catch(() => undefined);
+}
