@@ -39,6 +39,7 @@ models:
   - { id: only-a, routes: [{ node: a }] }
   - { id: a-and-b, routes: [{ node: a }, { node: b }] }
   - { id: streams, routes: [{ node: streamer }] }
+limits: { key: { rpm: 1000000 }, ip: { rpm: 1000000 } }
 keys:
   - { key: ${API_KEY} }
 `);
