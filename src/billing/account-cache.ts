@@ -36,9 +36,12 @@ export class AccountCache implements KeyLookup {
     store.onChange((change) => void this.reload(change).catch(() => undefined));
   }
 
+  /** Loads every account and key; keys gone from the store (deleted) leave the cache. */
   async load(): Promise<void> {
     const { accounts, keys } = await this.store.loadAll();
     for (const account of accounts) this.putAccount(account);
+    const present = new Set(keys.map((key) => key.id));
+    for (const id of [...this.keys.keys()]) if (!present.has(id)) this.dropKey(id);
     for (const key of keys) this.putKey(key);
   }
 
@@ -66,7 +69,9 @@ export class AccountCache implements KeyLookup {
   /** Reloads one record from the store. */
   reload(change: StoreChange): Promise<void> {
     return this.serialize(async () => {
-      if (change.kind === 'account') {
+      if (change.kind === 'all') {
+        await this.load();
+      } else if (change.kind === 'account') {
         const account = await this.store.getAccount(change.id);
         if (account !== undefined) this.putAccount(account);
       } else {

@@ -179,5 +179,5 @@ export interface ModelPriceRecord {
   readonly reasoningNano: number | null;
 }
 
-/** A record that changed, so caches (here and on other instances) reload it. */
-export type StoreChange = { readonly kind: 'key' | 'account'; readonly id: string };
+/** A record that changed, so caches (here and on other instances) reload it; `all`: reload everything (changes may have been missed). */
+export type StoreChange = { readonly kind: 'key' | 'account' | 'all'; readonly id: string };

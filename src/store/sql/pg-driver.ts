@@ -1,4 +1,4 @@
-import type { SqlDriver, SqlQueryable } from './sql-driver.js';
+import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 
 /** Splits Switchyard's own `schema` parameter off a postgres:// URL. */
 export function parsePostgresUrl(url: string): { connectionString: string; schema: string | undefined } {
@@ -35,6 +35,7 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   let listener: InstanceType<typeof pg.Client> | undefined;
+  let closed = false;
 
   const wrap = (target: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }): SqlQueryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []) {
@@ -66,15 +67,35 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('switchyard_migrations'))");
     },
     async listen(channel, onPayload) {
-      listener ??= new pg.Client({ connectionString, options });
-      listener.on('notification', (message) => {
-        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
-      });
-      listener.on('error', () => undefined);
-      await listener.connect();
-      await listener.query(`LISTEN ${channel}`);
+      // A dedicated connection; when it drops (PostgreSQL restarted or unreachable) it is
+      // re-made every second until it is back, and `onReconnect` lets the caller reload
+      // what it may have missed.
+      const connect = async (): Promise<void> => {
+        const client = new pg.Client({ connectionString, options });
+        client.on('notification', (message) => {
+          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+        });
+        client.on('error', () => undefined);
+        client.on('end', () => {
+          if (listener !== client || closed) return;
+          listener = undefined;
+          const retry = () => {
+            if (closed) return;
+            connect().then(
+              () => onPayload(RECONNECTED),
+              () => setTimeout(retry, 1000).unref(),
+            );
+          };
+          setTimeout(retry, 1000).unref();
+        });
+        await client.connect();
+        await client.query(`LISTEN ${channel}`);
+        listener = client;
+      };
+      await connect();
     },
     async close() {
+      closed = true;
       await listener?.end().catch(() => undefined);
       await pool.end();
     },

@@ -1,3 +1,6 @@
+/** Handed to a `listen` callback instead of a payload after the listening connection was re-made. */
+export const RECONNECTED = '\u0000reconnected';
+
 /** The little a SQL store needs from a PostgreSQL-speaking connection. */
 export interface SqlQueryable {
   /** One statement with `$1…` parameters; rows as objects keyed by column name. */

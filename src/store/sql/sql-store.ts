@@ -20,7 +20,7 @@ import type {
 } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
-import type { SqlDriver, SqlQueryable } from './sql-driver.js';
+import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 
 const CHANGES_CHANNEL = 'switchyard_changes';
 
@@ -189,6 +189,10 @@ export class SqlStore implements Store {
     const store = new SqlStore(kind, description, db, kind === 'postgres');
     if (store.sharedChanges) {
       await db.listen(CHANGES_CHANNEL, (payload) => {
+        if (payload === RECONNECTED) {
+          store.emit({ kind: 'all', id: '' });
+          return;
+        }
         try {
           store.emit(JSON.parse(payload) as StoreChange);
         } catch {
