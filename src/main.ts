@@ -36,6 +36,7 @@ const launchNode: NodeLauncher = async (node: NodeConfig) => {
     firstByteMs: node.simulated.firstByteMs,
     tokensPerSecond: node.simulated.tokensPerSecond,
     reasoningField: node.simulated.reasoningField,
+    protocol: node.protocol,
   });
   const baseUrl = await simulator.listen(node.simulated.port, '127.0.0.1');
   return { node: { ...node, baseUrl }, stop: () => simulator.close() };

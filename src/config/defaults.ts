@@ -14,5 +14,10 @@ export const DEFAULTS = {
   maxConcurrency: 64,
   weight: 1,
   ownedBy: 'switchyard',
+  /** Reasoning defaults per effort (README "Reasoning effort mapping"); Google's own OpenAI-compat budgets. */
+  reasoning: {
+    budgets: { low: 1024, medium: 8192, high: 24576 },
+    levels: { low: 'low', medium: 'medium', high: 'high' },
+  },
   simulated: { firstByteMs: 0, tokensPerSecond: 0, reasoningField: 'reasoning_content', port: 0 },
 } as const;

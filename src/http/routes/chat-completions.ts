@@ -28,6 +28,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
       const execution = await execute(context, {
         request: chatRequest,
         clientModel: model.id,
+        model,
         effort: resolveReasoningEffort(chatRequest, model),
         stream,
         candidates: services.router.candidates(model),
