@@ -321,7 +321,10 @@ export class SimulatedNode {
   #checkApiKey(request: IncomingMessage): void {
     if (this.#apiKey === undefined) return;
     if (this.#protocol === 'anthropic') {
-      if (request.headers['x-api-key'] !== this.#apiKey) throw new SimulatorError(401, 'invalid x-api-key');
+      // The API takes `x-api-key`, or the key as a bearer token (what @anthropic-ai/sdk 1.x sends).
+      if (request.headers['x-api-key'] !== this.#apiKey && request.headers.authorization !== `Bearer ${this.#apiKey}`) {
+        throw new SimulatorError(401, 'invalid x-api-key');
+      }
       if (request.headers['anthropic-version'] === undefined) throw new SimulatorError(400, 'anthropic-version: header is required');
     } else if (this.#protocol === 'gemini') {
       if (request.headers['x-goog-api-key'] !== this.#apiKey) throw new SimulatorError(400, 'API key not valid. Please pass a valid API key.');
