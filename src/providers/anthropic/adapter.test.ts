@@ -23,7 +23,7 @@ test('anthropic: thinking budgets rise with effort and stay below max_tokens; to
 });
 
 test('anthropic: what the protocol cannot express is a 400 naming the parameter', () => {
-  const cases: Array<[Partial<ChatRequest>, string]> = [
+  const cases: Array<[Record<string, unknown>, string]> = [
     [{ n: 2 }, 'n'],
     [{ temperature: 1.5 }, 'temperature'],
     [{ response_format: { type: 'json_object' } }, 'response_format'],
@@ -35,7 +35,7 @@ test('anthropic: what the protocol cannot express is a 400 naming the parameter'
     [{ messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking', thinking: 'no signature' }] }] }, 'messages[0].thinking_blocks[0]'],
   ];
   for (const [fields, param] of cases) {
-    assert.throws(() => bodyOf(ask(fields), null), (error: unknown) => error instanceof GatewayError && error.code === 'validation_failed' && error.status === 400 && error.param === param, param);
+    assert.throws(() => bodyOf(ask(fields as Partial<ChatRequest>), null), (error: unknown) => error instanceof GatewayError && error.code === 'validation_failed' && error.status === 400 && error.param === param, param);
   }
 });
 
