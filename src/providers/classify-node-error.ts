@@ -18,5 +18,5 @@ export function classifyNodeError(status: number, body: Buffer, contentType: str
 
 /** An error event inside a node's stream (Anthropic `event: error`, a Gemini error object): the gateway's error event. */
 export function inStreamNodeError(context: CallContext, detail: string): GatewayError {
-  return gatewayError('bad_gateway', { params: { reason: `node ${context.node.id}: ${detail}` }, upstream: { nodeId: context.node.id } });
+  return gatewayError('bad_gateway', { params: { reason: `node ${context.node.id}: ${detail.replace(/\.$/, '')}` }, upstream: { nodeId: context.node.id } });
 }
