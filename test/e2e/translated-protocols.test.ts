@@ -92,6 +92,8 @@ nodes:
   - { id: gem-small, provider: gemini, base_url: "${geminiSmall.baseUrl}", api_key: ${GEMINI_KEY} }
   - { id: broken-claude, provider: anthropic, base_url: "${brokenUrl}" }
   - { id: broken-gem, provider: gemini, base_url: "${brokenUrl}" }
+  - { id: sim-claude, provider: simulated, simulated: { protocol: anthropic } }
+  - { id: sim-gem, provider: simulated, simulated: { protocol: gemini } }
 models:
   - id: gpt-reasoner
     reasoning: { default_effort: medium }
@@ -114,6 +116,8 @@ models:
   - { id: gemini-tiny, routes: [{ node: gem-small }] }
   - { id: claude-broken, routes: [{ node: broken-claude }] }
   - { id: gemini-broken, routes: [{ node: broken-gem }] }
+  - { id: sim-claude-reasoner, default_max_tokens: 4000, reasoning: { default_effort: low }, routes: [{ node: sim-claude }] }
+  - { id: sim-gemini-reasoner, reasoning: { default_effort: low }, routes: [{ node: sim-gem }] }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -197,6 +201,13 @@ keys:
     assert.deepEqual((geminiBody.generationConfig as Record<string, unknown>).thinkingConfig, { thinkingBudget: 24576, includeThoughts: true });
     assert.deepEqual(geminiBody.systemInstruction, { parts: [{ text: 'Answer briefly.' }] });
     assert.ok(geminiUnavailable.stats().requests >= 1, 'the 503 node was tried first and failed over');
+  });
+
+  test('provider: simulated with simulated.protocol anthropic|gemini starts a node speaking that protocol', TIMEOUT, async () => {
+    for (const model of ['sim-claude-reasoner', 'sim-gemini-reasoner']) {
+      const { reasoningTokens } = await streamedAnswer(model, 'low');
+      assert.equal(reasoningTokens, 16, `${model}: budget 1024 → 16 thinking tokens`);
+    }
   });
 
   test('reasoning rises with effort on Anthropic and Gemini nodes', TIMEOUT, async () => {
