@@ -44,6 +44,7 @@ const launchNode: NodeLauncher = async (node: NodeConfig) => {
     firstByteMs: node.simulated.firstByteMs,
     tokensPerSecond: node.simulated.tokensPerSecond,
     reasoningField: node.simulated.reasoningField,
+    protocol: node.protocol,
   });
   const baseUrl = await simulator.listen(node.simulated.port, '127.0.0.1');
   return { node: { ...node, baseUrl }, stop: () => simulator.close() };
@@ -56,7 +57,9 @@ function modelsOf(config: GatewayConfig) {
 /** Wiring only: store → caches → node registry → router → HTTP server, plus reload and health probes. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  void loadTokenCounter();
+  // The tokenizer's tables take ~0.4 s of synchronous loading: done before listening, and
+  // only when a paid model needs estimates, so it never stalls requests in flight.
+  if (config.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
   const store = await openStore(parseStoreLocation(config.store));
   const accounts = new AccountCache(store);
   const journal = config.usage.journalDir === undefined ? undefined : new UsageJournal(config.usage.journalDir);
@@ -105,6 +108,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await nodes.reconcile([...next.nodes, ...runtimeNodes]);
       nodes.setHealth(next.health);
       routes.setConfig(next.models, next.nodes);
+      if (next.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
       await applyConfigToStore(store, next);
       await accounts.load();
       if (JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])) {

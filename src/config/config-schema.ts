@@ -1,9 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { WIRE_PROTOCOLS, type WireProtocol } from '../providers/registry.js';
 
 /**
  * The public YAML configuration shape (PRODUCT.md "Configuration shape"), as a JSON
  * schema compiled once at start. Field names are snake_case as in the YAML file.
  */
+
+/** Literal unions built from a list keep their literal type. */
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Array<TLiteral<T>>>;
 
 const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
 
@@ -32,6 +36,8 @@ const SimulatedNodeSettingsSchema = Type.Object(
     tokens_per_second: Type.Optional(Type.Number({ minimum: 0 })),
     reasoning_field: Type.Optional(Type.Union([Type.Literal('reasoning_content'), Type.Literal('reasoning')])),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    /** The wire protocol the simulated node speaks (default openai). */
+    protocol: Type.Optional(literals<WireProtocol>(WIRE_PROTOCOLS)),
   },
   { additionalProperties: false },
 );
@@ -39,7 +45,7 @@ const SimulatedNodeSettingsSchema = Type.Object(
 export const NodeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
-    provider: Type.Union([Type.Literal('openai'), Type.Literal('simulated')]),
+    provider: literals<WireProtocol | 'simulated'>([...WIRE_PROTOCOLS, 'simulated']),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key: Type.Optional(Type.String()),
     max_concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -73,13 +79,31 @@ const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const PerEffort = <T extends Parameters<typeof Type.Object>[0][string]>(value: T) =>
+  Type.Object({ low: Type.Optional(value), medium: Type.Optional(value), high: Type.Optional(value) }, { additionalProperties: false });
+
+const ReasoningLevel = literals(['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const);
+
+const ModelReasoningSchema = Type.Object(
+  {
+    default_effort: Effort,
+    /** `budget`: thinking token budget per effort; `level`: an effort/level word per effort (newer Claude and Gemini). */
+    style: Type.Optional(Type.Union([Type.Literal('budget'), Type.Literal('level')])),
+    budgets: Type.Optional(PerEffort(Type.Integer({ minimum: 1 }))),
+    levels: Type.Optional(PerEffort(ReasoningLevel)),
+  },
+  { additionalProperties: false },
+);
+
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    reasoning: Type.Optional(Type.Object({ default_effort: Effort }, { additionalProperties: false })),
+    /** `max_tokens` for protocols that require one (Anthropic) when the client sends none. */
+    default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),
   },

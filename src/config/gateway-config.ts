@@ -3,6 +3,7 @@
  * checked. Everything after `config/` reads this, never the raw file.
  */
 
+import type { WireProtocol } from '../providers/registry.js';
 import type { HealthSettings } from '../routing/node-health-settings.js';
 
 /** One of the three reasoning depths of spec 2.4. */
@@ -19,10 +20,10 @@ export interface TimeoutSettings {
 /** One configured upstream endpoint. */
 export interface NodeConfig {
   readonly id: string;
-  /** What the operator wrote; `simulated` nodes speak the OpenAI protocol. */
-  readonly provider: 'openai' | 'simulated';
+  /** What the operator wrote; `simulated` nodes speak `simulated.protocol` (default openai). */
+  readonly provider: WireProtocol | 'simulated';
   /** The wire protocol used to talk to the node. */
-  readonly protocol: 'openai';
+  readonly protocol: WireProtocol;
   /** Base URL without a trailing slash, e.g. http://10.0.0.5:8000/v1. Filled in at start for simulated nodes. */
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
@@ -58,6 +59,23 @@ export interface ModelRoute {
   readonly priority: number;
 }
 
+/** What an effort maps to, per effort. */
+export type PerEffort<T> = Readonly<Record<ReasoningEffort, T>>;
+
+/** A protocol's effort-or-level value (Anthropic `output_config.effort`, Gemini `thinkingLevel`, lower-case here). */
+export type ReasoningLevel = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** How a reasoning model is asked to think, on nodes whose protocol needs more than the effort word. */
+export interface ModelReasoningSettings {
+  readonly defaultEffort: ReasoningEffort;
+  /** `budget`: a token budget per effort (Claude ≤ 4.5, Gemini 2.5); `level`: an effort/level word (Claude ≥ 4.6, Gemini 3). */
+  readonly style: 'budget' | 'level';
+  /** Thinking tokens per effort (style budget). */
+  readonly budgets: PerEffort<number>;
+  /** Level word per effort (style level). */
+  readonly levels: PerEffort<ReasoningLevel>;
+}
+
 /** A model clients can ask for. */
 export interface ModelConfig {
   readonly id: string;
@@ -65,8 +83,10 @@ export interface ModelConfig {
   readonly created: number;
   readonly contextLength: number | undefined;
   readonly maxOutputTokens: number | undefined;
+  /** `max_tokens` sent to nodes whose protocol requires one (Anthropic) when the client gave none. */
+  readonly defaultMaxTokens: number | undefined;
   /** Absent: not a reasoning model, reasoning parameters are dropped. */
-  readonly reasoning: { readonly defaultEffort: ReasoningEffort } | undefined;
+  readonly reasoning: ModelReasoningSettings | undefined;
   /** Absent: a free model. */
   readonly pricing: ModelPricing | undefined;
   readonly routes: readonly ModelRoute[];

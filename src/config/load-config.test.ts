@@ -66,7 +66,7 @@ const BAD: Array<[string, string, string, RegExp]> = [
   ['a YAML syntax error', 'nodes: [\n  { id: a', 'line', /YAML syntax/],
   ['an empty section', 'nodes: []\nmodels: [{ id: m, routes: [{ node: a }] }]\n', 'nodes', /at least 1|must not be empty/],
   ['a wrong type', MINIMAL + 'listen: { port: many }\n', 'listen.port', /must be an integer/],
-  ['an unknown provider', MINIMAL.replace('provider: openai', 'provider: carrier-pigeon'), 'nodes[0].provider', /one of "openai", "simulated"/],
+  ['an unknown provider', MINIMAL.replace('provider: openai', 'provider: carrier-pigeon'), 'nodes[0].provider', /one of "openai", "anthropic", "gemini", "simulated"/],
   ['an unknown field', MINIMAL + 'colour: blue\n', 'colour', /not a known field/],
   ['a route to an unknown node', MINIMAL.replace('node: a,', 'node: b,'), 'models[0].routes[0].node', /unknown node "b"/],
   ['a duplicate node id', MINIMAL.replace('nodes:\n', 'nodes:\n  - { id: a, provider: openai, base_url: "http://y/v1" }\n'), 'nodes[1].id', /duplicate id "a"/],

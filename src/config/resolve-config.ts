@@ -1,9 +1,26 @@
 import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
 import { addressRangeProblem } from '../limits/client-ip.js';
+import { adapterFor } from '../providers/registry.js';
 import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
+import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
+
+type ModelReasoningFile = NonNullable<ConfigFile['models'][number]['reasoning']>;
+
+/** Reasoning settings with defaults; budgets must not fall as effort rises. */
+function resolveReasoning(file: ModelReasoningFile, path: string, source: string): ModelReasoningSettings {
+  const budgets = { ...DEFAULTS.reasoning.budgets, ...file.budgets };
+  if (budgets.low > budgets.medium || budgets.medium > budgets.high) {
+    throw new ConfigError(source, `${path}.budgets`, `must not fall as effort rises (low ${budgets.low}, medium ${budgets.medium}, high ${budgets.high})`);
+  }
+  return {
+    defaultEffort: file.default_effort,
+    style: file.style ?? 'budget',
+    budgets,
+    levels: { ...DEFAULTS.reasoning.levels, ...file.levels } as ModelReasoningSettings['levels'],
+  };
+}
 
 type TimeoutsFile = ConfigFile['timeouts'];
 
@@ -46,18 +63,23 @@ function resolveTrustedProxies(entries: readonly string[] | undefined, source: s
 
 /** Applies defaults to one schema-valid node entry; `path` names it in errors. */
 export function resolveNode(node: NodeConfigFile, path: string, source: string, timeouts: TimeoutSettings): NodeConfig {
-  if (node.provider !== 'simulated' && node.base_url === undefined) {
+  const defaultBaseUrl = node.provider === 'simulated' ? undefined : adapterFor(node.provider).defaultBaseUrl;
+  if (node.provider !== 'simulated' && node.base_url === undefined && defaultBaseUrl === undefined) {
     throw new ConfigError(source, `${path}.base_url`, `is required for provider ${node.provider}`);
   }
   if (node.provider !== 'simulated' && node.simulated !== undefined) {
     throw new ConfigError(source, `${path}.simulated`, 'applies only to provider simulated');
   }
   const simulated = node.provider === 'simulated' ? node.simulated ?? {} : undefined;
+  const protocol = node.provider === 'simulated' ? simulated?.protocol ?? 'openai' : node.provider;
+  if (node.reasoning_param !== undefined && protocol !== 'openai') {
+    throw new ConfigError(source, `${path}.reasoning_param`, 'applies only to OpenAI-protocol nodes');
+  }
   return {
     id: node.id,
     provider: node.provider,
-    protocol: 'openai',
-    baseUrl: (node.base_url ?? '').replace(/\/+$/, ''),
+    protocol,
+    baseUrl: (node.base_url ?? defaultBaseUrl ?? '').replace(/\/+$/, ''),
     apiKey: node.api_key,
     maxConcurrency: node.max_concurrency ?? DEFAULTS.maxConcurrency,
     weight: node.weight ?? DEFAULTS.weight,
@@ -86,16 +108,18 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   requireUnique(source, 'accounts', (file.accounts ?? []).map((account) => account.id));
 
   const nodes: NodeConfig[] = file.nodes.map((node, index) => resolveNode(node, `nodes[${index}]`, source, timeouts));
-  const nodeIds = new Set(nodes.map((node) => node.id));
+  const nodesById = new Map(nodes.map((node) => [node.id, node]));
 
   const created = Math.floor(Date.now() / 1000);
-  const models: ModelConfig[] = file.models.map((model, modelIndex) => ({
+  const models: ModelConfig[] = file.models.map((model, modelIndex) => {
+    const resolved: ModelConfig = {
     id: model.id,
     ownedBy: model.owned_by ?? DEFAULTS.ownedBy,
     created,
     contextLength: model.context_length,
     maxOutputTokens: model.max_output_tokens,
-    reasoning: model.reasoning && { defaultEffort: model.reasoning.default_effort },
+    defaultMaxTokens: model.default_max_tokens,
+    reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
     pricing: model.pricing && {
       input: model.pricing.input,
       output: model.pricing.output,
@@ -103,12 +127,22 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       reasoning: model.pricing.reasoning,
     },
     routes: model.routes.map((route, routeIndex) => {
-      if (!nodeIds.has(route.node)) {
+      if (!nodesById.has(route.node)) {
         throw new ConfigError(source, `models[${modelIndex}].routes[${routeIndex}].node`, `unknown node "${route.node}"`);
       }
       return { nodeId: route.node, upstreamModel: route.model ?? model.id, weight: route.weight ?? DEFAULTS.weight, priority: route.priority ?? 0 };
     }),
-  }));
+    };
+    // Each protocol the model is routed to checks what it can express (levels, budgets…).
+    for (const route of resolved.routes) {
+      const node = nodesById.get(route.nodeId) as NodeConfig;
+      const problem = adapterFor(node.protocol).checkModel?.(resolved);
+      if (problem !== undefined) {
+        throw new ConfigError(source, `models[${modelIndex}].${problem.path}`, `${problem.problem} (node "${node.id}" speaks ${node.protocol})`);
+      }
+    }
+    return resolved;
+  });
   const modelIds = new Set(models.map((model) => model.id));
 
   const accounts = (file.accounts ?? []).map((account, index) => {

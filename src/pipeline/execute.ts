@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
+import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
@@ -25,6 +25,8 @@ export type Execution =
 export interface ExecuteOptions {
   readonly request: ChatRequest;
   readonly clientModel: string;
+  /** The model as configured; adapters read its output cap and reasoning settings. */
+  readonly model: ModelConfig;
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;
   readonly candidates: readonly NodeCandidate[];
@@ -84,6 +86,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     clientModel: options.clientModel,
     upstreamModel: candidate.upstreamModel,
     node,
+    model: options.model,
     effort: options.effort,
     stream: options.stream,
     retryOnStatus: options.retryOnStatus,

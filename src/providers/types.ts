@@ -1,10 +1,10 @@
-import type { NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
+import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 
-/** A wire format a node can speak. Groq, vLLM, OpenRouter… are all `openai` nodes. */
-export type WireProtocol = 'openai';
+/** A wire format a node can speak (the keys of the registry). Groq, vLLM, OpenRouter… are all `openai` nodes. */
+export type { WireProtocol } from './registry.js';
 
 /** Everything an adapter may know about one call; no I/O handles. */
 export interface CallContext {
@@ -15,6 +15,8 @@ export interface CallContext {
   /** The model's name on this node. */
   readonly upstreamModel: string;
   readonly node: NodeConfig;
+  /** The model as configured (output cap, default max tokens, reasoning settings). */
+  readonly model: ModelConfig;
   /** Effort to request, already resolved; undefined for a model without reasoning. */
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;
@@ -63,6 +65,12 @@ export interface StreamMapper {
    * GatewayError when the node reports an error inside the stream.
    */
   map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal;
+  /**
+   * The node's body ended without an end signal from `map`. Protocols whose streams just
+   * stop (Gemini) emit their last chunks here; a mapper throws a GatewayError when the
+   * stream was cut short (no finish reason seen).
+   */
+  finish?(emit: (chunkJson: string) => void): void;
   /** What the stream carried so far, including the node's usage if it sent one. */
   readonly summary: ReplySummary;
   /** Identity fields for chunks the gateway adds itself (the final usage chunk). */
@@ -74,7 +82,16 @@ export interface StreamMapper {
  * protocol. Pure: never performs I/O, reads config files, touches a store or sleeps.
  */
 export interface ProviderAdapter {
-  readonly protocol: WireProtocol;
+  /** The protocol's name, as in the registry and in `provider:` of the configuration. */
+  readonly protocol: string;
+  /** Base URL used when a node of this protocol has no `base_url` (hosted APIs); undefined: required. */
+  readonly defaultBaseUrl?: string;
+  /**
+   * Checks a model's settings against what the protocol can express, at configuration
+   * load, for every model routed to a node of this protocol. Returns the problem (path
+   * relative to the model entry and message), or undefined.
+   */
+  checkModel?(model: ModelConfig): { readonly path: string; readonly problem: string } | undefined;
   /** Throws GatewayError (validation_failed) for input the protocol cannot express. */
   toUpstream(request: ChatRequest, context: CallContext): UpstreamCall;
   /** Maps a non-streaming 2xx body; throws bad_gateway for a body that is not a valid reply. */

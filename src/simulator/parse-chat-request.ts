@@ -14,6 +14,8 @@ export interface ChatRequest {
   /** `max_completion_tokens` ?? `max_tokens`; bounds reasoning plus visible output. */
   maxTokens: number | undefined;
   reasoningEffort: ReasoningEffort | undefined;
+  /** Reasoning tokens wanted, when the protocol gives a budget rather than an effort (overrides `reasoningEffort`). */
+  reasoningTokens?: number;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -37,10 +37,11 @@ export function requestSeed(request: Pick<ChatRequest, 'model' | 'messages'>): n
  * Decides the reasoning and answer tokens of a request, deterministically. Reasoning comes
  * first and, as with OpenAI's `max_completion_tokens`, shares the cap with the answer.
  */
-export function planCompletion(request: ChatRequest): CompletionPlan {
+export function planCompletion(request: Pick<ChatRequest, 'model' | 'messages' | 'maxTokens' | 'reasoningEffort' | 'reasoningTokens'>): CompletionPlan {
   const seed = requestSeed(request);
   const cap = request.maxTokens ?? Number.POSITIVE_INFINITY;
-  const wantedReasoning = request.reasoningEffort === undefined ? 0 : REASONING_TOKENS_BY_EFFORT[request.reasoningEffort];
+  const wantedReasoning = request.reasoningTokens
+    ?? (request.reasoningEffort === undefined ? 0 : REASONING_TOKENS_BY_EFFORT[request.reasoningEffort]);
   const wantedAnswer = MIN_ANSWER_TOKENS + (seed % (MAX_ANSWER_TOKENS - MIN_ANSWER_TOKENS + 1));
 
   const reasoningCount = Math.min(wantedReasoning, cap);

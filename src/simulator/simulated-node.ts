@@ -1,13 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chatStreamEvents } from './chat-stream-events.js';
+import { anthropicMessageBody, anthropicStreamEvents, parseAnthropicRequest } from './anthropic-wire.js';
+import { chatStreamEvents, type ChatStreamEvents } from './chat-stream-events.js';
 import { completionBody } from './completion-body.js';
 import type { ReasoningField } from './completion-identity.js';
-import { FaultInjector, type FaultDecision } from './fault-injector.js';
+import { DEFAULT_FAILURE_BODY, FaultInjector, type FaultDecision } from './fault-injector.js';
 import { parseFaultSettings, type FaultSettings } from './fault-settings.js';
+import { geminiResponseBody, geminiStreamEvents, parseGeminiRequest } from './gemini-wire.js';
 import { parseChatRequest } from './parse-chat-request.js';
-import { planCompletion } from './plan-completion.js';
+import { planCompletion, type CompletionPlan } from './plan-completion.js';
+import { errorBody, type SimulatedProtocol } from './protocol-errors.js';
 import { readRequestBody } from './read-request-body.js';
 import { redactHeaders } from './redact-headers.js';
 import { sendJson } from './send-json.js';
@@ -16,6 +19,7 @@ import { writeChatStream } from './write-chat-stream.js';
 
 export type { FailureFault, FaultSettings } from './fault-settings.js';
 export type { ReasoningField } from './completion-identity.js';
+export type { SimulatedProtocol } from './protocol-errors.js';
 
 /** Options of one simulated OpenAI-compatible node. */
 export interface SimulatedNodeOptions {
@@ -31,6 +35,14 @@ export interface SimulatedNodeOptions {
   faults?: FaultSettings;
   /** Seed of the PRNG behind the ratio faults (default 1). */
   seed?: number;
+  /**
+   * The wire protocol spoken (default 'openai'): 'anthropic' serves `POST …/messages`
+   * (base URL …/v1), 'gemini' serves `POST …/models/{model}:generateContent` and
+   * `:streamGenerateContent?alt=sse` (base URL …/v1beta). Errors use the protocol's body shape.
+   */
+  protocol?: SimulatedProtocol;
+  /** When set, requests must carry this key the protocol's way (Bearer, x-api-key, x-goog-api-key). */
+  apiKey?: string;
 }
 
 /** Traffic seen by a node; only chat-completion requests are counted. */
@@ -78,6 +90,8 @@ export class SimulatedNode {
   readonly #tokensPerSecond: number;
   readonly #reasoningField: ReasoningField;
   readonly #contextLength: number | undefined;
+  readonly #protocol: SimulatedProtocol;
+  readonly #apiKey: string | undefined;
   readonly #faults: FaultInjector;
   readonly #server: Server;
   readonly #modelsSeen = new Set<string>();
@@ -94,12 +108,14 @@ export class SimulatedNode {
     this.#tokensPerSecond = requireNonNegative(options.tokensPerSecond, 'tokensPerSecond');
     this.#reasoningField = options.reasoningField ?? 'reasoning_content';
     this.#contextLength = options.contextLength;
+    this.#protocol = options.protocol ?? 'openai';
+    this.#apiKey = options.apiKey;
     this.#faults = new FaultInjector(options.seed ?? 1);
     if (options.faults !== undefined) this.setFaults(options.faults);
     this.#server = createServer((request, response) => this.#handle(request, response));
   }
 
-  /** Starts listening (port 0 = ephemeral) and resolves the base URL, e.g. "http://127.0.0.1:43121/v1". */
+  /** Starts listening (port 0 = ephemeral) and resolves the base URL, e.g. "http://127.0.0.1:43121/v1" (…/v1beta for Gemini). */
   listen(port = 0, host = DEFAULT_HOST): Promise<string> {
     return new Promise((resolve, reject) => {
       this.#server.once('error', reject);
@@ -107,7 +123,7 @@ export class SimulatedNode {
         this.#server.off('error', reject);
         const address = this.#server.address() as AddressInfo;
         const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-        this.#baseUrl = `http://${hostPart}:${address.port}/v1`;
+        this.#baseUrl = `http://${hostPart}:${address.port}${this.#protocol === 'gemini' ? '/v1beta' : '/v1'}`;
         resolve(this.#baseUrl);
       });
     });
@@ -153,14 +169,15 @@ export class SimulatedNode {
   #handle(request: IncomingMessage, response: ServerResponse): void {
     const requestNumber = ++this.#responseCounter;
     response.setHeader('x-request-id', `sim-${requestNumber}`);
+    if (this.#protocol === 'anthropic') response.setHeader('request-id', `req_sim${requestNumber}`);
     this.#route(request, response, requestNumber).catch((error: unknown) => {
       if (error instanceof SimulatorError) {
-        sendJson(response, error.status, error.toBody());
+        sendJson(response, error.status, errorBody(this.#protocol, error, `req_sim${requestNumber}`));
       } else if (response.headersSent) {
         response.destroy();
       } else {
         const message = 'The simulator failed to answer.';
-        sendJson(response, 500, new SimulatorError(500, message, { type: 'server_error', code: 'internal_error' }).toBody());
+        sendJson(response, 500, errorBody(this.#protocol, new SimulatorError(500, message, { type: 'server_error', code: 'internal_error' }), `req_sim${requestNumber}`));
       }
     });
   }
@@ -174,7 +191,15 @@ export class SimulatedNode {
       }
     };
 
-    if (path.endsWith('/chat/completions')) {
+    if (this.#protocol === 'openai' && path.endsWith('/chat/completions')) {
+      allow('POST');
+      return this.#chatCompletion(request, response, path, requestNumber);
+    }
+    if (this.#protocol === 'anthropic' && path.endsWith('/messages')) {
+      allow('POST');
+      return this.#chatCompletion(request, response, path, requestNumber);
+    }
+    if (this.#protocol === 'gemini' && /\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(path)) {
       allow('POST');
       return this.#chatCompletion(request, response, path, requestNumber);
     }
@@ -240,31 +265,79 @@ export class SimulatedNode {
       return;
     }
     if (decision.action === 'fail') return this.#answerFailure(response, decision);
+    this.#checkApiKey(request);
     if (!received.valid) throw new SimulatorError(400, 'The request body is not valid JSON.', { code: 'invalid_json' });
 
-    const chatRequest = parseChatRequest(received.body);
-    this.#modelsSeen.add(chatRequest.model);
-    const plan = planCompletion(chatRequest);
-    if (this.#contextLength !== undefined && plan.promptTokens > this.#contextLength) {
+    const answer = this.#answer(received.body, request.url ?? path, requestNumber);
+    if (this.#contextLength !== undefined && answer.plan.promptTokens > this.#contextLength) {
       throw new SimulatorError(400,
-        `This model's maximum context length is ${this.#contextLength} tokens. However, your messages resulted in ${plan.promptTokens} tokens.`,
+        `This model's maximum context length is ${this.#contextLength} tokens. However, your messages resulted in ${answer.plan.promptTokens} tokens.`,
         { param: 'messages', code: 'context_length_exceeded' });
     }
-    const identity = {
-      id: `chatcmpl-sim-${requestNumber}`,
-      created: Math.floor(Date.now() / 1000),
-      model: chatRequest.model,
-      reasoningField: this.#reasoningField,
-    };
-    if (!chatRequest.stream) return sendJson(response, 200, completionBody(plan, identity));
-    await writeChatStream(response, chatStreamEvents(plan, identity, chatRequest.includeUsage), {
+    if (answer.json !== undefined) return sendJson(response, 200, answer.json());
+    await writeChatStream(response, answer.events(), {
       tokensPerSecond: this.#tokensPerSecond,
       cutAfterChunks: decision.cutAfterChunks,
       signal,
     });
   }
 
+  /** Parses the request in the node's protocol and plans the answer: a JSON body or stream events. */
+  #answer(body: unknown, url: string, requestNumber: number): { plan: CompletionPlan; json?: () => unknown; events: () => ChatStreamEvents } {
+    if (this.#protocol === 'anthropic') {
+      const parsed = parseAnthropicRequest(body);
+      this.#modelsSeen.add(parsed.model);
+      const plan = planCompletion({ ...parsed, reasoningEffort: undefined });
+      const identity = { id: `msg_sim${requestNumber}`, model: parsed.model };
+      return parsed.stream
+        ? { plan, events: () => anthropicStreamEvents(plan, identity) }
+        : { plan, json: () => anthropicMessageBody(plan, identity), events: () => anthropicStreamEvents(plan, identity) };
+    }
+    if (this.#protocol === 'gemini') {
+      const match = /\/models\/([^/?]+):(generateContent|streamGenerateContent)(\?|$)/.exec(url);
+      const model = decodeURIComponent(match?.[1] ?? '');
+      const parsed = parseGeminiRequest(model, body);
+      this.#modelsSeen.add(model);
+      const plan = planCompletion({ ...parsed, reasoningEffort: undefined });
+      const identity = { responseId: `sim-response-${requestNumber}`, model };
+      const events = () => geminiStreamEvents(plan, identity, parsed.includeThoughts);
+      // Gemini streams only on the streaming method, with alt=sse (js-genai's URL).
+      return match?.[2] === 'streamGenerateContent' ? { plan, events } : { plan, json: () => geminiResponseBody(plan, identity, parsed.includeThoughts), events };
+    }
+    const chatRequest = parseChatRequest(body);
+    this.#modelsSeen.add(chatRequest.model);
+    const plan = planCompletion(chatRequest);
+    const identity = {
+      id: `chatcmpl-sim-${requestNumber}`,
+      created: Math.floor(Date.now() / 1000),
+      model: chatRequest.model,
+      reasoningField: this.#reasoningField,
+    };
+    const events = () => chatStreamEvents(plan, identity, chatRequest.includeUsage);
+    return chatRequest.stream ? { plan, events } : { plan, json: () => completionBody(plan, identity), events };
+  }
+
+  /** With an `apiKey`, a request without it is refused the way the protocol's API refuses it. */
+  #checkApiKey(request: IncomingMessage): void {
+    if (this.#apiKey === undefined) return;
+    if (this.#protocol === 'anthropic') {
+      // The API takes `x-api-key`, or the key as a bearer token (what @anthropic-ai/sdk 1.x sends).
+      if (request.headers['x-api-key'] !== this.#apiKey && request.headers.authorization !== `Bearer ${this.#apiKey}`) {
+        throw new SimulatorError(401, 'invalid x-api-key');
+      }
+      if (request.headers['anthropic-version'] === undefined) throw new SimulatorError(400, 'anthropic-version: header is required');
+    } else if (this.#protocol === 'gemini') {
+      if (request.headers['x-goog-api-key'] !== this.#apiKey) throw new SimulatorError(400, 'API key not valid. Please pass a valid API key.');
+    } else if (request.headers.authorization !== `Bearer ${this.#apiKey}`) {
+      throw new SimulatorError(401, 'Incorrect API key provided.', { code: 'invalid_api_key' });
+    }
+  }
+
   #answerFailure(response: ServerResponse, decision: Extract<FaultDecision, { action: 'fail' }>): void {
+    if (decision.body === DEFAULT_FAILURE_BODY && this.#protocol !== 'openai') {
+      const error = new SimulatorError(decision.status, 'simulated failure');
+      return sendJson(response, decision.status, errorBody(this.#protocol, error, 'req_simfault'), decision.headers);
+    }
     if (typeof decision.body !== 'string') return sendJson(response, decision.status, decision.body, decision.headers);
     // A string body goes out verbatim, e.g. to imitate a proxy's HTML error page.
     response.writeHead(decision.status, {

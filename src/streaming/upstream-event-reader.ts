@@ -50,6 +50,7 @@ export class UpstreamEventReader {
       if (next.done) {
         this.bodyEnded = true;
         this.parser.end(this.onRecord);
+        if (!this.done) this.mapper.finish?.(this.emit);
         this.done = true;
         break;
       }

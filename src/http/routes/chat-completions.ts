@@ -60,6 +60,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
       const execution = await execute(context, {
         request: chatRequest,
         clientModel: model.id,
+        model,
         effort,
         stream,
         candidates: services.router.candidates(model),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { NodeConfig } from '../../config/gateway-config.js';
+import type { ModelConfig, NodeConfig } from '../../config/gateway-config.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { SseParser } from '../../streaming/sse-parser.js';
@@ -22,6 +22,11 @@ const node: NodeConfig = {
   simulated: undefined,
 };
 
+const model: ModelConfig = {
+  id: 'qwen3', ownedBy: 'x', created: 0, contextLength: undefined, maxOutputTokens: undefined, defaultMaxTokens: undefined, pricing: undefined, routes: [],
+  reasoning: { defaultEffort: 'medium', style: 'budget', budgets: { low: 1024, medium: 8192, high: 24576 }, levels: { low: 'low', medium: 'medium', high: 'high' } },
+};
+
 function context(overrides: Partial<CallContext> = {}): CallContext {
   return {
     requestId: 'req_1',
@@ -29,6 +34,7 @@ function context(overrides: Partial<CallContext> = {}): CallContext {
     clientModel: 'qwen3',
     upstreamModel: 'Qwen/Qwen3-32B',
     node,
+    model,
     effort: 'medium',
     stream: true,
     retryOnStatus: new Set([401, 403, 408, 429, 500, 502, 503, 504, 529]),

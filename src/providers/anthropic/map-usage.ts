@@ -1,0 +1,44 @@
+import type { Usage } from '../../protocol/openai/chat-response-types.js';
+
+/** Anthropic `usage` (message, message_start, message_delta), loosely typed. */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
+}
+
+/**
+ * Anthropic usage → OpenAI usage (provider-protocols 6.4). Anthropic's `input_tokens`
+ * excludes cache reads and writes, so the prompt is the sum of the three. `output_tokens`
+ * already includes thinking. Reasoning tokens come from `output_tokens_details`; when the
+ * node did not report them they are 0 only if no thinking was seen, otherwise left out
+ * rather than guessed.
+ */
+export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
+  const input = usage.input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const prompt = input + cacheWrite + cacheRead;
+  const completion = usage.output_tokens ?? 0;
+  const thinking = usage.output_tokens_details?.thinking_tokens ?? (sawThinking ? undefined : 0);
+  const mapped: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
+  };
+  if (thinking !== undefined) mapped.completion_tokens_details = { reasoning_tokens: thinking };
+  return mapped;
+}
+
+/** Stream usage is cumulative: later counters replace earlier ones (provider-protocols 4.5). */
+export function mergeUsage(into: AnthropicUsage, update: AnthropicUsage | null | undefined): void {
+  if (update === null || update === undefined) return;
+  for (const field of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const) {
+    const value = update[field];
+    if (typeof value === 'number') into[field] = value;
+  }
+  if (typeof update.output_tokens_details?.thinking_tokens === 'number') into.output_tokens_details = { thinking_tokens: update.output_tokens_details.thinking_tokens };
+}

@@ -1,0 +1,121 @@
+import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
+import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { contentParts, imageUrlOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly } from '../translate-content.js';
+
+const PROTOCOL = 'anthropic';
+
+/** Media types Anthropic takes for base64 images (provider-protocols 4.2). */
+const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+type Block = Record<string, unknown>;
+
+/** One Anthropic message: content always as blocks. */
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+/**
+ * OpenAI messages → Anthropic `system` and `messages` (provider-protocols 6.1):
+ * system and developer messages become top-level system text blocks, in order; tool
+ * results become `tool_result` blocks of a user turn; consecutive turns of the same role
+ * are merged (Anthropic wants alternating roles). An assistant message's
+ * `thinking_blocks` (our extension, see README) go first, verbatim, so signed thinking
+ * survives a tool loop.
+ */
+export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: Block[]; messages: AnthropicMessage[] } {
+  const system: Block[] = [];
+  const out: AnthropicMessage[] = [];
+  const push = (role: AnthropicMessage['role'], blocks: Block[]): void => {
+    if (blocks.length === 0) return;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  messages.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    switch (message.role) {
+      case 'system':
+      case 'developer': {
+        const text = textOnly(message.content, `${param}.content`, PROTOCOL);
+        if (text !== '') system.push({ type: 'text', text });
+        break;
+      }
+      case 'user':
+        push('user', userBlocks(message.content, `${param}.content`));
+        break;
+      case 'assistant':
+        push('assistant', assistantBlocks(message, param));
+        break;
+      case 'tool':
+        push('user', [toolResult(message, param)]);
+        break;
+      default:
+        throw notExpressible(`${param}.role`, PROTOCOL, `the role "${message.role}"`);
+    }
+  });
+  return { system, messages: out };
+}
+
+function userBlocks(content: unknown, param: string): Block[] {
+  return contentParts(content).flatMap((part, index): Block[] => {
+    const where = `${param}[${index}]`;
+    if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [{ type: 'text', text: part.text }] : [];
+    if (part.type === 'image_url') return [imageBlock(imageUrlOf(part, where), where)];
+    throw notExpressible(where, PROTOCOL, `a "${part.type}" content part`);
+  });
+}
+
+function imageBlock(url: string, param: string): Block {
+  const data = parseDataUrl(url);
+  if (data !== undefined) {
+    if (!IMAGE_MEDIA_TYPES.has(data.mediaType)) throw notExpressible(`${param}.image_url.url`, PROTOCOL, `an image of type ${data.mediaType}`);
+    return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
+  }
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  throw notExpressible(`${param}.image_url.url`, PROTOCOL, 'an image URL that is neither http(s) nor a base64 data URL');
+}
+
+function assistantBlocks(message: ChatMessage, param: string): Block[] {
+  const blocks: Block[] = [];
+  const thinking = message.thinking_blocks;
+  if (Array.isArray(thinking)) {
+    thinking.forEach((block: unknown, index) => {
+      const valid = isRecord(block) && (
+        (block.type === 'thinking' && typeof block.thinking === 'string' && typeof block.signature === 'string')
+        || (block.type === 'redacted_thinking' && typeof block.data === 'string'));
+      if (!valid) {
+        const where = `${param}.thinking_blocks[${index}]`;
+        throw validationFailed(where, `Invalid parameter '${where}': expected {type: "thinking", thinking, signature} or {type: "redacted_thinking", data}.`,
+          `Некорректный параметр '${where}': ожидается {type: "thinking", thinking, signature} или {type: "redacted_thinking", data}.`);
+      }
+      blocks.push(block.type === 'thinking'
+        ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
+        : { type: 'redacted_thinking', data: block.data });
+    });
+  }
+  contentParts(message.content).forEach((part, index) => {
+    const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
+    if (typeof text !== 'string') throw notExpressible(`${param}.content[${index}]`, PROTOCOL, `a "${part.type}" part in an assistant message`);
+    if (text !== '') blocks.push({ type: 'text', text });
+  });
+  for (const call of readToolCalls(message.tool_calls, `${param}.tool_calls`, PROTOCOL)) {
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+  }
+  return blocks;
+}
+
+function toolResult(message: ChatMessage, param: string): Block {
+  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
+    throw validationFailed(`${param}.tool_call_id`, `Invalid parameter '${param}.tool_call_id': a tool message needs the id of the call it answers.`,
+      `Некорректный параметр '${param}.tool_call_id': сообщению tool нужен id вызова, на который оно отвечает.`);
+  }
+  const block: Block = { type: 'tool_result', tool_use_id: message.tool_call_id };
+  if (typeof message.content === 'string') {
+    if (message.content !== '') block.content = message.content;
+  } else {
+    const content = userBlocks(message.content, `${param}.content`);
+    if (content.length > 0) block.content = content;
+  }
+  return block;
+}

@@ -1,0 +1,80 @@
+import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { notExpressible, readFunctionTools, readToolChoice, requestedMaxTokens, stopSequences } from '../translate-content.js';
+import type { CallContext, UpstreamCall } from '../types.js';
+import { thinkingFor } from './thinking-config.js';
+import { toAnthropicMessages } from './to-anthropic-messages.js';
+
+const PROTOCOL = 'anthropic';
+/** The API version every official SDK sends (provider-protocols 4.1). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** `max_tokens` when neither the client nor the model configuration gives one. */
+export const FALLBACK_MAX_TOKENS = 4096;
+
+/**
+ * OpenAI chat request → Anthropic Messages request (provider-protocols 4.2, 6.1).
+ * Dropped, as documented in the README: penalties, logit_bias, logprobs, seed, and
+ * unknown fields (PRODUCT.md decision 8). Rejected with 400: n > 1, temperature above
+ * Anthropic's 1.0, `response_format: json_object`, non-function tools, content parts
+ * Anthropic has no block for.
+ */
+export function toUpstream(request: ChatRequest, context: CallContext): UpstreamCall {
+  if (typeof request.n === 'number' && request.n > 1) throw notExpressible('n', PROTOCOL, 'more than one choice');
+  const { system, messages } = toAnthropicMessages(request.messages);
+  const maxTokens = requestedMaxTokens(request) ?? context.model.defaultMaxTokens ?? context.model.maxOutputTokens ?? FALLBACK_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: context.upstreamModel, max_tokens: maxTokens };
+  if (system.length > 0) body.system = system;
+  body.messages = messages;
+
+  const tools = readFunctionTools(request.tools, PROTOCOL);
+  const toolChoice = tools.length > 0 ? readToolChoice(request.tool_choice, PROTOCOL) : undefined;
+  // Thinking forbids forced tool use (provider-protocols 4.3): the client's explicit choice wins, thinking stays off.
+  const forcesTool = toolChoice?.kind === 'required' || toolChoice?.kind === 'function';
+  const thinking = forcesTool ? undefined : thinkingFor(context.effort, context.model.reasoning, maxTokens);
+  const outputConfig: Record<string, unknown> = {};
+  if (thinking !== undefined) {
+    // Thinking allows no temperature/top_k change and restricts top_p: sampling fields are left out.
+    body.thinking = thinking.thinking;
+    if (thinking.effort !== undefined) outputConfig.effort = thinking.effort;
+  } else {
+    if (typeof request.temperature === 'number') {
+      if (request.temperature > 1) throw notExpressible('temperature', PROTOCOL, 'a temperature above 1');
+      body.temperature = request.temperature;
+    }
+    if (typeof request.top_p === 'number') body.top_p = request.top_p;
+  }
+  const stop = stopSequences(request.stop);
+  if (stop !== undefined) body.stop_sequences = stop;
+
+  if (tools.length > 0) {
+    body.tools = tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      input_schema: tool.parameters ?? { type: 'object', properties: {} },
+    }));
+    const choice: Record<string, unknown> = toolChoice?.kind === 'function'
+      ? { type: 'tool', name: toolChoice.name }
+      : { type: toolChoice === undefined ? 'auto' : { auto: 'auto', none: 'none', required: 'any' }[toolChoice.kind] };
+    if (request.parallel_tool_calls === false && choice.type !== 'none') choice.disable_parallel_tool_use = true;
+    if (toolChoice !== undefined || choice.disable_parallel_tool_use === true) body.tool_choice = choice;
+  }
+
+  const format = request.response_format;
+  if (format !== undefined && format !== null && format.type !== 'text') {
+    const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    if (format.type !== 'json_schema' || schema === undefined) throw notExpressible('response_format', PROTOCOL, `response_format "${format.type}"`);
+    outputConfig.format = { type: 'json_schema', schema };
+  }
+  if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
+  if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
+  if (context.stream) body.stream = true;
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: context.stream ? 'text/event-stream' : 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    'x-request-id': context.requestId,
+    'x-correlation-id': context.correlationId,
+  };
+  if (context.node.apiKey !== undefined) headers['x-api-key'] = context.node.apiKey;
+  return { path: '/messages', headers, body: JSON.stringify(body) };
+}

@@ -1,0 +1,74 @@
+import { invalidReply } from '../../upstream/node-failure.js';
+import { inStreamNodeError } from '../classify-node-error.js';
+import { ChunkBuilder } from '../chunk-builder.js';
+import { isRecord } from '../translate-content.js';
+import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
+import { firstCandidate } from './from-upstream.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapParts } from './map-parts.js';
+import { mapUsage, type GeminiUsage } from './map-usage.js';
+
+/**
+ * Gemini `streamGenerateContent?alt=sse` → OpenAI chunks (provider-protocols 5.5, 6.7).
+ * Every event is a whole `GenerateContentResponse` with only the new parts: thought text
+ * → `delta.reasoning_content`, text → `delta.content`, each `functionCall` → one complete
+ * `delta.tool_calls` entry. The chunk with `finishReason` gives the finish chunk. Gemini has
+ * no end marker: the body just ends, and only then is the usage chunk sent, from the last
+ * `usageMetadata` seen. A body that ends without a finish reason was cut short: a node
+ * failure. An `{"error": …}` object in the stream becomes the gateway's error event.
+ */
+export function createStreamMapper(context: CallContext): StreamMapper {
+  const summary = emptySummary();
+  const chunks = new ChunkBuilder({ id: `chatcmpl-${context.requestId}`, created: Math.floor(Date.now() / 1000), model: context.clientModel });
+  let toolCount = 0;
+  let usage: GeminiUsage | undefined;
+  let finished = false;
+
+  function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+    let event: unknown;
+    try {
+      event = JSON.parse(record.data);
+    } catch {
+      throw invalidReply(context.node.id, 'sent an event that is not JSON');
+    }
+    if (!isRecord(event)) throw invalidReply(context.node.id, 'sent an event that is not an object');
+    if (isRecord(event.error)) {
+      const error = event.error;
+      const detail = `${typeof error.status === 'string' ? error.status : 'error'}: ${typeof error.message === 'string' ? error.message : 'the node reported an error'}`;
+      throw inStreamNodeError(context, detail);
+    }
+    if (typeof event.responseId === 'string' && !chunks.hasStarted) chunks.identity.id = event.responseId;
+    if (isRecord(event.usageMetadata)) usage = event.usageMetadata as GeminiUsage;
+    if (finished) return 'more';
+    const candidate = firstCandidate(event);
+    const parts = mapParts(isRecord(candidate?.content) ? candidate.content.parts : undefined, context.requestId, () => toolCount++);
+    for (const part of parts) {
+      if (part.kind === 'reasoning') {
+        summary.reasoningCharacters += part.text.length;
+        emit(chunks.delta({ reasoning_content: part.text }));
+      } else if (part.kind === 'content') {
+        summary.contentCharacters += part.text.length;
+        emit(chunks.delta({ content: part.text }));
+      } else {
+        emit(chunks.delta({ tool_calls: [part.call] }));
+      }
+    }
+    const blocked = candidate === undefined && isRecord(event.promptFeedback) && typeof event.promptFeedback.blockReason === 'string';
+    if (typeof candidate?.finishReason === 'string' || blocked) {
+      finished = true;
+      summary.finishReason = blocked ? 'content_filter' : mapFinishReason(candidate?.finishReason as string, toolCount > 0);
+      emit(chunks.delta({}, summary.finishReason));
+    }
+    return 'more';
+  }
+
+  function finish(emit: (chunkJson: string) => void): void {
+    if (!finished) throw invalidReply(context.node.id, 'the stream ended without a finish reason');
+    if (usage !== undefined) {
+      summary.usage = mapUsage(usage);
+      emit(chunks.usage(summary.usage));
+    }
+  }
+
+  return { map, finish, summary, identity: chunks.identity };
+}

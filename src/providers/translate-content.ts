@@ -1,0 +1,144 @@
+import type { GatewayError } from '../errors/gateway-error.js';
+import { validationFailed } from '../protocol/openai/validate-chat-request.js';
+
+/**
+ * Helpers shared by the adapters that translate OpenAI requests into another protocol
+ * (Anthropic, Gemini): reading content parts, data URLs and tool arguments, and the 400
+ * for what the target protocol cannot express (never silently mistranslated).
+ */
+
+/** 400 validation_failed: `param` holds something the node's protocol cannot express. */
+export function notExpressible(param: string, protocol: string, what: string): GatewayError {
+  return validationFailed(
+    param,
+    `Invalid parameter '${param}': ${what} cannot be sent to a ${protocol} node.`,
+    `Некорректный параметр '${param}': ${what} нельзя передать узлу с протоколом ${protocol}.`,
+  );
+}
+
+/** A record, not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An OpenAI content part as sent by clients. */
+export type ContentPart = Record<string, unknown> & { type: string };
+
+/** Content as a list of parts: a string is one text part; null/absent is none. */
+export function contentParts(content: unknown): ContentPart[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content as ContentPart[];
+}
+
+/** The text of content that may only hold text (system, developer, tool messages on some protocols). */
+export function textOnly(content: unknown, param: string, protocol: string): string {
+  const texts: string[] = [];
+  contentParts(content).forEach((part, index) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') {
+      throw notExpressible(`${param}[${index}]`, protocol, `a "${part.type}" part in this message`);
+    }
+    texts.push(part.text);
+  });
+  return texts.join('\n');
+}
+
+/** `data:<media type>;base64,<data>` split up; undefined for anything else. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return match === null ? undefined : { mediaType: (match[1] as string).toLowerCase(), data: match[2] as string };
+}
+
+/** The URL of an `image_url` part, checked. */
+export function imageUrlOf(part: ContentPart, param: string): string {
+  const imageUrl = part.image_url;
+  const url = typeof imageUrl === 'string' ? imageUrl : isRecord(imageUrl) ? imageUrl.url : undefined;
+  if (typeof url !== 'string' || url === '') {
+    throw validationFailed(`${param}.image_url.url`, `Invalid parameter '${param}.image_url.url': it must be a URL.`, `Некорректный параметр '${param}.image_url.url': ожидается URL.`);
+  }
+  return url;
+}
+
+/** An assistant tool call as clients send it back. */
+export interface ToolCallInput {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+  /** The whole object, for protocol extensions (e.g. Gemini's thought signature). */
+  readonly raw: Record<string, unknown>;
+}
+
+/** Reads `tool_calls[]` of an assistant message: function calls whose arguments are a JSON object. */
+export function readToolCalls(value: unknown, param: string, protocol: string): ToolCallInput[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((call: unknown, index) => {
+    const where = `${param}[${index}]`;
+    if (!isRecord(call) || (call.type !== undefined && call.type !== 'function') || !isRecord(call.function)) {
+      throw notExpressible(where, protocol, 'a tool call that is not a function call');
+    }
+    const name = call.function.name;
+    if (typeof name !== 'string' || name === '') {
+      throw validationFailed(`${where}.function.name`, `Invalid parameter '${where}.function.name': it must be a non-empty string.`, `Некорректный параметр '${where}.function.name': ожидается непустая строка.`);
+    }
+    const text = call.function.arguments;
+    let parsed: unknown = {};
+    if (typeof text === 'string' && text.trim() !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (!isRecord(parsed)) {
+      throw validationFailed(`${where}.function.arguments`, `Invalid parameter '${where}.function.arguments': it must be a JSON object in a string.`, `Некорректный параметр '${where}.function.arguments': ожидается JSON-объект в строке.`);
+    }
+    return { id: typeof call.id === 'string' ? call.id : `call_${index}`, name, arguments: parsed, raw: call };
+  });
+}
+
+/** A function tool of the request, checked. */
+export interface FunctionTool {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly parameters: Record<string, unknown> | undefined;
+}
+
+/** Reads `tools[]`: only `{type: "function"}` tools can be translated. */
+export function readFunctionTools(tools: unknown, protocol: string): FunctionTool[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool: unknown, index) => {
+    const fn = isRecord(tool) ? tool.function : undefined;
+    if (!isRecord(tool) || tool.type !== 'function' || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw notExpressible(`tools[${index}]`, protocol, 'a tool that is not a function');
+    }
+    return {
+      name: fn.name,
+      description: typeof fn.description === 'string' ? fn.description : undefined,
+      parameters: isRecord(fn.parameters) ? fn.parameters : undefined,
+    };
+  });
+}
+
+/** `tool_choice` normalised: auto | none | required | a function name. */
+export type ToolChoice = { readonly kind: 'auto' | 'none' | 'required' } | { readonly kind: 'function'; readonly name: string };
+
+export function readToolChoice(value: unknown, protocol: string): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return { kind: value };
+  if (isRecord(value) && value.type === 'function' && isRecord(value.function) && typeof value.function.name === 'string') {
+    return { kind: 'function', name: value.function.name };
+  }
+  throw notExpressible('tool_choice', protocol, 'this tool_choice');
+}
+
+/** The client's output cap: `max_completion_tokens` wins over the older `max_tokens`. */
+export function requestedMaxTokens(request: { max_completion_tokens?: number | null; max_tokens?: number | null }): number | undefined {
+  return request.max_completion_tokens ?? request.max_tokens ?? undefined;
+}
+
+/** `stop` as a list. */
+export function stopSequences(stop: string | string[] | null | undefined): string[] | undefined {
+  if (stop === undefined || stop === null) return undefined;
+  const list = typeof stop === 'string' ? [stop] : stop;
+  return list.length === 0 ? undefined : list;
+}
