@@ -384,6 +384,11 @@ export class SqlStore implements Store {
     const keyIds = [...new Set(rows.map((row) => row.keyId))];
     return this.db.transaction(async (tx) => {
       await tx.query(RECORD_USAGE, [JSON.stringify(rows.map(usageJson))]);
+      if (this.sharedChanges) {
+        // Other instances reload the balances and spend this batch changed (delivered at commit).
+        const changes = [...accountIds.map((id) => ({ kind: 'account', id })), ...keyIds.map((id) => ({ kind: 'key', id }))];
+        await tx.query('SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change', [CHANGES_CHANNEL, changes.map((change) => JSON.stringify(change))]);
+      }
       // A second statement sees the first one's updates (the CTE's own snapshot would not).
       const [accounts, keys] = [
         await tx.query<{ id: string; balance_nano: unknown }>('SELECT id, balance_nano FROM accounts WHERE id = ANY($1)', [accountIds]),

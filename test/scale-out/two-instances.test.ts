@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { sharedRedisOrSkip } from '../../src/limits/redis-test-support.js';
+
+/**
+ * Two real gateway processes on different ports sharing the machine's PostgreSQL (store,
+ * LISTEN/NOTIFY) and Redis (rate limits), as two instances behind a load balancer.
+ */
+const POSTGRES = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+const ADMIN_KEY = 'admin-two-instances-0123456789';
+
+async function postgresOrSkip(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch (error) {
+    const message = `PostgreSQL is not reachable at ${POSTGRES} (${(error as Error).message}): the two-instance tests cannot run`;
+    if (process.env.CI === 'true') throw new Error(message);
+    console.warn(`\n!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!\n`);
+    return false;
+  }
+}
+
+function startInstance(file: string): Promise<{ child: ChildProcess; baseUrl: string; origin: string }> {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 30_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: match[1], origin: new URL(match[1]).origin });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+  });
+}
+
+const chat = (baseUrl: string, key: string) =>
+  fetch(`${baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+  });
+
+describe('two instances on shared PostgreSQL and Redis', async () => {
+  const redis = await sharedRedisOrSkip('the two-instance tests');
+  const postgresUp = await postgresOrSkip();
+  const skip = redis === undefined || !postgresUp ? 'PostgreSQL or Redis missing' : false;
+  const schema = `sy_two_${randomBytes(4).toString('hex')}`;
+  const limitedKey = `sk-two-rpm-${randomBytes(12).toString('hex')}`;
+  const revokedKey = `sk-two-rev-${randomBytes(12).toString('hex')}`;
+  const instances: Array<{ child: ChildProcess; baseUrl: string; origin: string }> = [];
+
+  before(async () => {
+    if (skip) return;
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-two-'));
+    const config = (name: string) => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(
+        file,
+        `listen: { host: 127.0.0.1, port: 0 }
+store: "${POSTGRES}?schema=${schema}"
+redis: ${redis}
+admin_key: ${ADMIN_KEY}
+log_level: warn
+usage: { journal_dir: ${join(dir, `journal-${name}`)} }
+nodes: [{ id: sim, provider: simulated }]
+models: [{ id: m, routes: [{ node: sim }] }]
+accounts: [{ id: shared, balance: 0 }]
+keys:
+  - { key: ${limitedKey}, account: shared, limits: { rpm: 10 } }
+  - { key: ${revokedKey}, account: shared }
+`,
+      );
+      return file;
+    };
+    // One after the other: both migrate the same schema (the second finds it done).
+    instances.push(await startInstance(config('a')));
+    instances.push(await startInstance(config('b')));
+  });
+
+  after(async () => {
+    for (const instance of instances) instance.child.kill('SIGTERM');
+    await Promise.all(instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))));
+    if (skip) return;
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  test('a key with rpm 10 gets exactly 10 successes spread across both instances', { skip, timeout: 30_000 }, async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < 20; index++) {
+      const instance = instances[index % 2] as (typeof instances)[number];
+      const response = await chat(instance.baseUrl, limitedKey);
+      await response.text();
+      statuses.push(response.status);
+    }
+    assert.equal(statuses.filter((status) => status === 200).length, 10, statuses.join(','));
+    assert.equal(statuses.filter((status) => status === 429).length, 10, statuses.join(','));
+    // Both instances served some of the ten: the limit is one limit, not one per instance.
+    assert.ok(statuses.slice(0, 10).every((status) => status === 200));
+  });
+
+  test('a key revoked on one instance is refused by the other within one second', { skip, timeout: 30_000 }, async () => {
+    const [a, b] = instances as [(typeof instances)[number], (typeof instances)[number]];
+    assert.equal((await chat(b.baseUrl, revokedKey)).status, 200);
+    const list = (await (await fetch(`${a.origin}/admin/v1/keys?account=shared`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as {
+      data: Array<{ id: string; prefix: string }>;
+    };
+    const target = list.data.find((key) => revokedKey.startsWith(key.prefix) && key.prefix.startsWith('sk-two-rev'));
+    assert.ok(target, 'the key is listed');
+    const revoked = await fetch(`${a.origin}/admin/v1/keys/${target.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    assert.equal(revoked.status, 200);
+    const started = Date.now();
+    let status = 200;
+    while (Date.now() - started < 1000 && status !== 401) {
+      const response = await chat(b.baseUrl, revokedKey);
+      await response.text();
+      status = response.status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const elapsed = Date.now() - started;
+    assert.equal(status, 401, `still accepted ${elapsed} ms after the revocation`);
+    console.log(`# revocation seen by the other instance after ${elapsed} ms`);
+  });
+});
