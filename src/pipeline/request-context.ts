@@ -21,8 +21,13 @@ export interface RequestRecord {
   usage?: Usage;
   usageEstimated?: boolean;
   finishReason?: string;
+  /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
   firstByteMs?: number;
   clientAborted: boolean;
+  /** USD booked for this request; set by the money code when it settles (logged as `cost_usd`). */
+  costUsd?: number;
+  /** The raw request body, kept only when `log.bodies` is on (debugging). */
+  requestBody?: string;
 }
 
 /** Per-request state shared by the HTTP layer and the pipeline. */
@@ -34,7 +39,7 @@ export interface RequestContext {
   readonly startedAt: number;
   /** Aborted when the client goes away or the total deadline passes. */
   readonly signal: AbortSignal;
-  /** Why `signal` fired, once it has. */
-  abortCause: 'client' | 'deadline' | undefined;
+  /** Why `signal` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */
+  abortCause: 'client' | 'deadline' | 'shutdown' | undefined;
   readonly record: RequestRecord;
 }
