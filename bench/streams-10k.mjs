@@ -3,7 +3,8 @@
 //
 // Holds N concurrent slow streams (default 10,000) through ONE gateway process and reports
 // its memory per stream. Each stream is a reasoning reply (medium effort: ~60-100 tokens)
-// at R tokens per second (default 2, so 30-50 s), opened at --ramp-per-second. Three processes, all on 127.0.0.1: a simulated node (R tokens per
+// at R tokens per second (default 1, so 60-100 s), opened at --ramp-per-second (default
+// 250/s: faster bursts overflow the listen backlog of 511 on a busy 2-core machine). Three processes, all on 127.0.0.1: a simulated node (R tokens per
 // second), the built gateway (dist/cli.js), and this driver that opens the streams and
 // reads them to the end. Each stream costs the gateway two file descriptors (client
 // socket + node socket), so the gateway needs `ulimit -n` above 2 N + ~50; the driver and
@@ -19,9 +20,9 @@ const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
   options: {
     streams: { type: 'string', default: '10000' },
-    'tokens-per-second': { type: 'string', default: '2' },
+    'tokens-per-second': { type: 'string', default: '1' },
     tokens: { type: 'string', default: '200' },
-    'ramp-per-second': { type: 'string', default: '1000' },
+    'ramp-per-second': { type: 'string', default: '250' },
   },
 });
 const STREAMS = Number(values.streams);
@@ -96,8 +97,8 @@ writeFileSync(
   config,
   `listen: { host: 127.0.0.1, port: 0 }
 admin_key: ${ADMIN_KEY}
-log_level: warn
-http: { max_connections: ${STREAMS + 100} }
+log_level: ${process.env.SCALE_LOG_LEVEL ?? 'warn'}
+http: { max_connections: ${STREAMS + 100}, listen_backlog: 4096 }
 timeouts: { first_byte_ms: 600000, idle_ms: 600000, total_ms: 3600000 }
 nodes:
   - { id: slow, provider: openai, base_url: "${node.match[1]}", max_concurrency: ${STREAMS + 10} }
@@ -174,7 +175,7 @@ console.log(`opened ${STREAMS} streams in ${((Date.now() - started) / 1000).toFi
 let peak = { rss: 0 };
 while (stats.started + stats.errors.length < STREAMS) {
   await new Promise((resolve) => setTimeout(resolve, 500));
-  if (Date.now() - started > 120_000) break;
+  if (Date.now() - started > 300_000) break;
 }
 const plateau = { rss: rssMiB(pid), ...(await scrape(origin)), fds: openFds(pid), at: (Date.now() - started) / 1000 };
 peak = plateau;
@@ -201,5 +202,6 @@ if (stats.errors.length > 0) {
   console.log('errors:', [...kinds].slice(0, 10));
 }
 await agent.close();
+if (process.env.SCALE_LOG_FILE) writeFileSync(process.env.SCALE_LOG_FILE, gateway.output());
 stop();
 process.exit(stats.errors.length === 0 && stats.done === STREAMS ? 0 : 1);

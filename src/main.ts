@@ -87,7 +87,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   prober.start();
   http = createGatewayServer(services, logger);
   const server = http.server;
-  const port = await listen(server, options.port ?? config.listen.port, config.listen.host);
+  const port = await listen(server, options.port ?? config.listen.port, config.listen.host, config.http.listenBacklog);
   let opsServer: Server | undefined;
   let metricsUrl: string | undefined;
   if (config.metrics.enabled && config.metrics.listen !== undefined) {
@@ -140,10 +140,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+function listen(server: Server, port: number, host: string, backlog?: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });

@@ -165,6 +165,7 @@ export const ConfigFileSchema = Type.Object(
           body_idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
           keep_alive_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
           max_connections: Type.Optional(Type.Integer({ minimum: 0 })),
+          listen_backlog: Type.Optional(Type.Integer({ minimum: 1 })),
           max_messages: Type.Optional(Type.Integer({ minimum: 1 })),
           max_choices: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
         },

@@ -17,6 +17,7 @@ export const DEFAULTS = {
     bodyIdleTimeoutMs: 30_000,
     keepAliveTimeoutMs: 65_000,
     maxConnections: 10_000,
+    listenBacklog: 511,
     maxMessages: 2_048,
     maxChoices: 16,
   },

@@ -108,6 +108,8 @@ export interface HttpSettings {
   readonly keepAliveTimeoutMs: number;
   /** Concurrent client connections; more are refused at accept (0 = no cap). */
   readonly maxConnections: number;
+  /** Pending-connection queue of the listening socket (the kernel caps it at net.core.somaxconn). */
+  readonly listenBacklog: number;
   /** Most messages one chat request may carry → 400 validation_failed, param messages. */
   readonly maxMessages: number;
   /** Largest `n` (choices) one chat request may ask for → 400 validation_failed, param n. */

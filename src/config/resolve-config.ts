@@ -140,6 +140,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       bodyIdleTimeoutMs: file.http?.body_idle_timeout_ms ?? DEFAULTS.http.bodyIdleTimeoutMs,
       keepAliveTimeoutMs: file.http?.keep_alive_timeout_ms ?? DEFAULTS.http.keepAliveTimeoutMs,
       maxConnections: file.http?.max_connections ?? DEFAULTS.http.maxConnections,
+      listenBacklog: file.http?.listen_backlog ?? DEFAULTS.http.listenBacklog,
       maxMessages: file.http?.max_messages ?? DEFAULTS.http.maxMessages,
       maxChoices: file.http?.max_choices ?? DEFAULTS.http.maxChoices,
     },
