@@ -30,6 +30,7 @@ async function serve(argv: string[]): Promise<void> {
   const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
   const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
+  if (gateway.metricsUrl !== undefined) lines.push(`Metrics on ${gateway.metricsUrl}`);
   if (demo) {
     lines.push(
       `Demo models: ${config.models.map((model) => model.id).join(', ')} on a simulated node`,
@@ -57,14 +58,26 @@ async function serve(argv: string[]): Promise<void> {
       (error: unknown) => gateway.logger.error({ err: error }, 'configuration reload failed'),
     );
   });
-  const stop = () => {
-    gateway.close().then(
+  // Graceful stop (README "Shutdown"): in-flight requests get shutdown.grace_ms, then are
+  // ended; hooks run; exit 0. A second signal exits at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      gateway.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    gateway.logger.info({ signal }, 'signal received');
+    gateway.close({ graceMs: gateway.services.config.shutdown.graceMs }).then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        gateway.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 function check(argv: string[]): void {

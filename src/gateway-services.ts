@@ -1,6 +1,9 @@
 import type { AccountCache } from './billing/account-cache.js';
 import type { Billing } from './billing/billing.js';
 import type { GatewayConfig, ModelConfig } from './config/gateway-config.js';
+import type { ReadinessChecks } from './lifecycle/readiness-checks.js';
+import type { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
+import type { GatewayMetrics } from './observability/metrics.js';
 import type { NodeRegistry } from './routing/node-registry.js';
 import type { RouteTable } from './routing/route-table.js';
 import type { Router } from './routing/router.js';
@@ -29,4 +32,10 @@ export interface GatewayServices {
   /** Replaced on reload when the limit settings change. */
   limiter: RateLimiter;
   trustedProxies: BlockList;
+  /** Named dependency checks behind GET /readyz and `switchyard_dependency_up`; register store/Redis pings here. */
+  readonly readiness: ReadinessChecks;
+  /** Run once at shutdown after in-flight requests ended (flush usage rows, close stores). */
+  readonly shutdownHooks: ShutdownHooks;
+  /** Prometheus metrics; `metrics.recordCost(model, usd)` books cost. */
+  readonly metrics: GatewayMetrics;
 }

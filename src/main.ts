@@ -5,8 +5,14 @@ import { Billing } from './billing/billing.js';
 import { loadTokenCounter } from './billing/token-counter.js';
 import type { GatewayConfig, NodeConfig } from './config/gateway-config.js';
 import type { GatewayServices } from './gateway-services.js';
-import { createGatewayServer } from './http/server.js';
+import type { Server } from 'node:http';
+import { createOpsServer } from './http/ops-server.js';
+import { createGatewayServer, type GatewayHttpServer } from './http/server.js';
+import { modelsRoutableCheck } from './lifecycle/models-routable-check.js';
+import { ReadinessChecks } from './lifecycle/readiness-checks.js';
+import { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import { GatewayMetrics } from './observability/metrics.js';
 import { HealthProber } from './routing/health-prober.js';
 import { NodeRegistry, type NodeLauncher } from './routing/node-registry.js';
 import { PoolRouter } from './routing/pool-router.js';
@@ -27,8 +33,15 @@ export interface RunningGateway {
   readonly services: GatewayServices;
   /** Applies a new configuration without dropping in-flight requests (listen address excepted). */
   reload(config: GatewayConfig): Promise<void>;
-  /** Stops accepting, writes the usage rows still waiting, closes node pools, simulated nodes and the store. */
-  close(): Promise<void>;
+  /** The separate metrics address (`metrics.listen`), once listening. */
+  readonly metricsUrl: string | undefined;
+  /**
+   * Stops the gateway: no new connections; in-flight requests and streams get `graceMs`
+   * (default 0: end them now) to finish, then are ended (SSE error event / 503
+   * shutting_down); then the shutdown hooks run and node pools and simulated nodes close.
+   * Calling it again returns the same stop.
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -56,7 +69,7 @@ function modelsOf(config: GatewayConfig) {
 
 /** Wiring only: store → caches → node registry → router → HTTP server, plus reload and health probes. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, config.log.format);
   // The tokenizer's tables take ~0.4 s of synchronous loading: done before listening, and
   // only when a paid model needs estimates, so it never stalls requests in flight.
   if (config.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
@@ -72,6 +85,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const nodes = new NodeRegistry(launchNode, config.health);
   await nodes.reconcile(config.nodes);
   const routes = new RouteTable(config.models, config.nodes);
+  const readiness = new ReadinessChecks();
+  let http: GatewayHttpServer | undefined;
   const services: GatewayServices = {
     config,
     models: modelsOf(config),
@@ -84,24 +99,61 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     usage,
     limiter,
     trustedProxies: trustedProxyList(config.trustedProxies),
+    readiness,
+    shutdownHooks: new ShutdownHooks(),
+    metrics: new GatewayMetrics({
+      nodes: () => nodes.list(),
+      readiness,
+      requestsInFlight: () => http?.requestsInFlight() ?? 0,
+      isKnownModel: (model) => services.models.has(model),
+    }),
   };
+  readiness.register(modelsRoutableCheck(services));
+  readiness.register({ name: 'store', check: () => store.ping() });
+  if (config.redis !== undefined) readiness.register({ name: 'redis', check: async () => services.limiter.shared });
+  // Run last registered first: usage rows are written, then the limiter and the store close.
+  services.shutdownHooks.add({ name: 'store', run: () => store.close() });
+  services.shutdownHooks.add({ name: 'rate limiter', run: () => services.limiter.close() });
+  services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();
-  const server = createGatewayServer(services, logger);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? config.listen.port, config.listen.host, () => {
-      server.off('error', reject);
-      resolve();
+  http = createGatewayServer(services, logger);
+  const server = http.server;
+  const port = await listen(server, options.port ?? config.listen.port, config.listen.host, config.http.listenBacklog);
+  let opsServer: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (config.metrics.enabled && config.metrics.listen !== undefined) {
+    const gatewayHttp = http;
+    opsServer = createOpsServer(services, () => gatewayHttp.isShuttingDown());
+    const opsPort = await listen(opsServer, config.metrics.listen.port, config.metrics.listen.host).catch(async (error: unknown) => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await nodes.close();
+      throw error;
     });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+    metricsUrl = `http://${urlHost(config.metrics.listen.host)}:${opsPort}/metrics`;
+  }
+  let closing: Promise<void> | undefined;
+  const stop = async (graceMs: number, gatewayHttp: GatewayHttpServer) => {
+    prober.stop();
+    logger.info({ in_flight: gatewayHttp.requestsInFlight(), grace_ms: graceMs }, 'shutting down');
+    const outcome = await gatewayHttp.shutdown(graceMs);
+    if (opsServer !== undefined) {
+      const ops = opsServer;
+      await new Promise<void>((resolve) => {
+        ops.close(() => resolve());
+        ops.closeAllConnections();
+      });
+    }
+    await services.shutdownHooks.runAll(logger);
+    await nodes.close();
+    logger.info({ finished: outcome.finished, cut: outcome.cut }, 'shutdown complete');
+  };
   return {
-    baseUrl: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/v1`,
+    baseUrl: `http://${urlHost(config.listen.host)}:${port}/v1`,
     port,
     logger,
     services,
+    metricsUrl,
     async reload(next: GatewayConfig) {
       const declared = new Set(next.nodes.map((node) => node.id));
       const runtimeNodes = routes.runtimeNodeConfigs().filter((node) => !declared.has(node.id));
@@ -122,16 +174,26 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       services.config = next;
       prober.start();
     },
-    async close() {
-      prober.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await usage.close();
-      await services.limiter.close();
-      await nodes.close();
-      await store.close();
+    close(closeOptions = {}) {
+      closing ??= stop(closeOptions.graceMs ?? 0, http);
+      return closing;
     },
   };
+}
+
+function listen(server: Server, port: number, host: string, backlog?: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, backlog }, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** A host for a URL clients on this machine can use. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -6,6 +6,7 @@ import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 import { countPromptTokens, outputCap } from './estimate-request.js';
+import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
 import { tokenCounter } from './token-counter.js';
 
@@ -46,7 +47,7 @@ export class RequestCharge {
     const costNano = this.prices === undefined ? 0 : costOf(tokens, this.prices);
     this.key.pendingNano += costNano;
     if (this.account !== undefined) this.account.pendingNano += costNano;
-    record.costNano = costNano;
+    record.costUsd = nanoToUsd(costNano);
     const lastAttempt = record.attempts[record.attempts.length - 1];
     this.ledger.book({
       requestId: context.requestId,

@@ -211,9 +211,46 @@ export const ConfigFileSchema = Type.Object(
         {
           body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
           sse_keepalive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          headers_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          request_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          body_idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          keep_alive_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          max_connections: Type.Optional(Type.Integer({ minimum: 0 })),
+          listen_backlog: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_messages: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_choices: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
         },
         { additionalProperties: false },
       ),
+    ),
+    log: Type.Optional(
+      Type.Object(
+        {
+          bodies: Type.Optional(Type.Boolean()),
+          format: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          listen: Type.Optional(
+            Type.Object(
+              {
+                host: Type.Optional(Type.String({ minLength: 1 })),
+                port: Type.Integer({ minimum: 0, maximum: 65535 }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    shutdown: Type.Optional(
+      Type.Object({ grace_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
     ),
     nodes: Type.Array(NodeSchema, { minItems: 1 }),
     models: Type.Array(ModelSchema, { minItems: 1 }),

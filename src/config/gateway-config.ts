@@ -143,6 +143,41 @@ export interface UsageSettings {
   readonly maxBatchRows: number;
 }
 
+/** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */
+export interface HttpSettings {
+  readonly bodyLimitBytes: number;
+  readonly sseKeepaliveMs: number;
+  /** Until a request's headers are complete (node:http `headersTimeout`) → 408. */
+  readonly headersTimeoutMs: number;
+  /** Until the whole request (headers and body) is received (node:http `requestTimeout`; 0 = none) → 408. */
+  readonly requestTimeoutMs: number;
+  /** Longest silence between two chunks of a request body → 408 request_timeout. */
+  readonly bodyIdleTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** Concurrent client connections; more are refused at accept (0 = no cap). */
+  readonly maxConnections: number;
+  /** Pending-connection queue of the listening socket (the kernel caps it at net.core.somaxconn). */
+  readonly listenBacklog: number;
+  /** Most messages one chat request may carry → 400 validation_failed, param messages. */
+  readonly maxMessages: number;
+  /** Largest `n` (choices) one chat request may ask for → 400 validation_failed, param n. */
+  readonly maxChoices: number;
+}
+
+/** How the process logs. */
+export interface LogSettings {
+  /** Debug only: request bodies go into the request's log line. Never on in production. */
+  readonly bodies: boolean;
+  /** `auto`: human-readable when stdout is a terminal, JSON lines otherwise. */
+  readonly format: 'auto' | 'json' | 'pretty';
+}
+
+/** GET /metrics: on the main listener behind the admin key, or on its own address without auth. */
+export interface MetricsSettings {
+  readonly enabled: boolean;
+  readonly listen: { readonly host: string; readonly port: number } | undefined;
+}
+
 export interface GatewayConfig {
   /** The file the config came from, or "built-in demo". */
   readonly source: string;
@@ -158,7 +193,10 @@ export interface GatewayConfig {
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
   readonly timeouts: TimeoutSettings;
   readonly health: HealthSettings;
-  readonly http: { readonly bodyLimitBytes: number; readonly sseKeepaliveMs: number };
+  readonly http: HttpSettings;
+  readonly log: LogSettings;
+  readonly metrics: MetricsSettings;
+  readonly shutdown: { readonly graceMs: number };
   readonly nodes: readonly NodeConfig[];
   readonly models: readonly ModelConfig[];
   readonly accounts: readonly AccountConfig[];

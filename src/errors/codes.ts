@@ -138,6 +138,24 @@ export const ERROR_CODES = {
       ru: (p) => `Тело запроса больше допустимых ${text(p.limit)} байт.`,
     },
   },
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    retryable: true,
+    message: {
+      en: (p) => `The request was not received in time (${text(p.what) || 'body'}: ${text(p.timeout_ms)} ms).`,
+      ru: (p) => `Запрос не был получен вовремя (${text(p.what) || 'тело'}: ${text(p.timeout_ms)} мс).`,
+    },
+  },
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: () => 'The request headers are too large.',
+      ru: () => 'Заголовки запроса слишком велики.',
+    },
+  },
   rate_limited: {
     status: 429,
     type: 'rate_limit_error',
@@ -174,6 +192,15 @@ export const ERROR_CODES = {
         `No node is available for the model "${text(p.model)}"${p.reason ? ` (${text(p.reason)})` : ''}; retry later.`,
       ru: (p) =>
         `Нет доступного узла для модели "${text(p.model)}"${p.reason ? ` (${text(p.reason)})` : ''}; повторите позже.`,
+    },
+  },
+  shutting_down: {
+    status: 503,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: () => 'The gateway is shutting down; retry the request.',
+      ru: () => 'Шлюз останавливается; повторите запрос.',
     },
   },
   upstream_timeout: {

@@ -34,7 +34,8 @@ export function renderError(response: ServerResponse, error: GatewayError, conte
     'content-length': Buffer.byteLength(body),
   };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
-  if (error.status === 413) headers.connection = 'close';
+  // The rest of the body was not read (413, 408) or the gateway is stopping: do not reuse the connection.
+  if (error.status === 413 || error.status === 408 || error.code === 'shutting_down') headers.connection = 'close';
   response.writeHead(error.status, headers);
   response.end(body);
 }

@@ -1,36 +1,97 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { asGatewayError, ClientGoneError, gatewayError } from '../errors/gateway-error.js';
+import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from '../errors/gateway-error.js';
+import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
+import { errorEnvelopeJson } from './error-envelope.js';
 import { renderError } from './error-renderer.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
+import { healthzRoute, readyzRoute } from './routes/health.js';
+import { metricsRoute } from './routes/metrics.js';
 import { modelsRoute } from './routes/models.js';
 import { adminRoute } from './admin/admin-route.js';
 
-type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
+export type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
 
 interface Route {
   readonly method: string;
   readonly handler: RouteHandler;
 }
 
+/** Probe and scrape paths: logged at debug, not counted in the request metrics, served while shutting down. */
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** After the grace period, how long cut requests get to write their last event before sockets are closed. */
+const CUT_WAIT_MS = 2_000;
+/** Longest request body kept in a log line when `log.bodies` is on. */
+const MAX_LOGGED_BODY = 64 * 1024;
+
+/** One request being handled. */
+interface InFlightRequest {
+  readonly context: RequestContext;
+  readonly controller: AbortController;
+  readonly response: ServerResponse;
+}
+
+/** The client-facing HTTP server and its graceful stop. */
+export interface GatewayHttpServer {
+  readonly server: Server;
+  /** Requests being handled now (handler running or response still open). */
+  requestsInFlight(): number;
+  isShuttingDown(): boolean;
+  /**
+   * Graceful stop: accepts no new connections, answers new requests on open keep-alive
+   * connections with 503 shutting_down, lets in-flight requests and streams finish for up
+   * to `graceMs`, then ends the rest (an SSE error event for a started stream, 503 for a
+   * reply not started yet) and closes every connection. Resolves when all is closed.
+   */
+  shutdown(graceMs: number): Promise<{ readonly finished: number; readonly cut: number }>;
+}
+
+/** A fresh per-request context: ids, language, abort signal. */
+export function newRequestContext(request: IncomingMessage, signal: AbortSignal): RequestContext {
+  const requestId = newRequestId();
+  return {
+    requestId,
+    correlationId: correlationIdFor(request.headers['x-correlation-id'], requestId),
+    language: preferredLanguage(request.headers['accept-language']),
+    startedAt: performance.now(),
+    signal,
+    abortCause: undefined,
+    record: { stream: false, attempts: [], clientAborted: false },
+  };
+}
+
 /**
  * The HTTP front: node:http (measured cheaper per request than a framework for a handful
- * of routes), a path table, one request context per request, one log line per request.
+ * of routes), a path table, one request context per request, one log line per request
+ * (which also feeds the request metrics). Slow or malformed clients are answered in the
+ * spec's error format where a response is still possible: header and body time-outs
+ * (408), oversized headers (431), unparsable HTTP (400).
  */
-export function createGatewayServer(services: GatewayServices, logger: Logger): Server {
+export function createGatewayServer(services: GatewayServices, logger: Logger): GatewayHttpServer {
+  let shuttingDown = false;
+  const http = services.config.http;
   const routes = new Map<string, Route>([
     ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services) }],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
+    ['/healthz', { method: 'GET', handler: healthzRoute() }],
+    ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],
   ]);
+  // With a separate metrics address, /metrics lives only there (see ops-server.ts).
+  if (services.config.metrics.enabled && services.config.metrics.listen === undefined) {
+    routes.set('/metrics', { method: 'GET', handler: metricsRoute(services, { requireAdminKey: true }) });
+  }
   const admin = adminRoute(services);
+  const inFlight = new Set<InFlightRequest>();
+  let onIdle: (() => void) | undefined;
 
-  async function dispatch(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
-    const path = pathOf(request.url);
+  async function dispatch(request: IncomingMessage, response: ServerResponse, context: RequestContext, path: string): Promise<void> {
+    if (shuttingDown && !OPS_PATHS.has(path)) throw gatewayError('shutting_down', { retryAfter: 1 });
     const route = routes.get(path);
     if (route === undefined) {
       if (path.startsWith('/admin/v1/')) return admin(request, response, context, path);
@@ -42,84 +103,183 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     return route.handler(request, response, context);
   }
 
-  const server = createServer((request, response) => {
-    const requestId = newRequestId();
-    const controller = new AbortController();
-    const context: RequestContext = {
-      requestId,
-      correlationId: correlationIdFor(request.headers['x-correlation-id'], requestId),
-      language: preferredLanguage(request.headers['accept-language']),
-      startedAt: performance.now(),
-      signal: controller.signal,
-      abortCause: undefined,
-      record: { stream: false, attempts: [], clientAborted: false },
-    };
-    const totalMs = services.config.timeouts.totalMs;
-    const deadline = setTimeout(() => {
-      context.abortCause = 'deadline';
-      controller.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
-    }, totalMs);
-    // One log line once both the handler has finished and the response is closed, so it
-    // carries what the handler booked after a client disconnect (usage of a cut stream).
-    let openParts = 2;
-    const partDone = () => {
-      if (--openParts === 0) logRequest(logger, request, context);
-    };
-    response.on('close', () => {
-      clearTimeout(deadline);
-      if (!response.writableFinished) {
-        context.record.clientAborted = true;
-        if (!controller.signal.aborted) {
-          context.abortCause = 'client';
-          controller.abort(new ClientGoneError());
+  function finished(request: IncomingMessage, context: RequestContext, path: string): void {
+    const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+    if (OPS_PATHS.has(path)) {
+      if (logger.isLevelEnabled('debug')) logger.debug(logFields(request, context, path, totalMs), 'request');
+      return;
+    }
+    logger.info(logFields(request, context, path, totalMs), 'request');
+    services.metrics.observeRequest(context.record, totalMs);
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      keepAliveTimeout: http.keepAliveTimeoutMs,
+      // How often node:http checks the two time-outs above (default 30 s: too coarse for short limits).
+      connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(http.headersTimeoutMs / 4))),
+    },
+    (request, response) => {
+      const controller = new AbortController();
+      const context = newRequestContext(request, controller.signal);
+      const path = pathOf(request.url);
+      const entry: InFlightRequest = { context, controller, response };
+      inFlight.add(entry);
+      if (shuttingDown) response.shouldKeepAlive = false;
+      const totalMs = services.config.timeouts.totalMs;
+      const deadline = setTimeout(() => {
+        context.abortCause = 'deadline';
+        controller.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
+      }, totalMs);
+      // One log line once both the handler has finished and the response is closed, so it
+      // carries what the handler booked after a client disconnect (usage of a cut stream).
+      let openParts = 2;
+      const partDone = () => {
+        if (--openParts !== 0) return;
+        inFlight.delete(entry);
+        finished(request, context, path);
+        if (inFlight.size === 0) onIdle?.();
+      };
+      response.on('close', () => {
+        clearTimeout(deadline);
+        if (!response.writableFinished) {
+          context.record.clientAborted = true;
+          if (!controller.signal.aborted) {
+            context.abortCause = 'client';
+            controller.abort(new ClientGoneError());
+          }
         }
-      }
-      partDone();
+        partDone();
+      });
+
+      dispatch(request, response, context, path)
+        .catch((error: unknown) => {
+          if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
+          const gatewayFailure = asGatewayError(error);
+          if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
+          renderError(response, gatewayFailure, context);
+        })
+        .finally(partDone);
+    },
+  );
+  server.maxConnections = http.maxConnections > 0 ? http.maxConnections : Number.POSITIVE_INFINITY;
+  server.on('drop', () => services.metrics.connectionDropped());
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, logger, services));
+
+  const waitIdle = (timeoutMs: number) =>
+    new Promise<boolean>((resolve) => {
+      if (inFlight.size === 0) return resolve(true);
+      const timer = setTimeout(() => {
+        onIdle = undefined;
+        resolve(false);
+      }, timeoutMs);
+      onIdle = () => {
+        clearTimeout(timer);
+        onIdle = undefined;
+        resolve(true);
+      };
     });
 
-    dispatch(request, response, context)
-      .catch((error: unknown) => {
-        if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
-        const gatewayFailure = asGatewayError(error);
-        if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: requestId }, 'unexpected error');
-        renderError(response, gatewayFailure, context);
-      })
-      .finally(partDone);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0;
-  return server;
+  return {
+    server,
+    requestsInFlight: () => inFlight.size,
+    isShuttingDown: () => shuttingDown,
+    async shutdown(graceMs: number) {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const atStart = inFlight.size;
+      for (const entry of inFlight) if (!entry.response.headersSent) entry.response.shouldKeepAlive = false;
+      let cut = 0;
+      if (!(await waitIdle(graceMs))) {
+        for (const entry of inFlight) {
+          if (entry.controller.signal.aborted) continue;
+          cut++;
+          entry.context.abortCause = 'shutdown';
+          entry.controller.abort(gatewayError('shutting_down', { retryAfter: 1 }));
+        }
+        await waitIdle(CUT_WAIT_MS);
+      }
+      server.closeAllConnections();
+      await closed;
+      return { finished: atStart - cut, cut };
+    },
+  };
 }
 
-function pathOf(url: string | undefined): string {
+export function pathOf(url: string | undefined): string {
   if (url === undefined) return '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
 
-function logRequest(logger: Logger, request: IncomingMessage, context: RequestContext): void {
-  const record = context.record;
-  logger.info(
-    {
-      request_id: context.requestId,
-      correlation_id: context.correlationId,
-      method: request.method,
-      path: pathOf(request.url),
-      status: record.status,
-      error_code: record.errorCode,
-      key_prefix: record.keyPrefix,
-      account: record.accountId,
-      model: record.model,
-      stream: record.stream,
-      attempts: record.attempts.length > 0 ? record.attempts : undefined,
-      usage: record.usage,
-      usage_estimated: record.usageEstimated,
-      finish_reason: record.finishReason,
-      first_byte_ms: record.firstByteMs,
-      total_ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
-      client_aborted: record.clientAborted || undefined,
-    },
-    'request',
+/**
+ * A client error node:http caught before or while parsing a request (bad syntax, headers
+ * too large, header or request time-out): answered in the spec's error format when the
+ * socket can still take it, then closed. Logged and counted like a request.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger, services: GatewayServices): void {
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!socket.writable || pending?.headersSent === true || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headers_too_large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT'
+        ? 'request_timeout'
+        : 'validation_failed';
+  const failure: GatewayError =
+    code === 'request_timeout'
+      ? gatewayError(code, { params: { what: 'request', timeout_ms: services.config.http.requestTimeoutMs || services.config.http.headersTimeoutMs } })
+      : code === 'validation_failed'
+        ? gatewayError(code, { params: { detail_en: 'The HTTP request is malformed.', detail_ru: 'HTTP-запрос составлен некорректно.' } })
+        : gatewayError(code);
+  const requestId = newRequestId();
+  const context: RequestContext = {
+    requestId,
+    correlationId: requestId,
+    language: 'en',
+    startedAt: performance.now(),
+    signal: AbortSignal.abort(),
+    abortCause: undefined,
+    record: { stream: false, attempts: [], clientAborted: false, status: failure.status, errorCode: failure.code },
+  };
+  const body = errorEnvelopeJson(failure, context);
+  socket.end(
+    `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status] ?? 'Error'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\nx-correlation-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );
+  logger.info({ request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code }, 'request');
+  services.metrics.observeRequest(context.record, 0);
+}
+
+function logFields(request: IncomingMessage, context: RequestContext, path: string, totalMs: number): Record<string, unknown> {
+  const record = context.record;
+  const attempts = record.attempts;
+  return {
+    request_id: context.requestId,
+    correlation_id: context.correlationId,
+    method: request.method,
+    path,
+    status: record.status,
+    error_code: record.errorCode,
+    key_prefix: record.keyPrefix,
+    account: record.accountId,
+    model: record.model,
+    stream: record.stream,
+    node: attempts.length > 0 ? attempts[attempts.length - 1]?.node : undefined,
+    attempts: attempts.length > 0 ? attempts : undefined,
+    usage: record.usage,
+    usage_estimated: record.usageEstimated,
+    cost_usd: record.costUsd ?? null,
+    finish_reason: record.finishReason,
+    first_byte_ms: record.firstByteMs,
+    total_ms: totalMs,
+    client_aborted: record.clientAborted,
+    request_body: record.requestBody === undefined ? undefined : record.requestBody.slice(0, MAX_LOGGED_BODY),
+  };
 }

@@ -1,15 +1,26 @@
 import { pino, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
+
+/** `auto`: human-readable when stdout is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+const REDACT = {
+  paths: ['*.authorization', '*.headers.authorization', '*.headers["x-api-key"]', '*.headers["x-goog-api-key"]', 'api_key', '*.api_key'],
+  censor: '[redacted]',
+};
 
 /**
- * The process logger: JSON lines on stdout. Authorization-like headers are redacted
- * wherever they appear; request bodies and keys are never logged.
+ * The process logger: JSON lines on stdout, or, when stdout is a terminal (format `auto`)
+ * or `pretty` is asked for, the same records formatted by pino-pretty in-process (no
+ * worker thread). Authorization-like headers are redacted wherever they appear; keys are
+ * never logged, request bodies only with `log.bodies`.
  */
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: 'switchyard' },
-    redact: { paths: ['*.authorization', '*.headers.authorization', '*.headers["x-api-key"]', '*.headers["x-goog-api-key"]', 'api_key', '*.api_key'], censor: '[redacted]' },
-  });
+export function createLogger(level: string, format: LogFormat = 'auto', isTty = process.stdout.isTTY === true): Logger {
+  const options = { level, base: { service: 'switchyard' }, redact: REDACT };
+  if (format === 'pretty' || (format === 'auto' && isTty)) {
+    return pino(options, pinoPretty({ colorize: isTty, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+  }
+  return pino(options);
 }
 
 export type { Logger };

@@ -127,7 +127,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     }
   } catch (error) {
     if (context.signal.aborted) {
-      record(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : 'deadline');
+      record(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : (context.abortCause ?? 'deadline'));
       throw context.signal.reason;
     }
     const failure = asNodeFailure(node.id, error);

@@ -54,7 +54,8 @@ export async function relayStream(
   } catch (error) {
     reader.release();
     if (context.signal.aborted) {
-      if (context.abortCause === 'deadline') sink.fail(context.signal.reason);
+      // The gateway cut the stream (deadline, shutdown): the client still gets one error event.
+      if (context.abortCause !== 'client') sink.fail(context.signal.reason);
       return;
     }
     const failure =

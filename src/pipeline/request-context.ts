@@ -20,11 +20,14 @@ export interface RequestRecord {
   errorCode?: string;
   usage?: Usage;
   usageEstimated?: boolean;
-  /** What the request was charged, nano-USD (0 for a free model). */
-  costNano?: number;
   finishReason?: string;
+  /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
   firstByteMs?: number;
   clientAborted: boolean;
+  /** USD booked for this request; set by the money code when it settles (logged as `cost_usd`). */
+  costUsd?: number;
+  /** The raw request body, kept only when `log.bodies` is on (debugging). */
+  requestBody?: string;
 }
 
 /** Per-request state shared by the HTTP layer and the pipeline. */
@@ -36,8 +39,8 @@ export interface RequestContext {
   readonly startedAt: number;
   /** Aborted when the client goes away or the total deadline passes. */
   readonly signal: AbortSignal;
-  /** Why `signal` fired, once it has. */
-  abortCause: 'client' | 'deadline' | undefined;
+  /** Why `signal` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */
+  abortCause: 'client' | 'deadline' | 'shutdown' | undefined;
   readonly record: RequestRecord;
   /** X-RateLimit-* of the limits this request was counted against, once it was. */
   rateLimitHeaders?: Record<string, string>;

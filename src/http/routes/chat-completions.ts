@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { checkAccess } from '../../billing/access-policy.js';
 import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
@@ -38,7 +39,9 @@ export function chatCompletionsRoute(services: GatewayServices) {
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     const { config } = services;
     const principal = authenticate(request.headers.authorization, services.accounts, context);
-    const chatRequest = parseChatRequest(await readBody(request, config.http.bodyLimitBytes));
+    const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs);
+    if (config.log.bodies) context.record.requestBody = body;
+    const chatRequest = parseChatRequest(body, config.http);
     context.record.model = chatRequest.model;
     const model = services.models.get(chatRequest.model);
     if (model === undefined) throw gatewayError('model_unavailable', { param: 'model', params: { model: chatRequest.model } });
@@ -72,6 +75,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         context.record.usage = execution.summary.usage ?? undefined;
         context.record.finishReason = execution.summary.finishReason;
         context.record.status = 200;
+        context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
         charge.settle(context, { status: 200 });
         response.writeHead(200, {
           ...responseHeaders(context),

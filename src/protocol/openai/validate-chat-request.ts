@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
 import { ajv } from '../../validation/ajv-instance.js';
+import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { ChatRequestSchema, type ChatRequest } from './chat-request-schema.js';
 
@@ -22,25 +23,43 @@ export function schemaValidationFailed(errors: readonly ErrorObject[] | null | u
   return invalidParameter(problem.path, problem.expected, problem.expectedRu);
 }
 
+/** Caps on one request's size in items (configuration `http.max_messages`, `http.max_choices`). */
+export interface ChatRequestCaps {
+  readonly maxMessages: number;
+  readonly maxChoices: number;
+}
+
+const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128 };
+
 /**
  * Parses and checks a chat-completions body (spec 7.2 row 400, PRODUCT.md decisions 6, 8).
- * Throws GatewayError validation_failed with `param` set to the offending field.
+ * Throws GatewayError validation_failed with `param` set to the offending field. The
+ * caps are checked before the schema, so an oversized array is refused without walking it.
  */
-export function parseChatRequest(body: string): ChatRequest {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw validationFailed(null, `The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
-  }
+export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS): ChatRequest {
+  const parsed = parseJsonBody(body);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
   }
+  checkCaps(parsed as Record<string, unknown>, caps);
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
   checkMessages(parsed);
   checkReasoningConflict(parsed);
   return parsed;
+}
+
+function checkCaps(body: Record<string, unknown>, caps: ChatRequestCaps): void {
+  const { messages, n } = body;
+  if (Array.isArray(messages) && messages.length > caps.maxMessages) {
+    throw validationFailed(
+      'messages',
+      `Too many messages: ${messages.length}; at most ${caps.maxMessages} are accepted.`,
+      `Слишком много сообщений: ${messages.length}; допускается не более ${caps.maxMessages}.`,
+    );
+  }
+  if (typeof n === 'number' && n > caps.maxChoices) {
+    throw validationFailed('n', `Invalid parameter 'n': at most ${caps.maxChoices} choices are accepted.`, `Некорректный параметр 'n': допускается не более ${caps.maxChoices} вариантов.`);
+  }
 }
 
 function checkMessages(request: ChatRequest): void {

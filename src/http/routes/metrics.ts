@@ -1,0 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayServices } from '../../gateway-services.js';
+import type { RequestContext } from '../../pipeline/request-context.js';
+import { authenticateAdmin } from '../admin/authenticate-admin.js';
+import { responseHeaders } from '../response-headers.js';
+
+/**
+ * GET /metrics in the Prometheus text format. On the main listener it needs the admin key
+ * (`Authorization: Bearer <admin_key>`); on the separate `metrics.listen` address it is open.
+ */
+export function metricsRoute(services: GatewayServices, options: { readonly requireAdminKey: boolean }) {
+  return async function handleMetrics(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+    if (options.requireAdminKey) authenticateAdmin(request.headers.authorization, services.config.adminKey);
+    const body = await services.metrics.render();
+    context.record.status = 200;
+    response.writeHead(200, {
+      ...responseHeaders(context),
+      'content-type': services.metrics.contentType,
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+    });
+    response.end(body);
+  };
+}

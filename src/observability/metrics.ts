@@ -1,0 +1,299 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
+import type { RequestRecord } from '../pipeline/request-context.js';
+import type { NodeCondition, NodeState } from '../routing/node-state.js';
+
+/** What the collect-time gauges read; nothing here is touched per request. */
+export interface MetricsSources {
+  /** The router's live nodes. */
+  nodes(): readonly NodeState[];
+  readonly readiness: ReadinessChecks;
+  /** Requests the HTTP server is handling now. */
+  requestsInFlight(): number;
+  /** Whether a client-sent model id is a configured model (others are labelled `OTHER_MODEL`). */
+  isKnownModel(model: string): boolean;
+}
+
+/** Label used for a model id that is not configured: client input never becomes a label value. */
+export const OTHER_MODEL = '_other';
+/** Label used when the request never named a model (bad body, auth failure). */
+export const NO_MODEL = '';
+
+const NODE_CONDITIONS: readonly NodeCondition[] = ['healthy', 'ejected', 'probing', 'drained'];
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+/** Bounds the label caches if a long-lived process sees many distinct label sets. */
+const MAX_CACHED_CHILDREN = 10_000;
+
+interface ModelChildren {
+  readonly duration: Histogram.Internal<'model' | 'stream'>;
+  readonly firstByte: Histogram.Internal<'model' | 'stream'>;
+  readonly overhead: Histogram.Internal<'stream'>;
+  readonly promptTokens: Counter.Internal;
+  readonly completionTokens: Counter.Internal;
+}
+
+interface NodeChildren {
+  readonly ok: Counter.Internal;
+  readonly failed: Counter.Internal;
+  readonly aborted: Counter.Internal;
+  readonly failovers: Counter.Internal;
+}
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (several gateways may share a
+ * process in tests). Per request, `observeRequest` runs once, when the request's log line
+ * is written: a few map look-ups for pre-bound label children and some increments.
+ * Node state, in-flight counts and dependency health are read only when scraped.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'model' | 'status' | 'code'>;
+  private readonly rejections: Counter<'code'>;
+  private readonly duration: Histogram<'model' | 'stream'>;
+  private readonly firstByte: Histogram<'model' | 'stream'>;
+  private readonly overhead: Histogram<'stream'>;
+  private readonly tokens: Counter<'model' | 'kind'>;
+  private readonly cost: Counter<'model'>;
+  private readonly attempts: Counter<'node' | 'outcome'>;
+  private readonly failovers: Counter<'node'>;
+  private readonly dropped: Counter;
+  private readonly requestChildren = new Map<string, Counter.Internal>();
+  private readonly modelChildren = new Map<string, ModelChildren>();
+  private readonly nodeChildren = new Map<string, NodeChildren>();
+  private readonly costChildren = new Map<string, Counter.Internal>();
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'switchyard_requests_total',
+      help: 'Requests answered, by model, HTTP status and error code ("" on success).',
+      labelNames: ['model', 'status', 'code'],
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'switchyard_rejections_total',
+      help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
+      labelNames: ['code'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'switchyard_request_duration_seconds',
+      help: 'Total time from request arrival to the end of the response (whole stream included).',
+      labelNames: ['model', 'stream'],
+      buckets: SECONDS_BUCKETS,
+      registers,
+    });
+    this.firstByte = new Histogram({
+      name: 'switchyard_time_to_first_byte_seconds',
+      help: 'Time from request arrival to the first byte of a successful reply (first event of a stream).',
+      labelNames: ['model', 'stream'],
+      buckets: SECONDS_BUCKETS,
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: 'switchyard_gateway_overhead_seconds',
+      help: "The gateway's own time: time to the client's first byte minus the time spent in node attempts.",
+      labelNames: ['stream'],
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'switchyard_tokens_total',
+      help: 'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
+      labelNames: ['model', 'kind'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'switchyard_cost_usd_total',
+      help: 'Cost booked, in USD, by model.',
+      labelNames: ['model'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'switchyard_node_attempts_total',
+      help: 'Node attempts, by node and outcome (ok, failed, aborted).',
+      labelNames: ['node', 'outcome'],
+      registers,
+    });
+    this.failovers = new Counter({
+      name: 'switchyard_failovers_total',
+      help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
+      labelNames: ['node'],
+      registers,
+    });
+    this.dropped = new Counter({
+      name: 'switchyard_connections_dropped_total',
+      help: 'Client connections refused at accept because http.max_connections were open.',
+      registers,
+    });
+    new Gauge({
+      name: 'switchyard_node_state',
+      help: 'Node condition: 1 for the state the node is in (healthy, ejected, probing, drained), 0 for the others.',
+      labelNames: ['node', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        const now = Date.now();
+        for (const node of sources.nodes()) {
+          const condition = node.condition(now);
+          for (const state of NODE_CONDITIONS) this.set({ node: node.id, state }, state === condition ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'switchyard_node_in_flight',
+      help: 'Requests in flight on each node.',
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const node of sources.nodes()) this.set({ node: node.id }, node.load);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_node_max_concurrency',
+      help: 'Configured max_concurrency of each node.',
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const node of sources.nodes()) this.set({ node: node.id }, node.node.maxConcurrency);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_requests_in_flight',
+      help: 'Requests the gateway is handling now.',
+      registers,
+      collect() {
+        this.set(sources.requestsInFlight());
+      },
+    });
+    new Gauge({
+      name: 'switchyard_dependency_up',
+      help: 'Readiness checks (the same as GET /readyz): 1 passing, 0 failing.',
+      labelNames: ['name'],
+      registers,
+      async collect() {
+        const results = await sources.readiness.run();
+        this.reset();
+        for (const result of results) this.set({ name: result.name }, result.ok ? 1 : 0);
+      },
+    });
+  }
+
+  /** Prometheus text exposition format. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * Adds a booked cost to `switchyard_cost_usd_total{model}`. For the money code: call it
+   * once per settled charge, with the model id the client asked for and the cost in USD.
+   * Negative or non-finite amounts are ignored (a refund is not a negative cost).
+   */
+  recordCost(model: string, usd: number): void {
+    if (!(usd > 0) || !Number.isFinite(usd)) return;
+    const label = this.modelLabel(model);
+    let child = this.costChildren.get(label);
+    if (child === undefined) {
+      child = this.cost.labels({ model: label });
+      this.costChildren.set(label, child);
+    }
+    child.inc(usd);
+  }
+
+  /** A connection was refused at accept (http.max_connections). */
+  connectionDropped(): void {
+    this.dropped.inc();
+  }
+
+  /** Books one finished request: called once per request, with its log line. */
+  observeRequest(record: RequestRecord, totalMs: number): void {
+    const model = record.model === undefined ? NO_MODEL : this.modelLabel(record.model);
+    const status = record.status ?? 0;
+    const code = record.errorCode ?? '';
+    this.requestChild(model, status, code).inc();
+    const attempts = record.attempts;
+    if (code !== '' && attempts.length === 0) this.rejections.labels({ code }).inc();
+
+    const children = this.modelChildrenFor(model, record.stream);
+    children.duration.observe(totalMs / 1000);
+    if (record.firstByteMs !== undefined) {
+      children.firstByte.observe(record.firstByteMs / 1000);
+      let nodeMs = 0;
+      for (const attempt of attempts) nodeMs += attempt.ms;
+      if (attempts.length > 0) children.overhead.observe(Math.max(0, record.firstByteMs - nodeMs) / 1000);
+    }
+    if (record.usage !== undefined) {
+      children.promptTokens.inc(record.usage.prompt_tokens);
+      children.completionTokens.inc(record.usage.completion_tokens);
+    }
+    if (record.costUsd !== undefined && record.model !== undefined) this.recordCost(record.model, record.costUsd);
+    for (let index = 0; index < attempts.length; index++) {
+      const attempt = attempts[index] as (typeof attempts)[number];
+      const node = this.nodeChildrenFor(attempt.node);
+      if (attempt.error === undefined) node.ok.inc();
+      else if (attempt.error === 'client aborted' || attempt.error === 'deadline' || attempt.error === 'shutdown') node.aborted.inc();
+      else {
+        node.failed.inc();
+        if (index < attempts.length - 1) node.failovers.inc();
+      }
+    }
+  }
+
+  private modelLabel(model: string): string {
+    return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
+  }
+
+  private requestChild(model: string, status: number, code: string): Counter.Internal {
+    const key = `${model}\u0000${status}\u0000${code}`;
+    let child = this.requestChildren.get(key);
+    if (child === undefined) {
+      child = this.requests.labels({ model, status: String(status), code });
+      cacheChild(this.requestChildren, key, child);
+    }
+    return child;
+  }
+
+  private modelChildrenFor(model: string, stream: boolean): ModelChildren {
+    const key = stream ? `s\u0000${model}` : `j\u0000${model}`;
+    let children = this.modelChildren.get(key);
+    if (children === undefined) {
+      const streamLabel = stream ? 'true' : 'false';
+      children = {
+        duration: this.duration.labels({ model, stream: streamLabel }),
+        firstByte: this.firstByte.labels({ model, stream: streamLabel }),
+        overhead: this.overhead.labels({ stream: streamLabel }),
+        promptTokens: this.tokens.labels({ model, kind: 'prompt' }),
+        completionTokens: this.tokens.labels({ model, kind: 'completion' }),
+      };
+      cacheChild(this.modelChildren, key, children);
+    }
+    return children;
+  }
+
+  private nodeChildrenFor(node: string): NodeChildren {
+    let children = this.nodeChildren.get(node);
+    if (children === undefined) {
+      children = {
+        ok: this.attempts.labels({ node, outcome: 'ok' }),
+        failed: this.attempts.labels({ node, outcome: 'failed' }),
+        aborted: this.attempts.labels({ node, outcome: 'aborted' }),
+        failovers: this.failovers.labels({ node }),
+      };
+      cacheChild(this.nodeChildren, node, children);
+    }
+    return children;
+  }
+}
+
+function cacheChild<T>(cache: Map<string, T>, key: string, child: T): void {
+  if (cache.size >= MAX_CACHED_CHILDREN) cache.clear();
+  cache.set(key, child);
+}

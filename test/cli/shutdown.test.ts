@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { sseData } from '../support/http-assertions.js';
+
+const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
+const KEY = 'sk-cli-shutdown-0123456789';
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  stdout(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function serve(yaml: string): Promise<Served> {
+  const file = join(mkdtempSync(join(tmpdir(), 'switchyard-shutdown-')), 'gateway.yaml');
+  writeFileSync(file, yaml);
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  void exited.then(() => clearTimeout(kill));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+    void exited.then(() => reject(new Error(`exited before listening: ${text}`)));
+  });
+  return { child, baseUrl, stdout: () => stdout, exited };
+}
+
+test('SIGTERM: the child stops accepting, a short stream finishes, a long one gets the shutting_down error event after grace_ms, exit code 0', { timeout: 40_000 }, async (t) => {
+  const served = await serve(`listen: { host: 127.0.0.1, port: 0 }
+shutdown: { grace_ms: 800 }
+nodes:
+  - { id: sim, provider: simulated, max_concurrency: 8, simulated: { tokens_per_second: 20 } }
+models:
+  - { id: thinker, reasoning: { default_effort: high }, routes: [{ node: sim }] }
+keys: [{ key: ${KEY} }]
+`);
+  t.after(() => served.child.kill('SIGKILL'));
+  const post = (extra: object) =>
+    fetch(`${served.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Route the freight.' }], ...extra }),
+      signal: AbortSignal.timeout(20_000),
+    });
+  const long = await post({});
+  const short = await post({ max_tokens: 6, reasoning_effort: 'low' });
+  assert.equal(long.status, 200);
+  assert.equal(short.status, 200);
+  const longText = long.text();
+  const shortText = short.text();
+
+  const signalled = Date.now();
+  served.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await assert.rejects(fetch(`${new URL(served.baseUrl).origin}/healthz`, { signal: AbortSignal.timeout(2000) }), 'no new connections');
+  const shortEvents = sseData(await shortText);
+  assert.equal(shortEvents.at(-1), '[DONE]');
+  const longEvents = sseData(await longText);
+  const last = JSON.parse(longEvents.at(-1) as string) as { error: { code: string } };
+  assert.equal(last.error.code, 'shutting_down');
+  const cutAfter = Date.now() - signalled;
+  assert.ok(cutAfter >= 700, `the long stream ran for the grace period (${cutAfter} ms)`);
+
+  const { code, signal } = await served.exited;
+  assert.equal(signal, null);
+  assert.equal(code, 0, served.stdout());
+  const lines = served
+    .stdout()
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  assert.ok(lines.some((line) => line.msg === 'signal received' && line.signal === 'SIGTERM'));
+  assert.equal(lines.find((line) => line.msg === 'shutdown complete')?.cut, 1);
+  assert.equal(lines.filter((line) => line.msg === 'request').length, 2, 'both streams have their log line before exit');
+});
+
+test('log.format pretty: human-readable lines instead of JSON', { timeout: 30_000 }, async (t) => {
+  const served = await serve(`listen: { host: 127.0.0.1, port: 0 }
+log: { format: pretty }
+nodes: [{ id: sim, provider: simulated }]
+models: [{ id: m, routes: [{ node: sim }] }]
+keys: [{ key: ${KEY} }]
+`);
+  t.after(() => served.child.kill('SIGKILL'));
+  const response = await fetch(`${served.baseUrl}/models`, { headers: { authorization: `Bearer ${KEY}` } });
+  assert.equal(response.status, 200);
+  await response.arrayBuffer();
+  served.child.kill('SIGTERM');
+  assert.equal((await served.exited).code, 0);
+  const output = served.stdout();
+  assert.match(output, /INFO.*request/);
+  assert.match(output, /request_id: "req_/);
+  assert.ok(output.split('\n').every((line) => !line.startsWith('{')), output);
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { expectError, sseData } from '../support/http-assertions.js';
+import { startSimulator, startTestGateway } from '../support/test-gateway.js';
+
+const API_KEY = 'sk-ops-shutdown-0123456789abcdef';
+const TIMEOUT = { timeout: 15_000 };
+
+function gatewayYaml(fastUrl: string, slowUrl: string): string {
+  return `
+nodes:
+  - { id: fast, provider: openai, base_url: "${fastUrl}" }
+  - { id: silent, provider: openai, base_url: "${slowUrl}" }
+models:
+  - { id: thinker, reasoning: { default_effort: high }, routes: [{ node: fast }] }
+  - { id: stuck, routes: [{ node: silent }] }
+keys: [{ key: ${API_KEY} }]
+`;
+}
+
+test('close({graceMs}) lets short streams finish, cuts long ones with an SSE error event, answers 503 to a reply not started, refuses new connections, then runs the hooks', TIMEOUT, async () => {
+  const streaming = await startSimulator({ tokensPerSecond: 25 });
+  const silent = await startSimulator({ firstByteMs: 10_000 });
+  const gateway = await startTestGateway(gatewayYaml(streaming.baseUrl, silent.baseUrl));
+  const origin = new URL(gateway.baseUrl).origin;
+  const post = (body: unknown) =>
+    fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Shunt the train.' }], ...(body as object) }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  const hookLog: string[] = [];
+  gateway.running.services.shutdownHooks.add({
+    name: 'first-registered',
+    run: async () => {
+      hookLog.push('first');
+    },
+  });
+  gateway.running.services.shutdownHooks.add({
+    name: 'flush-usage',
+    run: async () => {
+      hookLog.push('flush');
+      throw new Error('a failing hook does not stop the others');
+    },
+  });
+  try {
+    const long = await post({ model: 'thinker', stream: true });
+    const short = await post({ model: 'thinker', stream: true, max_tokens: 3, reasoning_effort: 'low' });
+    assert.equal(long.status, 200);
+    assert.equal(short.status, 200);
+    const pendingJson = post({ model: 'stuck' });
+    const longText = long.text();
+    const shortText = short.text();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const started = Date.now();
+    const closing = gateway.running.close({ graceMs: 600 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await assert.rejects(fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(2000) }), 'new connections are refused');
+
+    const shortEvents = sseData(await shortText);
+    assert.equal(shortEvents.at(-1), '[DONE]', 'a stream that ends within the grace period finishes normally');
+
+    const longEvents = sseData(await longText);
+    assert.notEqual(longEvents.at(-1), '[DONE]');
+    const last = JSON.parse(longEvents.at(-1) as string) as { error: { code: string; type: string; request_id: string } };
+    assert.equal(last.error.code, 'shutting_down');
+    assert.equal(last.error.type, 'service_unavailable');
+    assert.match(last.error.request_id, /^req_/);
+    assert.ok(longEvents.some((data) => data.includes('"usage"')), 'the usage so far is sent before the error event');
+
+    const json = await pendingJson;
+    assert.equal(json.headers.get('retry-after'), '1');
+    await expectError(json, { status: 503, code: 'shutting_down', type: 'service_unavailable' });
+
+    await closing;
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 550 && elapsed < 4000, `closed after the grace period (${elapsed} ms)`);
+    assert.deepEqual(hookLog, ['flush', 'first'], 'hooks run once, last registered first, each even if another failed');
+    const logs = gateway.logs();
+    assert.ok(logs.some((line) => line.msg === 'shutdown hook failed' && line.hook === 'flush-usage'));
+    const complete = logs.find((line) => line.msg === 'shutdown complete');
+    assert.equal(complete?.cut, 2, 'the long stream and the JSON request were cut');
+    const cutStream = logs.find((line) => line.msg === 'request' && line.error_code === 'shutting_down' && line.stream === true);
+    assert.ok(cutStream, 'the cut stream has its log line');
+    assert.equal(cutStream.client_aborted, false);
+    await gateway.running.close();
+    assert.equal(hookLog.length, 2, 'a second close does not run the hooks again');
+  } finally {
+    await gateway.running.close();
+    await streaming.close();
+    await silent.close();
+  }
+});
+
+test('close() with nothing in flight returns at once', TIMEOUT, async () => {
+  const node = await startSimulator();
+  const gateway = await startTestGateway(gatewayYaml(node.baseUrl, node.baseUrl));
+  const started = Date.now();
+  await gateway.running.close({ graceMs: 30_000 });
+  assert.ok(Date.now() - started < 1000);
+  await node.close();
+});
