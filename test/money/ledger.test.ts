@@ -220,8 +220,9 @@ for (const backend of backends) {
       let report: { data: Array<Record<string, unknown>>; totals: { cost_nano: number } } | undefined;
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline) {
-        report = await admin.usage({ key: keyId });
-        if (report.data.length > 0) break;
+        const answer: { data: Array<Record<string, unknown>>; totals: { cost_nano: number } } = await admin.usage({ key: keyId });
+        report = answer;
+        if (answer.data.length > 0) break;
         await sleep(50);
       }
       const row = report?.data[0];
