@@ -1,5 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -36,11 +35,10 @@ function postgresBaseUrl(): string {
   return url.toString();
 }
 
-const require = createRequire(import.meta.url);
-
 function pgliteVersion(): string {
   try {
-    return (require('@electric-sql/pglite/package.json') as { version: string }).version;
+    const file = join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json');
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }
