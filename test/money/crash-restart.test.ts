@@ -98,6 +98,11 @@ describe('SIGKILL and restart', { concurrency: true }, () => {
       for (let index = 0; index < 4; index++) await request(index);
       assert.equal((await admin.usage()).totals.requests, 4);
       for (let index = 4; index < 12; index++) await request(index, index % 2 === 0);
+      // Before the batch is written the admin API already shows the settled money, on the account and on the key alike.
+      const beforeKill = costs.reduce((sum, cost) => sum + cost, 0);
+      const [liveKey] = (await admin.ok('GET', `/keys?account=${accountId}`)).data;
+      assert.equal(await admin.balanceNano(accountId), usdToNano(start) - beforeKill, 'balance before the kill');
+      assert.equal(await admin.spentNano(liveKey.id), beforeKill, 'key spent before the kill');
       await kill9(served);
       assert.ok(readdirSync(backend.journalDir).some((name) => name.endsWith('.ndjson')), 'the killed gateway left its journal');
 
