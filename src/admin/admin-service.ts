@@ -38,7 +38,8 @@ function policyView(policy: FeaturePolicy | null) {
   return policy === null ? null : { streaming: policy.streaming ?? true, max_reasoning_effort: policy.maxReasoningEffort ?? null };
 }
 
-function keyView(key: KeyRecord) {
+/** `pendingNano`: what the gateway settled for the key but has not written yet (as for an account's balance). */
+function keyView(key: KeyRecord, pendingNano = 0) {
   return {
     id: key.id,
     object: 'key',
@@ -47,7 +48,7 @@ function keyView(key: KeyRecord) {
     name: key.name,
     status: key.status,
     spend_limit: key.spendLimitNano === null ? null : nanoToUsd(key.spendLimitNano),
-    spent: nanoToUsd(key.spentNano),
+    spent: nanoToUsd(key.spentNano + pendingNano),
     limits: key.limits,
     allowed_models: key.allowedModels,
     policy: policyView(key.policy),
@@ -145,6 +146,11 @@ export class AdminService {
     };
   }
 
+  /** The spend an operator should see: committed plus what this gateway settled but has not written yet. */
+  private keyView(key: KeyRecord) {
+    return keyView(key, this.cache?.key(key.id)?.pendingNano ?? 0);
+  }
+
   private async account(id: string): Promise<AccountRecord> {
     const account = await this.store.getAccount(id);
     if (account === undefined) throw notFound('account', id);
@@ -189,7 +195,7 @@ export class AdminService {
   async showAccount(id: string) {
     const account = await this.account(id);
     const [keys, entries] = await Promise.all([this.store.listKeys({ accountId: id }), this.store.balanceEntries(id, 20)]);
-    return { ...this.accountView(account), keys: keys.map(keyView), ledger: entries.map(entryView) };
+    return { ...this.accountView(account), keys: keys.map((key) => this.keyView(key)), ledger: entries.map(entryView) };
   }
 
   async updateAccount(id: string, body: unknown) {
@@ -251,11 +257,11 @@ export class AdminService {
       accountId: query.account || undefined,
       includeDeleted: query.include_deleted === 'true',
     });
-    return { object: 'list', data: keys.map(keyView) };
+    return { object: 'list', data: keys.map((key) => this.keyView(key)) };
   }
 
   async showKey(idOrPrefix: string) {
-    return keyView(await this.key(idOrPrefix));
+    return this.keyView(await this.key(idOrPrefix));
   }
 
   async updateKey(idOrPrefix: string, body: unknown) {
@@ -270,7 +276,7 @@ export class AdminService {
     });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
-    return keyView(updated);
+    return this.keyView(updated);
   }
 
   /**
@@ -292,7 +298,7 @@ export class AdminService {
     const updated = await this.store.updateKey(key.id, { status });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
-    return keyView(updated);
+    return this.keyView(updated);
   }
 
   /** Usage rows (newest first) and totals over every matching row; rows still waiting to be written are written first. */
