@@ -97,6 +97,7 @@ writeFileSync(
   config,
   `listen: { host: 127.0.0.1, port: 0 }
 admin_key: ${ADMIN_KEY}
+store: memory
 log_level: ${process.env.SCALE_LOG_LEVEL ?? 'warn'}
 http: { max_connections: ${STREAMS + 100}, listen_backlog: 4096 }
 timeouts: { first_byte_ms: 600000, idle_ms: 600000, total_ms: 3600000 }
@@ -104,6 +105,7 @@ nodes:
   - { id: slow, provider: openai, base_url: "${node.match[1]}", max_concurrency: ${STREAMS + 10} }
 models:
   - { id: slow-model, reasoning: { default_effort: medium }, routes: [{ node: slow }] }
+limits: { key: { rpm: 100000000 }, ip: { rpm: 100000000 } }
 keys: [{ key: ${KEY} }]
 `,
 );

@@ -17,6 +17,7 @@ test(`${STREAMS} concurrent slow streams through one gateway all complete`, { ti
 http: { max_connections: ${STREAMS + 50} }
 nodes: [{ id: slow, provider: openai, base_url: "${node.baseUrl}", max_concurrency: ${STREAMS + 10} }]
 models: [{ id: m, reasoning: { default_effort: low }, routes: [{ node: slow }] }]
+limits: { key: { rpm: 1000000 }, ip: { rpm: 1000000 } }
 keys: [{ key: ${KEY} }]
 `);
   const agent = new Agent({ connections: null, headersTimeout: 30_000, bodyTimeout: 30_000 });
