@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionMessage } from '../../protocol/openai/chat-response-types.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../translate-content.js';
-import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
+import { parseNodeObject, translatedCompletion } from '../translated-reply.js';
+import type { CallContext, MappedCompletion } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, type AnthropicUsage } from './map-usage.js';
 
@@ -13,13 +13,8 @@ import { mapUsage, type AnthropicUsage } from './map-usage.js';
  * back in the next turn (README "Reasoning").
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
-  let reply: unknown;
-  try {
-    reply = JSON.parse(bodyText);
-  } catch {
-    throw invalidReply(context.node.id, 'the reply is not JSON');
-  }
-  if (!isRecord(reply) || !Array.isArray(reply.content)) throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
+  const reply = parseNodeObject(bodyText, context, 'reply');
+  if (!Array.isArray(reply.content)) throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
 
   let text = '';
   let reasoning = '';
@@ -37,26 +32,16 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     }
   }
-  const content = text === '' && toolCalls.length > 0 ? null : text;
-  // reasoning_content first: the answer follows the reasoning in the JSON too.
-  const message: ChatCompletionMessage = reasoning === '' ? { role: 'assistant', content } : { role: 'assistant', reasoning_content: reasoning, content };
-  if (thinkingBlocks.length > 0) message.thinking_blocks = thinkingBlocks;
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-
-  const finishReason = mapStopReason(reply.stop_reason);
-  const usage = mapUsage(isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, thinkingBlocks.length > 0);
-  const completion: ChatCompletion = {
-    id: typeof reply.id === 'string' ? reply.id : `chatcmpl-${context.requestId}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: context.clientModel,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-    usage,
-  };
-  const summary = emptySummary();
-  summary.usage = usage;
-  summary.finishReason = finishReason;
-  summary.contentCharacters = text.length;
-  summary.reasoningCharacters = reasoning.length;
-  return { body: JSON.stringify(completion), summary };
+  return translatedCompletion(
+    {
+      id: reply.id,
+      text,
+      reasoning,
+      toolCalls,
+      finishReason: mapStopReason(reply.stop_reason),
+      usage: mapUsage(isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, thinkingBlocks.length > 0),
+      ...(thinkingBlocks.length > 0 ? { extra: { thinking_blocks: thinkingBlocks } } : {}),
+    },
+    context,
+  );
 }

@@ -2,6 +2,7 @@ import { invalidReply } from '../../upstream/node-failure.js';
 import { inStreamNodeError } from '../classify-node-error.js';
 import { ChunkBuilder } from '../chunk-builder.js';
 import { isRecord } from '../translate-content.js';
+import { parseNodeObject } from '../translated-reply.js';
 import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
@@ -40,13 +41,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
   let sawThinking = false;
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
-    let event: unknown;
-    try {
-      event = JSON.parse(record.data);
-    } catch {
-      throw invalidReply(context.node.id, 'sent an event that is not JSON');
-    }
-    if (!isRecord(event)) throw invalidReply(context.node.id, 'sent an event that is not an object');
+    const event = parseNodeObject(record.data, context, 'event');
     const type = typeof event.type === 'string' ? event.type : record.event;
     switch (type) {
       case 'message_start': {

@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionMessage } from '../../protocol/openai/chat-response-types.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../translate-content.js';
-import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
+import { parseNodeObject, translatedCompletion } from '../translated-reply.js';
+import type { CallContext, MappedCompletion } from '../types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapParts } from './map-parts.js';
 import { mapUsage, type GeminiUsage } from './map-usage.js';
@@ -19,13 +19,8 @@ export function firstCandidate(reply: Record<string, unknown>): Record<string, u
  * HTTP 200) is an empty answer with `finish_reason: "content_filter"`.
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
-  let reply: unknown;
-  try {
-    reply = JSON.parse(bodyText);
-  } catch {
-    throw invalidReply(context.node.id, 'the reply is not JSON');
-  }
-  if (!isRecord(reply) || (!Array.isArray(reply.candidates) && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata))) {
+  const reply = parseNodeObject(bodyText, context, 'reply');
+  if ((!Array.isArray(reply.candidates) && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata))) {
     throw invalidReply(context.node.id, 'the reply is not a Gemini GenerateContentResponse');
   }
   const candidate = firstCandidate(reply);
@@ -42,26 +37,9 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       toolCalls.push(call);
     }
   }
-  const message: ChatCompletionMessage = reasoning === ''
-    ? { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text }
-    : { role: 'assistant', reasoning_content: reasoning, content: text === '' && toolCalls.length > 0 ? null : text };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const finishReason = typeof candidate?.finishReason === 'string'
     ? mapFinishReason(candidate.finishReason, toolCalls.length > 0)
     : candidate === undefined ? 'content_filter' : toolCalls.length > 0 ? 'tool_calls' : 'stop';
   const usage = mapUsage(isRecord(reply.usageMetadata) ? (reply.usageMetadata as GeminiUsage) : {});
-  const completion: ChatCompletion = {
-    id: typeof reply.responseId === 'string' ? reply.responseId : `chatcmpl-${context.requestId}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: context.clientModel,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-    usage,
-  };
-  const summary = emptySummary();
-  summary.usage = usage;
-  summary.finishReason = finishReason;
-  summary.contentCharacters = text.length;
-  summary.reasoningCharacters = reasoning.length;
-  return { body: JSON.stringify(completion), summary };
+  return translatedCompletion({ id: reply.responseId, text, reasoning, toolCalls, finishReason, usage }, context);
 }

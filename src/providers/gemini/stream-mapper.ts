@@ -2,6 +2,7 @@ import { invalidReply } from '../../upstream/node-failure.js';
 import { inStreamNodeError } from '../classify-node-error.js';
 import { ChunkBuilder } from '../chunk-builder.js';
 import { isRecord } from '../translate-content.js';
+import { parseNodeObject } from '../translated-reply.js';
 import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
 import { firstCandidate } from './from-upstream.js';
 import { mapFinishReason } from './map-finish-reason.js';
@@ -25,13 +26,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
   let finished = false;
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
-    let event: unknown;
-    try {
-      event = JSON.parse(record.data);
-    } catch {
-      throw invalidReply(context.node.id, 'sent an event that is not JSON');
-    }
-    if (!isRecord(event)) throw invalidReply(context.node.id, 'sent an event that is not an object');
+    const event = parseNodeObject(record.data, context, 'event');
     if (isRecord(event.error)) {
       const error = event.error;
       const detail = `${typeof error.status === 'string' ? error.status : 'error'}: ${typeof error.message === 'string' ? error.message : 'the node reported an error'}`;
