@@ -171,6 +171,23 @@ function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
 
+/** [column, value, cast, skip]: a column is left alone when its value is undefined (or `skip`). */
+type ColumnUpdate = readonly [column: string, value: unknown, cast?: string, skip?: boolean];
+
+/** `UPDATE table SET <given columns>, updated_at = now() WHERE id = $1 <condition> RETURNING *`. */
+async function updateRow(tx: SqlQueryable, table: string, id: string, condition: string, columns: readonly ColumnUpdate[]): Promise<Row | undefined> {
+  const params: unknown[] = [id];
+  const sets: string[] = [];
+  for (const [column, value, cast = '', skip = value === undefined] of columns) {
+    if (skip) continue;
+    params.push(value);
+    sets.push(`${column} = $${params.length}${cast}`);
+  }
+  sets.push('updated_at = now()');
+  const [row] = await tx.query(`UPDATE ${table} SET ${sets.join(', ')} WHERE id = $1 ${condition} RETURNING *`, params);
+  return row;
+}
+
 /** Store over SQL: PGlite (embedded) or PostgreSQL, one schema (see migrations.ts). */
 export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
@@ -254,18 +271,12 @@ export class SqlStore implements Store {
 
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined> {
     return this.db.transaction(async (tx) => {
-      const sets: string[] = [];
-      const params: unknown[] = [id];
-      const set = (column: string, value: unknown, cast = '') => {
-        params.push(value);
-        sets.push(`${column} = $${params.length}${cast}`);
-      };
-      if (patch.name !== undefined) set('name', patch.name);
-      if (patch.allowedModels !== undefined) set('allowed_models', patch.allowedModels);
-      if (patch.limits !== undefined) set('limits', json(patch.limits), '::jsonb');
-      if (patch.policy !== undefined) set('policy', json(patch.policy), '::jsonb');
-      sets.push('updated_at = now()');
-      const [row] = await tx.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
+      const row = await updateRow(tx, 'accounts', id, '', [
+        ['name', patch.name],
+        ['allowed_models', patch.allowedModels],
+        ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
+        ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
+      ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'account', id });
       return accountOf(row);
@@ -320,21 +331,15 @@ export class SqlStore implements Store {
 
   updateKey(id: string, patch: KeyPatch): Promise<KeyRecord | undefined> {
     return this.db.transaction(async (tx) => {
-      const sets: string[] = [];
-      const params: unknown[] = [id];
-      const set = (column: string, value: unknown, cast = '') => {
-        params.push(value);
-        sets.push(`${column} = $${params.length}${cast}`);
-      };
-      if (patch.name !== undefined) set('name', patch.name);
-      if (patch.status !== undefined) set('status', patch.status);
-      if (patch.spendLimitNano !== undefined) set('spend_limit_nano', patch.spendLimitNano);
-      if (patch.limits !== undefined) set('limits', json(patch.limits), '::jsonb');
-      if (patch.allowedModels !== undefined) set('allowed_models', patch.allowedModels);
-      if (patch.policy !== undefined) set('policy', json(patch.policy), '::jsonb');
-      sets.push('updated_at = now()');
       // A deleted key stays deleted.
-      const [row] = await tx.query(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1 AND status <> 'deleted' RETURNING *`, params);
+      const row = await updateRow(tx, 'api_keys', id, "AND status <> 'deleted'", [
+        ['name', patch.name],
+        ['status', patch.status],
+        ['spend_limit_nano', patch.spendLimitNano],
+        ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
+        ['allowed_models', patch.allowedModels],
+        ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
+      ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'key', id });
       return keyOf(row);
