@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
-import { keyPrefixOf } from '../auth/key-registry.js';
+import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
 import type { AccountCache } from '../billing/account-cache.js';
 import { nanoToUsd, usdToNano } from '../billing/money.js';
 import { gatewayError } from '../errors/gateway-error.js';
@@ -234,7 +234,7 @@ export class AdminService {
       throw validationFailed('account', `Unknown account "${input.account}".`, `Неизвестный аккаунт "${input.account}".`);
     });
     const secret = `sk-sy-${randomBytes(24).toString('base64url')}`;
-    const hash = createHash('sha256').update(secret).digest('hex');
+    const hash = hashKey(secret).toString('hex');
     const id = `key_${randomBytes(8).toString('hex')}`;
     await this.store.insertKeyIfAbsent({
       id,
