@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { AccountCache } from './billing/account-cache.js';
 import { applyConfigToStore } from './billing/apply-config.js';
 import { Billing } from './billing/billing.js';
+import { SpendHoldBook } from './billing/spend-hold-book.js';
 import { loadTokenCounter } from './billing/token-counter.js';
 import type { GatewayConfig, NodeConfig } from './config/gateway-config.js';
 import type { GatewayServices } from './gateway-services.js';
@@ -76,7 +77,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const store = await openStore(parseStoreLocation(config.store));
   const accounts = new AccountCache(store);
   const journal = config.usage.journalDir === undefined ? undefined : new UsageJournal(config.usage.journalDir);
-  const usage = new UsageLedger(store, accounts, journal, logger, config.usage);
+  const holds = store.spendHolds === undefined ? undefined : new SpendHoldBook(store.spendHolds, accounts, logger);
+  const usage = new UsageLedger(store, accounts, journal, logger, config.usage, holds?.holder);
   await usage.replayJournal();
   await applyConfigToStore(store, config);
   await accounts.load();
@@ -95,7 +97,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     nodes,
     store,
     accounts,
-    billing: new Billing(accounts, usage),
+    billing: new Billing(accounts, usage, holds),
     usage,
     limiter,
     trustedProxies: trustedProxyList(config.trustedProxies),
@@ -114,6 +116,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   // Run last registered first: usage rows are written, then the limiter and the store close.
   services.shutdownHooks.add({ name: 'store', run: () => store.close() });
   services.shutdownHooks.add({ name: 'rate limiter', run: () => services.limiter.close() });
+  if (holds !== undefined) services.shutdownHooks.add({ name: 'spend holds', run: () => holds.close() });
   services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();

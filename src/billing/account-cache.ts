@@ -12,12 +12,16 @@ export interface CachedKey {
   reservedNano: number;
   /** Settled costs not yet committed to the store. */
   pendingNano: number;
+  /** This instance's spend hold on the key's limit (shared stores only; see SpendHoldBook). */
+  heldNano: number;
 }
 
 export interface CachedAccount {
   record: AccountRecord;
   reservedNano: number;
   pendingNano: number;
+  /** This instance's spend hold on the balance (shared stores only). */
+  heldNano: number;
 }
 
 /**
@@ -85,10 +89,17 @@ export class AccountCache implements KeyLookup {
   /** A usage batch was committed: its costs move from pending into the committed figures. */
   committed(rows: readonly UsageRow[], settled: SettledBalances): void {
     for (const row of rows) {
+      // The batch took each cost out of this instance's holds too (Store.recordUsage with a holder).
       const key = this.keys.get(row.keyId);
-      if (key !== undefined) key.pendingNano -= row.costNano;
+      if (key !== undefined) {
+        key.pendingNano -= row.costNano;
+        key.heldNano = Math.max(0, key.heldNano - row.costNano);
+      }
       const account = this.account(row.accountId);
-      if (account !== undefined) account.pendingNano -= row.costNano;
+      if (account !== undefined) {
+        account.pendingNano -= row.costNano;
+        account.heldNano = Math.max(0, account.heldNano - row.costNano);
+      }
     }
     for (const [id, balanceNano] of settled.accounts) {
       const account = this.accounts.get(id);
@@ -103,7 +114,7 @@ export class AccountCache implements KeyLookup {
   private putAccount(record: AccountRecord): void {
     const existing = this.accounts.get(record.id);
     if (existing !== undefined) existing.record = record;
-    else this.accounts.set(record.id, { record, reservedNano: 0, pendingNano: 0 });
+    else this.accounts.set(record.id, { record, reservedNano: 0, pendingNano: 0, heldNano: 0 });
   }
 
   private putKey(record: KeyRecord): void {
@@ -114,7 +125,7 @@ export class AccountCache implements KeyLookup {
       existing.principal = principal;
       return;
     }
-    const entry: CachedKey = { record, hash: Buffer.from(record.hash, 'hex'), principal, reservedNano: 0, pendingNano: 0 };
+    const entry: CachedKey = { record, hash: Buffer.from(record.hash, 'hex'), principal, reservedNano: 0, pendingNano: 0, heldNano: 0 };
     this.keys.set(record.id, entry);
     this.byHash.set(record.hash, entry);
   }

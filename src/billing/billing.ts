@@ -8,6 +8,7 @@ import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js'
 import { countPromptTokens, outputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
+import type { HoldRequest, SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
 
 const NO_TOKENS = { prompt: 0, cached: 0, completion: 0, reasoning: 0 };
@@ -74,11 +75,16 @@ export class RequestCharge {
   }
 }
 
+/** Holds are asked for with room for this many more requests like the one that asked. */
+const HOLD_HEADROOM_REQUESTS = 16;
+
 /**
  * Spend checks on the request path, all in memory: the key's spend limit (402
  * api_key_limit_exceeded) and the account's balance (402 insufficient_balance) against the
  * worst-case cost of the request, which is then reserved until the request settles, so
- * concurrent requests cannot spend the same money twice.
+ * concurrent requests cannot spend the same money twice. When instances share the store,
+ * each also spends only out of its spend holds (SpendHoldBook), so concurrent requests on
+ * different instances cannot either; the store is asked only when a hold runs short.
  */
 export class Billing {
   private readonly prices = new WeakMap<ModelConfig, NanoPrices>();
@@ -86,6 +92,7 @@ export class Billing {
   constructor(
     private readonly cache: AccountCache,
     private readonly ledger: UsageLedger,
+    private readonly holds?: SpendHoldBook,
   ) {}
 
   private pricesOf(model: ModelConfig): NanoPrices | undefined {
@@ -113,17 +120,54 @@ export class Billing {
     const count = typeof counter === 'function' ? counter : await counter;
     const promptTokens = countPromptTokens(request, count);
     const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
-    // From here to the reservation nothing awaits: checks and reservation are one step.
-    const limit = key.record.spendLimitNano;
-    if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit) {
-      throw gatewayError('api_key_limit_exceeded');
-    }
-    if (account !== undefined) {
-      const available = account.record.balanceNano - account.pendingNano - account.reservedNano;
-      if (available <= 0 || available < estimateNano) throw gatewayError('insufficient_balance');
-      account.reservedNano += estimateNano;
-    }
+    if (this.holds !== undefined) await this.coverByHolds(this.holds, key, account, estimateNano);
+    // From the last await to the reservation nothing awaits: checks and reservation are one step.
+    checkCachedFunds(key, account, estimateNano);
+    if (account !== undefined) account.reservedNano += estimateNano;
     key.reservedNano += estimateNano;
     return new RequestCharge(this.ledger, key, account, model, prices, estimateNano);
+  }
+
+  /**
+   * Makes this instance's holds cover the estimate on top of what is in flight, asking the
+   * store once when they fall short; 402 when the store cannot grant enough. While the store
+   * is unreachable, the cache's figures alone decide (README: "Running several instances").
+   */
+  private async coverByHolds(holds: SpendHoldBook, key: CachedKey, account: CachedAccount | undefined, estimateNano: number): Promise<void> {
+    const keyLimited = key.record.spendLimitNano !== null;
+    const shortOf = (entry: CachedKey | CachedAccount) => entry.reservedNano + entry.pendingNano + estimateNano - entry.heldNano;
+    for (let asked = false; ; asked = true) {
+      const keyShort = keyLimited ? shortOf(key) : 0;
+      const accountShort = account === undefined ? 0 : shortOf(account);
+      if (keyShort <= 0 && accountShort <= 0) break;
+      if (asked) throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+      if (!holds.reachable) return;
+      // The store said a moment ago that there is no more: refused without asking again.
+      if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
+      if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id)) throw gatewayError('insufficient_balance');
+      const headroomNano = estimateNano * HOLD_HEADROOM_REQUESTS;
+      const requests: HoldRequest[] = [];
+      if (keyShort > 0) requests.push({ kind: 'key', id: key.record.id, entry: key, deficitNano: keyShort, headroomNano });
+      if (accountShort > 0 && account !== undefined) requests.push({ kind: 'account', id: account.record.id, entry: account, deficitNano: accountShort, headroomNano });
+      try {
+        await holds.cover(requests);
+      } catch {
+        return;
+      }
+    }
+    if (keyLimited) holds.touch('key', key.record.id, key);
+    if (account !== undefined) holds.touch('account', account.record.id, account);
+  }
+}
+
+/** The limit and balance as this instance knows them, less what it has in flight. */
+function checkCachedFunds(key: CachedKey, account: CachedAccount | undefined, estimateNano: number): void {
+  const limit = key.record.spendLimitNano;
+  if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit) {
+    throw gatewayError('api_key_limit_exceeded');
+  }
+  if (account !== undefined) {
+    const available = account.record.balanceNano - account.pendingNano - account.reservedNano;
+    if (available <= 0 || available < estimateNano) throw gatewayError('insufficient_balance');
   }
 }

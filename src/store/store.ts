@@ -15,6 +15,7 @@ import type {
   UsageReport,
   UsageRow,
 } from './records.js';
+import type { SpendHoldStore } from './spend-holds.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 
@@ -28,6 +29,8 @@ export interface Store {
   readonly kind: StoreKind;
   /** A short description without credentials, for logs. */
   readonly description: string;
+  /** Present when several instances share the store: their spend must be coordinated. */
+  readonly spendHolds?: SpendHoldStore;
 
   /** Every account and every key that is not deleted, for the cache. */
   loadAll(): Promise<{ accounts: AccountRecord[]; keys: KeyRecord[] }>;
@@ -52,9 +55,10 @@ export interface Store {
    * Books usage rows in one transaction: inserts each row once (a row whose request id is
    * already booked is skipped, so replays are safe), takes the cost from the account's
    * balance and adds it to the key's spend, and sets `last_used_at`. Returns the new
-   * committed balance and spend of every account and key touched.
+   * committed balance and spend of every account and key touched. With `holder`, the
+   * booked costs also come out of that instance's spend holds.
    */
-  recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances>;
+  recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
 
   /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */

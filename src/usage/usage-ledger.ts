@@ -34,6 +34,8 @@ export class UsageLedger {
     private readonly journal: UsageJournal | undefined,
     private readonly logger: Logger,
     private readonly settings: UsageLedgerSettings,
+    /** This instance's spend-hold name: its batches' costs come out of its holds. */
+    private readonly holder?: string,
   ) {}
 
   /** Rows waiting for the store (in memory and, with a journal, on disk). */
@@ -89,7 +91,7 @@ export class UsageLedger {
     if (rows.length === 0) return;
     try {
       await this.cache.serialize(async () => {
-        const settled = await this.store.recordUsage(rows);
+        const settled = await this.store.recordUsage(rows, this.holder);
         this.cache.committed(rows, settled);
       });
       for (const file of files) this.journal?.remove(file);

@@ -92,4 +92,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX usage_ledger_created ON usage_ledger (created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'spend holds: budget each instance may spend without asking the store',
+    sql: `
+      CREATE TABLE spend_holds (
+        holder       text NOT NULL,
+        kind         text NOT NULL CHECK (kind IN ('key', 'account')),
+        subject_id   text NOT NULL,
+        amount_nano  bigint NOT NULL CHECK (amount_nano >= 0),
+        expires_at   timestamptz NOT NULL,
+        PRIMARY KEY (kind, subject_id, holder)
+      );
+      CREATE INDEX spend_holds_holder ON spend_holds (holder);
+    `,
+  },
 ];

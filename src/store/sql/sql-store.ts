@@ -21,6 +21,8 @@ import type {
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
+import { SqlSpendHolds } from './sql-spend-holds.js';
+import type { SpendHoldStore } from '../spend-holds.js';
 
 const CHANGES_CHANNEL = 'switchyard_changes';
 
@@ -153,8 +155,18 @@ const RECORD_USAGE = `
     FROM (SELECT key_id, sum(cost_nano) AS total, max(created_at) AS last_used FROM inserted GROUP BY key_id) AS s
     WHERE k.id = s.key_id
     RETURNING k.id
+  ), held_accounts AS (
+    UPDATE spend_holds AS h SET amount_nano = GREATEST(h.amount_nano - s.total, 0)
+    FROM (SELECT account_id, sum(cost_nano) AS total FROM inserted WHERE account_id IS NOT NULL GROUP BY account_id) AS s
+    WHERE h.holder = $2 AND h.kind = 'account' AND h.subject_id = s.account_id
+    RETURNING 1
+  ), held_keys AS (
+    UPDATE spend_holds AS h SET amount_nano = GREATEST(h.amount_nano - s.total, 0)
+    FROM (SELECT key_id, sum(cost_nano) AS total FROM inserted GROUP BY key_id) AS s
+    WHERE h.holder = $2 AND h.kind = 'key' AND h.subject_id = s.key_id
+    RETURNING 1
   )
-  SELECT (SELECT count(*) FROM charged_accounts) + (SELECT count(*) FROM charged_keys) AS touched`;
+  SELECT (SELECT count(*) FROM held_accounts) + (SELECT count(*) FROM held_keys) AS held, (SELECT count(*) FROM charged_accounts) + (SELECT count(*) FROM charged_keys) AS touched`;
 
 function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
   const clauses: string[] = [];
@@ -191,6 +203,7 @@ async function updateRow(tx: SqlQueryable, table: string, id: string, condition:
 /** Store over SQL: PGlite (embedded) or PostgreSQL, one schema (see migrations.ts). */
 export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
+  readonly spendHolds: SpendHoldStore | undefined;
 
   private constructor(
     readonly kind: StoreKind,
@@ -198,7 +211,9 @@ export class SqlStore implements Store {
     private readonly db: SqlDriver,
     /** true: changes arrive through LISTEN (other processes write too). */
     private readonly sharedChanges: boolean,
-  ) {}
+  ) {
+    this.spendHolds = sharedChanges ? new SqlSpendHolds(db) : undefined;
+  }
 
   /** Migrates, then subscribes to changes. */
   static async open(kind: StoreKind, description: string, db: SqlDriver): Promise<SqlStore> {
@@ -384,11 +399,11 @@ export class SqlStore implements Store {
     );
   }
 
-  recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances> {
+  recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances> {
     const accountIds = [...new Set(rows.flatMap((row) => (row.accountId === null ? [] : [row.accountId])))];
     const keyIds = [...new Set(rows.map((row) => row.keyId))];
     return this.db.transaction(async (tx) => {
-      await tx.query(RECORD_USAGE, [JSON.stringify(rows.map(usageJson))]);
+      await tx.query(RECORD_USAGE, [JSON.stringify(rows.map(usageJson)), holder ?? null]);
       if (this.sharedChanges) {
         // Other instances reload the balances and spend this batch changed (delivered at commit).
         const changes = [...accountIds.map((id) => ({ kind: 'account', id })), ...keyIds.map((id) => ({ kind: 'key', id }))];

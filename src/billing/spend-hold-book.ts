@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../observability/logger.js';
+import { holdKey, type HoldAmount, type HoldDemand, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
+import type { AccountCache } from './account-cache.js';
+
+/** A cached key or account as far as holds are concerned. */
+export interface HoldingEntry {
+  /** The stored record; replaced whenever it is reloaded (an admin change, a usage batch). */
+  readonly record: object;
+  reservedNano: number;
+  pendingNano: number;
+  /** What this instance holds of the subject's budget in the store (0: nothing yet). */
+  heldNano: number;
+}
+
+export interface HoldRequest {
+  readonly kind: HoldKind;
+  readonly id: string;
+  readonly entry: HoldingEntry;
+  /** Missing to cover the request now. */
+  readonly deficitNano: number;
+  /** Asked for beyond the deficit, so the next requests need no round trip. */
+  readonly headroomNano: number;
+}
+
+export interface SpendHoldSettings {
+  /** A hold not renewed for this long expires in the store (its instance is presumed gone). */
+  readonly ttlMs: number;
+  /** How often live holds are renewed. */
+  readonly renewMs: number;
+  /** A hold unused for this long is given back down to what is in flight. */
+  readonly idleMs: number;
+  /** After the store failed, requests skip it (and check against the cache) for this long. */
+  readonly retryAfterFailureMs: number;
+  /** After the store granted less than asked, short requests are refused without asking again for this long. */
+  readonly exhaustedMs: number;
+}
+
+export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = { ttlMs: 30_000, renewMs: 10_000, idleMs: 2_000, retryAfterFailureMs: 1_000, exhaustedMs: 500 };
+
+interface Tracked {
+  readonly kind: HoldKind;
+  readonly id: string;
+  readonly entry: HoldingEntry;
+  lastUsedAt: number;
+  /** When the store last granted less than asked (the budget is all held or spent)… */
+  exhaustedAt: number;
+  /** …as long as the record is the same (a raised limit or a top-up reloads it). */
+  exhaustedRecord: object | undefined;
+}
+
+interface Batch {
+  readonly demands: Map<string, { tracked: Tracked; deficitNano: number; headroomNano: number }>;
+  readonly done: Promise<void>;
+  settle(error?: unknown): void;
+}
+
+/**
+ * This instance's side of the spend holds (see store/spend-holds.ts): what it holds of
+ * each key's limit and account's balance, mirrored on the cached entries. Requests that
+ * find their hold short ask for more; asks made while one is in flight are gathered into
+ * the next, one transaction for all of them. Holds are renewed while the process lives,
+ * given back when idle, and released at shutdown. Every store call runs in the cache's
+ * serial queue, after the usage batches that take booked costs out of the holds, so the
+ * mirror always matches the store.
+ */
+export class SpendHoldBook {
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly tracked = new Map<string, Tracked>();
+  private next: Batch | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private lastRenewAt = Date.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: SpendHoldStore,
+    private readonly cache: AccountCache,
+    private readonly logger: Logger,
+    private readonly settings: SpendHoldSettings = DEFAULT_SPEND_HOLD_SETTINGS,
+  ) {
+    this.timer = setInterval(() => void this.maintain(), Math.min(settings.idleMs, settings.renewMs) / 2);
+    this.timer.unref();
+  }
+
+  /** false while the store recently failed: callers check against the cache alone. */
+  get reachable(): boolean {
+    return performance.now() - this.failedAt >= this.settings.retryAfterFailureMs;
+  }
+
+  /** Whether the store said lately that the subject's budget is used up (no point asking again yet). */
+  exhausted(kind: HoldKind, id: string): boolean {
+    const tracked = this.tracked.get(holdKey({ kind, id }));
+    return tracked !== undefined && tracked.exhaustedRecord === tracked.entry.record && performance.now() - tracked.exhaustedAt < this.settings.exhaustedMs;
+  }
+
+  /** Marks the subjects as in use (not idle). */
+  touch(kind: HoldKind, id: string, entry: HoldingEntry): void {
+    this.track(kind, id, entry).lastUsedAt = performance.now();
+  }
+
+  /** Asks the store for more of each subject's budget; resolves once the answer is mirrored. Rejects when the store fails. */
+  cover(requests: readonly HoldRequest[]): Promise<void> {
+    const batch = (this.next ??= this.startBatch());
+    for (const request of requests) {
+      const tracked = this.track(request.kind, request.id, request.entry);
+      tracked.lastUsedAt = performance.now();
+      const demand = batch.demands.get(holdKey(request));
+      if (demand === undefined) batch.demands.set(holdKey(request), { tracked, deficitNano: request.deficitNano, headroomNano: request.headroomNano });
+      else {
+        demand.deficitNano += request.deficitNano;
+        demand.headroomNano = Math.max(demand.headroomNano, request.headroomNano);
+      }
+    }
+    return batch.done;
+  }
+
+  private track(kind: HoldKind, id: string, entry: HoldingEntry): Tracked {
+    const key = holdKey({ kind, id });
+    let tracked = this.tracked.get(key);
+    if (tracked === undefined || tracked.entry !== entry) {
+      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined };
+      this.tracked.set(key, tracked);
+    }
+    return tracked;
+  }
+
+  private startBatch(): Batch {
+    let settle: (error?: unknown) => void = () => undefined;
+    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    done.catch(() => undefined);
+    const batch: Batch = { demands: new Map(), done, settle: (error) => settle(error) };
+    // The batch gathers asks until the previous one is answered.
+    this.running = this.running.then(() => this.acquire(batch));
+    return batch;
+  }
+
+  private async acquire(batch: Batch): Promise<void> {
+    if (this.next === batch) this.next = undefined;
+    const demands: HoldDemand[] = [...batch.demands.values()].map(({ tracked, deficitNano, headroomNano }) => ({
+      kind: tracked.kind,
+      id: tracked.id,
+      wantNano: deficitNano + headroomNano,
+    }));
+    try {
+      const held = await this.cache.serialize(async () => {
+        const before = new Map([...batch.demands].map(([key, { tracked }]) => [key, tracked.entry.heldNano]));
+        const amounts = await this.store.acquire(this.holder, demands, this.settings.ttlMs);
+        this.mirror(amounts, false);
+        for (const demand of demands) {
+          const key = holdKey(demand);
+          const tracked = this.tracked.get(key);
+          if (tracked !== undefined && tracked.entry.heldNano < (before.get(key) ?? 0) + demand.wantNano) {
+            tracked.exhaustedAt = performance.now();
+            tracked.exhaustedRecord = tracked.entry.record;
+          }
+        }
+        return amounts;
+      });
+      if (!this.reachable) this.logger.info({ holds: held.length }, 'spend holds: the store answers again');
+      this.failedAt = Number.NEGATIVE_INFINITY;
+      batch.settle();
+    } catch (error) {
+      if (this.reachable) this.logger.error({ err: error }, 'spend holds: the store is unreachable; checking spend against this instance\'s cache until it answers');
+      this.failedAt = performance.now();
+      batch.settle(error);
+    }
+  }
+
+  /** Sets the mirrored holds; with `complete`, subjects missing from `amounts` hold nothing. */
+  private mirror(amounts: readonly HoldAmount[], complete: boolean): void {
+    const seen = new Set<string>();
+    for (const amount of amounts) {
+      const key = holdKey(amount);
+      seen.add(key);
+      const tracked = this.tracked.get(key);
+      if (tracked !== undefined) tracked.entry.heldNano = amount.heldNano;
+    }
+    if (!complete) return;
+    for (const [key, tracked] of this.tracked) {
+      if (seen.has(key)) continue;
+      tracked.entry.heldNano = 0;
+      if (tracked.entry.reservedNano === 0 && tracked.entry.pendingNano === 0) this.tracked.delete(key);
+    }
+  }
+
+  /** Renews live holds and gives back idle ones; runs on a timer. */
+  private async maintain(): Promise<void> {
+    if (this.tracked.size === 0 || !this.reachable) return;
+    const now = performance.now();
+    const idle: HoldAmount[] = [];
+    for (const tracked of this.tracked.values()) {
+      const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
+      if (now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > inUse) idle.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
+    }
+    const renew = Date.now() - this.lastRenewAt >= this.settings.renewMs;
+    if (idle.length === 0 && !renew) return;
+    try {
+      await this.cache.serialize(async () => {
+        if (idle.length > 0) {
+          // A hold the store no longer has (expired, or shrunk to nothing) is 0 here too.
+          const kept = new Map((await this.store.shrink(this.holder, idle)).map((amount) => [holdKey(amount), amount.heldNano]));
+          this.mirror(idle.map((amount) => ({ ...amount, heldNano: kept.get(holdKey(amount)) ?? 0 })), false);
+        }
+        if (renew) {
+          this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true);
+          this.lastRenewAt = Date.now();
+        }
+      });
+    } catch (error) {
+      this.failedAt = performance.now();
+      this.logger.warn({ err: error }, 'spend holds: renewing or giving back holds failed; retrying');
+    }
+  }
+
+  /** Gives every hold back (after the last usage batch was written). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await this.cache.serialize(() => this.store.releaseAll(this.holder)).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'spend holds could not be released; they expire by themselves');
+    });
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Spend holds: the budget one gateway instance may spend on a key's limit or an account's
+ * balance without asking the store again. The store grants a hold only out of what no
+ * other instance holds (spent + every live hold ≤ limit; every live hold ≤ balance), and
+ * every usage batch takes its booked cost out of the booking instance's hold in the same
+ * transaction, so instances sharing one store can never spend the same money twice. A
+ * hold that is not renewed expires (its instance is gone) and its budget is free again.
+ */
+export type HoldKind = 'key' | 'account';
+
+export interface HoldSubject {
+  readonly kind: HoldKind;
+  readonly id: string;
+}
+
+export interface HoldDemand extends HoldSubject {
+  /** How much more this instance asks to hold. */
+  readonly wantNano: number;
+}
+
+export interface HoldAmount extends HoldSubject {
+  /** What this instance holds now, after the call. */
+  readonly heldNano: number;
+}
+
+export interface SpendHoldStore {
+  /** Grants each demand as far as the free budget allows (all or part or nothing), in one transaction. */
+  acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldAmount[]>;
+  /** Extends the holder's live holds; returns them (an expired hold is gone: not returned). */
+  renew(holder: string, ttlMs: number): Promise<HoldAmount[]>;
+  /** Lowers the holder's holds to the amounts given (0 deletes); returns them as they are now. */
+  shrink(holder: string, targets: readonly HoldAmount[]): Promise<HoldAmount[]>;
+  /** Drops every hold of the holder (clean shutdown). */
+  releaseAll(holder: string): Promise<void>;
+}
+
+export const holdKey = (subject: HoldSubject): string => `${subject.kind}:${subject.id}`;
