@@ -78,6 +78,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const accounts = new AccountCache(store);
   const journal = config.usage.journalDir === undefined ? undefined : new UsageJournal(config.usage.journalDir);
   const holds = store.spendHolds === undefined ? undefined : new SpendHoldBook(store.spendHolds, accounts, logger);
+  if (holds !== undefined) store.onChange((change) => holds.onStoreChange(change));
   const usage = new UsageLedger(store, accounts, journal, logger, config.usage, holds?.holder);
   await usage.replayJournal();
   await applyConfigToStore(store, config);

@@ -72,6 +72,7 @@ export class AccountCache implements KeyLookup {
 
   /** Reloads one record from the store. */
   reload(change: StoreChange): Promise<void> {
+    if (change.kind === 'hold-wanted') return Promise.resolve();
     return this.serialize(async () => {
       if (change.kind === 'all') {
         await this.load();

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/key-registry.js';
 import type { ModelConfig } from '../config/gateway-config.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -77,6 +78,8 @@ export class RequestCharge {
 
 /** Holds are asked for with room for this many more requests like the one that asked. */
 const HOLD_HEADROOM_REQUESTS = 16;
+/** How long a request short of a budget other instances hold waits for them to give it back. */
+const CONTENDED_RETRY_MS = 100;
 
 /**
  * Spend checks on the request path, all in memory: the key's spend limit (402
@@ -136,11 +139,18 @@ export class Billing {
   private async coverByHolds(holds: SpendHoldBook, key: CachedKey, account: CachedAccount | undefined, estimateNano: number): Promise<void> {
     const keyLimited = key.record.spendLimitNano !== null;
     const shortOf = (entry: CachedKey | CachedAccount) => entry.reservedNano + entry.pendingNano + estimateNano - entry.heldNano;
-    for (let asked = false; ; asked = true) {
+    for (let asks = 0; ; asks++) {
       const keyShort = keyLimited ? shortOf(key) : 0;
       const accountShort = account === undefined ? 0 : shortOf(account);
       if (keyShort <= 0 && accountShort <= 0) break;
-      if (asked) throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+      const refusal = gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+      // Short after asking: refused, unless other instances were holding the budget and have
+      // been asked to give back what they do not use; then one more ask, a moment later.
+      if (asks > 0) {
+        const contended = (keyShort > 0 && holds.contended('key', key.record.id)) || (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
+        if (asks > 1 || !contended) throw refusal;
+        await sleep(CONTENDED_RETRY_MS);
+      }
       if (!holds.reachable) return;
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.js';
+import type { StoreChange } from '../store/records.js';
 import { holdKey, type HoldAmount, type HoldDemand, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
 import type { AccountCache } from './account-cache.js';
 
@@ -48,6 +49,8 @@ interface Tracked {
   exhaustedAt: number;
   /** …as long as the record is the same (a raised limit or a top-up reloads it). */
   exhaustedRecord: object | undefined;
+  /** When the store last granted less than asked because other instances hold part of the budget. */
+  contendedAt: number;
 }
 
 interface Batch {
@@ -95,6 +98,33 @@ export class SpendHoldBook {
     return tracked !== undefined && tracked.exhaustedRecord === tracked.entry.record && performance.now() - tracked.exhaustedAt < this.settings.exhaustedMs;
   }
 
+  /** Whether the store's last answer was short because other instances hold the budget (they were asked to give back). */
+  contended(kind: HoldKind, id: string): boolean {
+    const tracked = this.tracked.get(holdKey({ kind, id }));
+    return tracked !== undefined && performance.now() - tracked.contendedAt < this.settings.exhaustedMs;
+  }
+
+  /** Another instance is short of a budget this one holds: gives back all of it not in flight. */
+  onStoreChange(change: StoreChange): void {
+    if (change.kind !== 'hold-wanted' || change.holder === this.holder) return;
+    const tracked = this.tracked.get(change.id);
+    if (tracked === undefined) return;
+    const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
+    if (tracked.entry.heldNano > inUse) void this.giveBack([{ kind: tracked.kind, id: tracked.id, heldNano: inUse }]);
+  }
+
+  /** Lowers holds to the amounts given, mirroring what the store then holds. */
+  private async giveBack(targets: readonly HoldAmount[]): Promise<void> {
+    await this.cache.serialize(async () => {
+      // A hold the store no longer has (expired, or shrunk to nothing) is 0 here too.
+      const kept = new Map((await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]));
+      this.mirror(targets.map((amount) => ({ ...amount, heldNano: kept.get(holdKey(amount)) ?? 0 })), false);
+    }).catch((error: unknown) => {
+      this.failedAt = performance.now();
+      this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
+    });
+  }
+
   /** Marks the subjects as in use (not idle). */
   touch(kind: HoldKind, id: string, entry: HoldingEntry): void {
     this.track(kind, id, entry).lastUsedAt = performance.now();
@@ -120,7 +150,7 @@ export class SpendHoldBook {
     const key = holdKey({ kind, id });
     let tracked = this.tracked.get(key);
     if (tracked === undefined || tracked.entry !== entry) {
-      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined };
+      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY };
       this.tracked.set(key, tracked);
     }
     return tracked;
@@ -146,17 +176,21 @@ export class SpendHoldBook {
     try {
       const held = await this.cache.serialize(async () => {
         const before = new Map([...batch.demands].map(([key, { tracked }]) => [key, tracked.entry.heldNano]));
-        const amounts = await this.store.acquire(this.holder, demands, this.settings.ttlMs);
-        this.mirror(amounts, false);
-        for (const demand of demands) {
-          const key = holdKey(demand);
+        const grants = await this.store.acquire(this.holder, demands, this.settings.ttlMs);
+        this.mirror(grants, false);
+        const now = performance.now();
+        for (const grant of grants) {
+          const key = holdKey(grant);
           const tracked = this.tracked.get(key);
-          if (tracked !== undefined && tracked.entry.heldNano < (before.get(key) ?? 0) + demand.wantNano) {
-            tracked.exhaustedAt = performance.now();
+          const wanted = batch.demands.get(key);
+          if (tracked === undefined || wanted === undefined) continue;
+          if (grant.contended) tracked.contendedAt = now;
+          else if (grant.heldNano < (before.get(key) ?? 0) + wanted.deficitNano + wanted.headroomNano) {
+            tracked.exhaustedAt = now;
             tracked.exhaustedRecord = tracked.entry.record;
           }
         }
-        return amounts;
+        return grants;
       });
       if (!this.reachable) this.logger.info({ holds: held.length }, 'spend holds: the store answers again');
       this.failedAt = Number.NEGATIVE_INFINITY;
@@ -185,7 +219,7 @@ export class SpendHoldBook {
     }
   }
 
-  /** Renews live holds and gives back idle ones; runs on a timer. */
+  /** Gives back idle holds and renews live ones; runs on a timer. */
   private async maintain(): Promise<void> {
     if (this.tracked.size === 0 || !this.reachable) return;
     const now = performance.now();
@@ -194,23 +228,14 @@ export class SpendHoldBook {
       const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
       if (now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > inUse) idle.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
     }
-    const renew = Date.now() - this.lastRenewAt >= this.settings.renewMs;
-    if (idle.length === 0 && !renew) return;
+    if (idle.length > 0) await this.giveBack(idle);
+    if (Date.now() - this.lastRenewAt < this.settings.renewMs) return;
     try {
-      await this.cache.serialize(async () => {
-        if (idle.length > 0) {
-          // A hold the store no longer has (expired, or shrunk to nothing) is 0 here too.
-          const kept = new Map((await this.store.shrink(this.holder, idle)).map((amount) => [holdKey(amount), amount.heldNano]));
-          this.mirror(idle.map((amount) => ({ ...amount, heldNano: kept.get(holdKey(amount)) ?? 0 })), false);
-        }
-        if (renew) {
-          this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true);
-          this.lastRenewAt = Date.now();
-        }
-      });
+      await this.cache.serialize(async () => this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true));
+      this.lastRenewAt = Date.now();
     } catch (error) {
       this.failedAt = performance.now();
-      this.logger.warn({ err: error }, 'spend holds: renewing or giving back holds failed; retrying');
+      this.logger.warn({ err: error }, 'spend holds: renewing holds failed; retrying');
     }
   }
 

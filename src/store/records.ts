@@ -179,5 +179,11 @@ export interface ModelPriceRecord {
   readonly reasoningNano: number | null;
 }
 
-/** A record that changed, so caches (here and on other instances) reload it; `all`: reload everything (changes may have been missed). */
-export type StoreChange = { readonly kind: 'key' | 'account' | 'all'; readonly id: string };
+/**
+ * A record that changed, so caches (here and on other instances) reload it; `all`: reload
+ * everything (changes may have been missed); `hold-wanted`: an instance (`holder`) was
+ * short of the subject's budget (`id`, as holdKey gives it) because others hold it.
+ */
+export type StoreChange =
+  | { readonly kind: 'key' | 'account' | 'all'; readonly id: string }
+  | { readonly kind: 'hold-wanted'; readonly id: string; readonly holder: string };

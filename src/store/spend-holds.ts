@@ -23,9 +23,14 @@ export interface HoldAmount extends HoldSubject {
   readonly heldNano: number;
 }
 
+export interface HoldGrant extends HoldAmount {
+  /** Less was granted than asked while other instances hold part of the budget (they are told: `hold-wanted`). */
+  readonly contended: boolean;
+}
+
 export interface SpendHoldStore {
   /** Grants each demand as far as the free budget allows (all or part or nothing), in one transaction. */
-  acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldAmount[]>;
+  acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldGrant[]>;
   /** Extends the holder's live holds; returns them (an expired hold is gone: not returned). */
   renew(holder: string, ttlMs: number): Promise<HoldAmount[]>;
   /** Lowers the holder's holds to the amounts given (0 deletes); returns them as they are now. */

@@ -1,51 +1,18 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { sharedRedisOrSkip } from '../../src/limits/redis-test-support.js';
+import { startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { postgresBackend } from '../support/store-backends.js';
 
 /**
  * Two real gateway processes on different ports sharing the machine's PostgreSQL (store,
  * LISTEN/NOTIFY) and Redis (rate limits), as two instances behind a load balancer.
  */
-const POSTGRES = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
 const ADMIN_KEY = 'admin-two-instances-0123456789';
-
-async function postgresOrSkip(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch (error) {
-    const message = `PostgreSQL is not reachable at ${POSTGRES} (${(error as Error).message}): the two-instance tests cannot run`;
-    if (process.env.CI === 'true') throw new Error(message);
-    console.warn(`\n!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!\n`);
-    return false;
-  }
-}
-
-function startInstance(file: string): Promise<{ child: ChildProcess; baseUrl: string; origin: string }> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: match[1], origin: new URL(match[1]).origin });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
-  });
-}
 
 const chat = (baseUrl: string, key: string) =>
   fetch(`${baseUrl}/chat/completions`, {
@@ -56,12 +23,11 @@ const chat = (baseUrl: string, key: string) =>
 
 describe('two instances on shared PostgreSQL and Redis', async () => {
   const redis = await sharedRedisOrSkip('the two-instance tests');
-  const postgresUp = await postgresOrSkip();
-  const skip = redis === undefined || !postgresUp ? 'PostgreSQL or Redis missing' : false;
-  const schema = `sy_two_${randomBytes(4).toString('hex')}`;
+  const postgres = await postgresBackend('two-instances');
+  const skip = redis === undefined || postgres.skip !== undefined ? 'PostgreSQL or Redis missing' : false;
   const limitedKey = `sk-two-rpm-${randomBytes(12).toString('hex')}`;
   const revokedKey = `sk-two-rev-${randomBytes(12).toString('hex')}`;
-  const instances: Array<{ child: ChildProcess; baseUrl: string; origin: string }> = [];
+  const instances: GatewayProcess[] = [];
 
   before(async () => {
     if (skip) return;
@@ -71,7 +37,7 @@ describe('two instances on shared PostgreSQL and Redis', async () => {
       writeFileSync(
         file,
         `listen: { host: 127.0.0.1, port: 0 }
-store: "${POSTGRES}?schema=${schema}"
+store: "${postgres.store}"
 redis: ${redis}
 admin_key: ${ADMIN_KEY}
 log_level: warn
@@ -87,24 +53,19 @@ keys:
       return file;
     };
     // One after the other: both migrate the same schema (the second finds it done).
-    instances.push(await startInstance(config('a')));
-    instances.push(await startInstance(config('b')));
+    instances.push(await startGatewayProcess(config('a')));
+    instances.push(await startGatewayProcess(config('b')));
   });
 
   after(async () => {
-    for (const instance of instances) instance.child.kill('SIGTERM');
-    await Promise.all(instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))));
-    if (skip) return;
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await Promise.all(instances.map((instance) => stopGatewayProcess(instance)));
+    await postgres.cleanup();
   });
 
   test('a key with rpm 10 gets exactly 10 successes spread across both instances', { skip, timeout: 30_000 }, async () => {
     const statuses: number[] = [];
     for (let index = 0; index < 20; index++) {
-      const instance = instances[index % 2] as (typeof instances)[number];
+      const instance = instances[index % 2] as GatewayProcess;
       const response = await chat(instance.baseUrl, limitedKey);
       await response.text();
       statuses.push(response.status);
@@ -116,7 +77,7 @@ keys:
   });
 
   test('a key revoked on one instance is refused by the other within one second', { skip, timeout: 30_000 }, async () => {
-    const [a, b] = instances as [(typeof instances)[number], (typeof instances)[number]];
+    const [a, b] = instances as [GatewayProcess, GatewayProcess];
     assert.equal((await chat(b.baseUrl, revokedKey)).status, 200);
     const list = (await (await fetch(`${a.origin}/admin/v1/keys?account=shared`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as {
       data: Array<{ id: string; prefix: string }>;

@@ -90,7 +90,8 @@ export async function postgresQuery(sql: string): Promise<void> {
   }
 }
 
-async function postgresBackend(label: string): Promise<StoreBackend> {
+/** A PostgreSQL schema of the test's own (several gateways may share it), or a loud skip. */
+export async function postgresBackend(label: string): Promise<StoreBackend> {
   const schema = `sy_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}_${Date.now().toString(36)}`;
   const url = new URL(POSTGRES_BASE_URL);
   url.searchParams.set('schema', schema);

@@ -1,4 +1,4 @@
-import type { HoldAmount, HoldDemand, SpendHoldStore } from '../spend-holds.js';
+import { holdKey, type HoldAmount, type HoldDemand, type HoldGrant, type SpendHoldStore } from '../spend-holds.js';
 import type { SqlDriver, SqlQueryable } from './sql-driver.js';
 
 /** The budget a subject has in all: a key's limit minus its spend, an account's balance. */
@@ -11,19 +11,23 @@ const num = (value: unknown): number => Number(value ?? 0);
 
 /** Spend holds in the `spend_holds` table (migration 2) of a shared PostgreSQL store. */
 export class SqlSpendHolds implements SpendHoldStore {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(
+    private readonly db: SqlDriver,
+    /** The NOTIFY channel of store changes, for `hold-wanted`. */
+    private readonly channel: string,
+  ) {}
 
-  acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldAmount[]> {
+  acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldGrant[]> {
     // One lock order for every instance (accounts before keys, then by id): no deadlocks.
     const ordered = [...demands].sort((a, b) => (a.kind === b.kind ? (a.id < b.id ? -1 : 1) : a.kind === 'account' ? -1 : 1));
     return this.db.transaction(async (tx) => {
-      const held: HoldAmount[] = [];
-      for (const demand of ordered) held.push({ kind: demand.kind, id: demand.id, heldNano: await this.grant(tx, holder, demand, ttlMs) });
-      return held;
+      const grants: HoldGrant[] = [];
+      for (const demand of ordered) grants.push({ kind: demand.kind, id: demand.id, ...(await this.grant(tx, holder, demand, ttlMs)) });
+      return grants;
     });
   }
 
-  private async grant(tx: SqlQueryable, holder: string, demand: HoldDemand, ttlMs: number): Promise<number> {
+  private async grant(tx: SqlQueryable, holder: string, demand: HoldDemand, ttlMs: number): Promise<{ heldNano: number; contended: boolean }> {
     // The subject's row lock serializes every instance's grants on it (and usage batches).
     const [subject] = await tx.query<{ budget: unknown }>(BUDGET[demand.kind], [demand.id]);
     await tx.query('DELETE FROM spend_holds WHERE kind = $1 AND subject_id = $2 AND expires_at <= now()', [demand.kind, demand.id]);
@@ -44,7 +48,9 @@ export class SqlSpendHolds implements SpendHoldStore {
        RETURNING amount_nano`,
       [holder, demand.kind, demand.id, granted, ttlMs],
     );
-    return num(row?.amount_nano);
+    const contended = granted < demand.wantNano && num(holds?.others) > 0;
+    if (contended) await tx.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify({ kind: 'hold-wanted', id: holdKey(demand), holder })]);
+    return { heldNano: num(row?.amount_nano), contended };
   }
 
   async renew(holder: string, ttlMs: number): Promise<HoldAmount[]> {

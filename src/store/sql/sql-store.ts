@@ -212,7 +212,7 @@ export class SqlStore implements Store {
     /** true: changes arrive through LISTEN (other processes write too). */
     private readonly sharedChanges: boolean,
   ) {
-    this.spendHolds = sharedChanges ? new SqlSpendHolds(db) : undefined;
+    this.spendHolds = sharedChanges ? new SqlSpendHolds(db, CHANGES_CHANNEL) : undefined;
   }
 
   /** Migrates, then subscribes to changes. */
