@@ -109,6 +109,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       readiness,
       requestsInFlight: () => http?.requestsInFlight() ?? 0,
       isKnownModel: (model) => services.models.has(model),
+      usageRowsWaiting: () => usage.pendingRows,
     }),
   };
   readiness.register(modelsRoutableCheck(services));

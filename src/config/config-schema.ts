@@ -166,6 +166,7 @@ export const ConfigFileSchema = Type.Object(
           journal_dir: Type.Optional(Type.String({ minLength: 1 })),
           flush_interval_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
           max_batch_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          max_waiting_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
         },
         { additionalProperties: false },
       ),

@@ -141,6 +141,8 @@ export interface UsageSettings {
   readonly journalDir: string | undefined;
   readonly flushIntervalMs: number;
   readonly maxBatchRows: number;
+  /** Rows that may wait while the store is unreachable; beyond, requests get 503 usage_backlog_full. */
+  readonly maxWaitingRows: number;
 }
 
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */

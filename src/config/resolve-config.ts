@@ -194,6 +194,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       journalDir: store === 'memory' ? undefined : file.usage?.journal_dir ?? DEFAULTS.usageJournalDir,
       flushIntervalMs: file.usage?.flush_interval_ms ?? DEFAULTS.usageFlushIntervalMs,
       maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
+      maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
     },
     redis: file.redis,
     limits: resolveLimits(file.limits),

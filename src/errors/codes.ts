@@ -194,6 +194,15 @@ export const ERROR_CODES = {
         `Нет доступного узла для модели "${text(p.model)}"${p.reason ? ` (${text(p.reason)})` : ''}; повторите позже.`,
     },
   },
+  usage_backlog_full: {
+    status: 503,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: () => 'The gateway cannot record usage right now (its store is unreachable and its backlog is full); retry later.',
+      ru: () => 'Шлюз сейчас не может учесть расход (хранилище недоступно, очередь записи заполнена); повторите позже.',
+    },
+  },
   shutting_down: {
     status: 503,
     type: 'service_unavailable',

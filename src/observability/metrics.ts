@@ -12,6 +12,8 @@ export interface MetricsSources {
   requestsInFlight(): number;
   /** Whether a client-sent model id is a configured model (others are labelled `OTHER_MODEL`). */
   isKnownModel(model: string): boolean;
+  /** Usage rows booked and not yet committed to the store. */
+  usageRowsWaiting(): number;
 }
 
 /** Label used for a model id that is not configured: client input never becomes a label value. */
@@ -160,6 +162,14 @@ export class GatewayMetrics {
       collect() {
         this.reset();
         for (const node of sources.nodes()) this.set({ node: node.id }, node.node.maxConcurrency);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_usage_rows_waiting',
+      help: 'Usage rows booked (journaled) and not yet committed to the store; grows while the store is unreachable.',
+      registers,
+      collect() {
+        this.set(sources.usageRowsWaiting());
       },
     });
     new Gauge({

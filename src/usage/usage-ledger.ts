@@ -7,8 +7,10 @@ import type { UsageJournal } from './usage-journal.js';
 export interface UsageLedgerSettings {
   /** How long a booked row may wait before its batch is written. */
   readonly flushIntervalMs: number;
-  /** A batch is written at once when this many rows wait. */
+  /** Rows per store transaction; a batch is written at once when this many wait. */
   readonly maxBatchRows: number;
+  /** Rows that may wait for the store (it is down); beyond, requests are refused (503) rather than a charge lost. */
+  readonly maxWaitingRows: number;
 }
 
 const RETRY_MS = { first: 250, max: 10_000 };
@@ -16,13 +18,18 @@ const RETRY_MS = { first: 250, max: 10_000 };
 /**
  * Books one usage row per request that reached a node. `book` appends the row to the
  * journal (when there is one) and returns; batches go to the store off the request path,
- * each in one transaction that also moves the money (see Store.recordUsage). A failed
- * batch is kept, with its journal files, and retried with backoff until the store takes it.
+ * each in one transaction that also moves the money (see Store.recordUsage). While the
+ * store is down, rows wait (in memory and in the journal's files) and are retried with
+ * backoff, in transactions of at most `maxBatchRows`; a journal file is deleted once every
+ * row in it is committed. At most `maxWaitingRows` wait: when they do, `full` is true and
+ * the gateway refuses new requests until the store takes them (no charge is ever dropped).
  */
 export class UsageLedger {
   private buffer: UsageRow[] = [];
-  /** A batch the store refused, and the journal files that hold it. */
-  private retry: { rows: UsageRow[]; files: string[] } | undefined;
+  /** Rows taken for writing and not committed yet (the store failed), oldest first… */
+  private unwritten: UsageRow[] = [];
+  /** …and the sealed journal files that hold them. */
+  private unwrittenFiles: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private failures = 0;
@@ -40,12 +47,17 @@ export class UsageLedger {
 
   /** Rows waiting for the store (in memory and, with a journal, on disk). */
   get pendingRows(): number {
-    return this.buffer.length + (this.retry?.rows.length ?? 0);
+    return this.buffer.length + this.unwritten.length;
   }
 
   /** Whether the last write to the store failed. */
   get degraded(): boolean {
     return this.storeDown;
+  }
+
+  /** As many rows wait as may: requests that would add one are refused until the store takes them. */
+  get full(): boolean {
+    return this.pendingRows >= this.settings.maxWaitingRows;
   }
 
   /** Replays what a previous process left in the journal; call before serving. */
@@ -82,30 +94,33 @@ export class UsageLedger {
   private async writeBatch(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const rows = [...(this.retry?.rows ?? []), ...this.buffer];
-    const files = [...(this.retry?.files ?? [])];
     const sealed = this.journal?.seal();
-    if (sealed !== undefined) files.push(sealed);
+    if (sealed !== undefined) this.unwrittenFiles.push(sealed);
+    if (this.buffer.length > 0) this.unwritten = this.unwritten.length === 0 ? this.buffer : this.unwritten.concat(this.buffer);
     this.buffer = [];
-    this.retry = undefined;
-    if (rows.length === 0) return;
-    try {
-      await this.cache.serialize(async () => {
-        const settled = await this.store.recordUsage(rows, this.holder);
-        this.cache.committed(rows, settled);
-      });
-      for (const file of files) this.journal?.remove(file);
-      if (this.storeDown) this.logger.info({ rows: rows.length }, 'store is back: usage rows written');
-      this.storeDown = false;
-      this.failures = 0;
-    } catch (error) {
-      this.retry = { rows, files };
-      this.failures++;
-      if (!this.storeDown) this.logger.error({ err: error, rows: rows.length }, 'usage rows could not be written to the store; keeping them and retrying');
-      this.storeDown = true;
-      const delay = Math.min(RETRY_MS.max, RETRY_MS.first * 2 ** Math.min(this.failures - 1, 10));
-      this.timer ??= setTimeout(() => void this.flush(), delay);
+    const backlog = this.unwritten.length;
+    while (this.unwritten.length > 0) {
+      const rows = this.unwritten.slice(0, this.settings.maxBatchRows);
+      try {
+        await this.cache.serialize(async () => {
+          const settled = await this.store.recordUsage(rows, this.holder);
+          this.cache.committed(rows, settled);
+        });
+      } catch (error) {
+        this.failures++;
+        if (!this.storeDown) this.logger.error({ err: error, rows: this.unwritten.length }, 'usage rows could not be written to the store; keeping them and retrying');
+        this.storeDown = true;
+        const delay = Math.min(RETRY_MS.max, RETRY_MS.first * 2 ** Math.min(this.failures - 1, 10));
+        this.timer ??= setTimeout(() => void this.flush(), delay);
+        return;
+      }
+      this.unwritten = this.unwritten.slice(rows.length);
     }
+    for (const file of this.unwrittenFiles) this.journal?.remove(file);
+    this.unwrittenFiles = [];
+    if (this.storeDown) this.logger.info({ rows: backlog }, 'store is back: usage rows written');
+    this.storeDown = false;
+    this.failures = 0;
   }
 
   /** Writes what is left (one try) and closes the journal. */

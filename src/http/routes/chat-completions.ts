@@ -56,6 +56,8 @@ export function chatCompletionsRoute(services: GatewayServices) {
     const limiter = services.limiter;
     const subject = rateLimitSubject(request, key, account, services.trustedProxies);
     await applyRateLimits(limiter, subject, context);
+    // Every request that reaches a node is booked: with no room left to keep its row, none is sent.
+    if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
     const charge: RequestCharge = await services.billing.reserve(key, account, model, chatRequest);
     const sink = stream ? new SseResponse(response, context, config.http.sseKeepaliveMs) : undefined;
     sink?.startKeepalive();
