@@ -1,3 +1,4 @@
+import type { ClusterChange } from './cluster-store.js';
 import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
 
 /**
@@ -179,5 +180,8 @@ export interface ModelPriceRecord {
   readonly reasoningNano: number | null;
 }
 
-/** A record that changed, so caches (here and on other instances) reload it; `all`: reload everything (changes may have been missed). */
-export type StoreChange = { readonly kind: 'key' | 'account' | 'all'; readonly id: string };
+/**
+ * A record that changed, so caches (here and on other instances) reload it; `all`: reload
+ * everything (changes may have been missed); `node` and `instances`: see ClusterChange.
+ */
+export type StoreChange = { readonly kind: 'key' | 'account' | 'all'; readonly id: string } | ClusterChange;

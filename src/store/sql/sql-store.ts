@@ -20,6 +20,7 @@ import type {
 } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
+import { SqlClusterStore } from './sql-cluster-store.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 
 const CHANGES_CHANNEL = 'switchyard_changes';
@@ -191,6 +192,7 @@ async function updateRow(tx: SqlQueryable, table: string, id: string, condition:
 /** Store over SQL: PGlite (embedded) or PostgreSQL, one schema (see migrations.ts). */
 export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
+  readonly cluster: SqlClusterStore;
 
   private constructor(
     readonly kind: StoreKind,
@@ -198,7 +200,9 @@ export class SqlStore implements Store {
     private readonly db: SqlDriver,
     /** true: changes arrive through LISTEN (other processes write too). */
     private readonly sharedChanges: boolean,
-  ) {}
+  ) {
+    this.cluster = new SqlClusterStore(db, (tx, change) => this.changed(tx, change), sharedChanges);
+  }
 
   /** Migrates, then subscribes to changes. */
   static async open(kind: StoreKind, description: string, db: SqlDriver): Promise<SqlStore> {
