@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { parseConfigText } from '../../src/config/load-config.js';
+import type { HealthSettings } from '../../src/routing/node-health-settings.js';
+import type { NodeStateLinks } from '../../src/routing/node-state-links.js';
+import { NodeState } from '../../src/routing/node-state.js';
+import type { NodeStatePatch } from '../../src/store/cluster-store.js';
+import { NodeClient } from '../../src/upstream/node-client.js';
+
+/** A node nobody connects to. */
+const NOWHERE = 'http://127.0.0.1:9/v1';
+
+describe('NodeState shared with other instances', () => {
+  const clients: NodeClient[] = [];
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  /** A node of max_concurrency 3 whose links record what it tells the other instances. */
+  function linkedNode(health: Partial<HealthSettings>, share: (max: number) => number = (max) => max) {
+    const config = parseConfigText(
+      `store: memory\nnodes: [{ id: n, provider: openai, base_url: "${NOWHERE}", max_concurrency: 3 }]\nmodels: [{ id: m, routes: [{ node: n }] }]\n`,
+      'node-state-sharing',
+      {},
+    );
+    const node = config.nodes[0];
+    assert.ok(node);
+    const client = new NodeClient(node);
+    clients.push(client);
+    const told: NodeStatePatch[] = [];
+    const links: NodeStateLinks = { concurrencyShare: share, changed: (_id, patch) => told.push(patch) };
+    return { state: new NodeState(node, client, { ...config.health, ...health }, links), told };
+  }
+
+  test('drains, ejections and recoveries made here are told; ordinary successes are not', () => {
+    const { state, told } = linkedNode({ failureThreshold: 1, baseEjectionMs: 100 });
+    const now = 1_000_000;
+    state.recordSuccess(5);
+    assert.deepEqual(told, [], 'a success of a healthy node is nothing to tell');
+    state.recordFailure(now);
+    assert.deepEqual(told, [{ ejectedForMs: 100 }]);
+    state.recordSuccess(5);
+    assert.deepEqual(told, [{ ejectedForMs: 100 }, { ejectedForMs: null }], 'the recovery is told');
+    state.setDrained(true);
+    state.setDrained(false);
+    assert.deepEqual(told.slice(2), [{ drained: true }, { drained: false }]);
+  });
+
+  test('changes from other instances are applied without being told again (no echo)', () => {
+    const { state, told } = linkedNode({ failureThreshold: 1 });
+    const now = 1_000_000;
+    state.applyShared({ drained: true }, now);
+    assert.equal(state.condition(now), 'drained');
+    state.applyShared({ drained: false, ejectedForMs: 5000 }, now);
+    assert.equal(state.condition(now), 'ejected');
+    state.applyShared({ ejectedForMs: null }, now);
+    assert.equal(state.condition(now), 'healthy');
+    assert.deepEqual(told, []);
+  });
+
+  test('an ejection ends at the later of the two ends; a recovery ends it whatever its length', () => {
+    const { state } = linkedNode({ failureThreshold: 1, baseEjectionMs: 1000 });
+    const now = 1_000_000;
+    state.recordFailure(now);
+    state.applyShared({ ejectedForMs: 300 }, now);
+    assert.equal(state.cooldownLeftMs(now), 1000, 'a shorter ejection elsewhere does not shorten this one');
+    state.applyShared({ ejectedForMs: 4000 }, now);
+    assert.equal(state.cooldownLeftMs(now), 4000, 'a longer one extends it');
+    state.applyShared({ ejectedForMs: 0 }, now);
+    assert.equal(state.cooldownLeftMs(now), 4000, 'an ejection already over changes nothing');
+    state.applyShared({ ejectedForMs: null }, now);
+    assert.equal(state.condition(now), 'healthy');
+  });
+
+  test("another instance's ejection leaves this instance's failure count and cooldown doubling alone", () => {
+    const { state, told } = linkedNode({ failureThreshold: 2, baseEjectionMs: 100, maxEjectionMs: 10_000 });
+    let now = 1_000_000;
+    state.applyShared({ ejectedForMs: 5000 }, now);
+    now += 5000;
+    assert.equal(state.condition(now), 'probing', 'tried again once the shared cooldown passed');
+    assert.equal(state.tryAcquire(now), 'probe');
+    state.recordFailure(now);
+    state.release('probe');
+    assert.equal(state.cooldownLeftMs(now), 100, "the failed probe ejects with this instance's first cooldown, not a doubled one");
+    assert.deepEqual(told, [{ ejectedForMs: 100 }]);
+  });
+
+  test("max_concurrency is this instance's share: a full share refuses a slot", () => {
+    const { state } = linkedNode({}, (max) => max - 2);
+    assert.equal(state.effectiveMaxConcurrency, 1);
+    assert.equal(state.tryAcquire(), 'slot');
+    assert.equal(state.isAvailable(), false);
+    assert.equal(state.tryAcquire(), false);
+    state.release('slot');
+    assert.equal(state.tryAcquire(), 'slot');
+  });
+});
