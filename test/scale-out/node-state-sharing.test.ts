@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { NodeStateSync } from '../../src/cluster/node-state-sync.js';
 import { parseConfigText } from '../../src/config/load-config.js';
+import { NodeRegistry } from '../../src/routing/node-registry.js';
 import type { HealthSettings } from '../../src/routing/node-health-settings.js';
 import type { NodeStateLinks } from '../../src/routing/node-state-links.js';
 import { NodeState } from '../../src/routing/node-state.js';
 import type { NodeStatePatch } from '../../src/store/cluster-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { NodeClient } from '../../src/upstream/node-client.js';
 
 /** A node nobody connects to. */
@@ -93,5 +97,46 @@ describe('NodeState shared with other instances', () => {
     assert.equal(state.tryAcquire(), false);
     state.release('slot');
     assert.equal(state.tryAcquire(), 'slot');
+  });
+});
+
+describe('NodeStateSync', () => {
+  test('applies the stored drain and ejection at start, then other instances\' changes, never its own', async () => {
+    const store = new MemoryStore();
+    await store.cluster.writeNodeState('a', { drained: true }, 'earlier');
+    await store.cluster.writeNodeState('b', { ejectedForMs: 60_000 }, 'earlier');
+    await store.cluster.writeNodeState('gone', { drained: true }, 'earlier');
+    const config = parseConfigText(
+      `store: memory\nnodes:\n  - { id: a, provider: openai, base_url: "${NOWHERE}" }\n  - { id: b, provider: openai, base_url: "${NOWHERE}" }\nmodels: [{ id: m, routes: [{ node: a }, { node: b }] }]\n`,
+      'node-state-sync',
+      {},
+    );
+    const sync = new NodeStateSync(store, 'me', pino({ level: 'silent' }));
+    const nodes = new NodeRegistry(async (node) => ({ node, stop: async () => undefined }), config.health, {
+      concurrencyShare: (max) => max,
+      changed: (id, patch) => sync.publish(id, patch),
+    });
+    after(() => nodes.close());
+    await nodes.reconcile(config.nodes);
+    await sync.follow(nodes);
+    const a = nodes.get('a') as NodeState;
+    const b = nodes.get('b') as NodeState;
+    assert.equal(a.condition(), 'drained', 'a drain made before this instance started');
+    assert.equal(b.condition(), 'ejected', 'an ejection still running when this instance started');
+    assert.ok(b.cooldownLeftMs() > 50_000);
+
+    await store.cluster.writeNodeState('a', { drained: false }, 'other');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(a.condition(), 'healthy', "another instance's enable");
+
+    // This instance's own change comes back from the store (a microtask later) and is not
+    // applied again: undone locally before it comes back, it stays undone.
+    a.setDrained(true);
+    a.drained = false;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(a.condition(), 'healthy', 'its own announcement is not applied again');
+    const [stored] = (await store.cluster.loadNodeStates()).filter((record) => record.nodeId === 'a');
+    assert.equal(stored?.drained, true, 'published');
+    assert.equal(stored?.updatedBy, 'me');
   });
 });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,13 +6,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { sharedRedisOrSkip } from '../../src/limits/redis-test-support.js';
+import { startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 
 /**
  * Two real gateway processes on different ports sharing the machine's PostgreSQL (store,
  * LISTEN/NOTIFY) and Redis (rate limits), as two instances behind a load balancer.
  */
 const POSTGRES = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
 const ADMIN_KEY = 'admin-two-instances-0123456789';
 
 async function postgresOrSkip(): Promise<boolean> {
@@ -30,23 +29,6 @@ async function postgresOrSkip(): Promise<boolean> {
   }
 }
 
-function startInstance(file: string): Promise<{ child: ChildProcess; baseUrl: string; origin: string }> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: match[1], origin: new URL(match[1]).origin });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
-  });
-}
-
 const chat = (baseUrl: string, key: string) =>
   fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
@@ -61,7 +43,7 @@ describe('two instances on shared PostgreSQL and Redis', async () => {
   const schema = `sy_two_${randomBytes(4).toString('hex')}`;
   const limitedKey = `sk-two-rpm-${randomBytes(12).toString('hex')}`;
   const revokedKey = `sk-two-rev-${randomBytes(12).toString('hex')}`;
-  const instances: Array<{ child: ChildProcess; baseUrl: string; origin: string }> = [];
+  const instances: GatewayProcess[] = [];
 
   before(async () => {
     if (skip) return;
@@ -87,13 +69,12 @@ keys:
       return file;
     };
     // One after the other: both migrate the same schema (the second finds it done).
-    instances.push(await startInstance(config('a')));
-    instances.push(await startInstance(config('b')));
+    instances.push(await startGatewayProcess(config('a')));
+    instances.push(await startGatewayProcess(config('b')));
   });
 
   after(async () => {
-    for (const instance of instances) instance.child.kill('SIGTERM');
-    await Promise.all(instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))));
+    await Promise.all(instances.map((instance) => stopGatewayProcess(instance)));
     if (skip) return;
     const client = new pg.Client({ connectionString: POSTGRES });
     await client.connect();

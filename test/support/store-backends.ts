@@ -90,7 +90,8 @@ export async function postgresQuery(sql: string): Promise<void> {
   }
 }
 
-async function postgresBackend(label: string): Promise<StoreBackend> {
+/** PostgreSQL alone, with a schema of its own for `label` (see above). */
+export async function postgresBackend(label: string): Promise<StoreBackend> {
   const schema = `sy_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}_${Date.now().toString(36)}`;
   const url = new URL(POSTGRES_BASE_URL);
   url.searchParams.set('schema', schema);

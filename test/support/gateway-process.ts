@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
+
+/** A gateway running as `switchyard serve --config FILE` in a child process. */
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  /** The OpenAI base URL, e.g. http://127.0.0.1:41234/v1. */
+  readonly baseUrl: string;
+  /** Scheme, host and port: where /admin/v1 lives. */
+  readonly origin: string;
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Starts `serve --config file --port 0` and resolves once it prints its banner. Its stderr
+ * is read to the end, so a chatty process never blocks on a full pipe.
+ */
+export function startGatewayProcess(file: string): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the gateway did not start within 30 s: ${text}`));
+    }, 30_000);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited with ${String(code)}: ${text}`));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/\S+\/v1)/.exec(text)?.[1];
+      if (url !== undefined) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: url, origin: new URL(url).origin, exited });
+      }
+    });
+  });
+}
+
+/** Stops a gateway process with `signal` (SIGTERM: graceful) and waits until it is gone. */
+export async function stopGatewayProcess(gateway: GatewayProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill(signal);
+  return gateway.exited;
+}
