@@ -7,7 +7,7 @@ import { NodeRegistry } from '../../src/routing/node-registry.js';
 import type { HealthSettings } from '../../src/routing/node-health-settings.js';
 import type { NodeStateLinks } from '../../src/routing/node-state-links.js';
 import { NodeState } from '../../src/routing/node-state.js';
-import type { NodeStatePatch } from '../../src/store/cluster-store.js';
+import type { ClusterStore, NodeStatePatch } from '../../src/store/cluster-store.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { NodeClient } from '../../src/upstream/node-client.js';
 
@@ -133,10 +133,46 @@ describe('NodeStateSync', () => {
     // applied again: undone locally before it comes back, it stays undone.
     a.setDrained(true);
     a.drained = false;
+    await sync.flushed();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(a.condition(), 'healthy', 'its own announcement is not applied again');
     const [stored] = (await store.cluster.loadNodeStates()).filter((record) => record.nodeId === 'a');
     assert.equal(stored?.drained, true, 'published');
     assert.equal(stored?.updatedBy, 'me');
+  });
+});
+
+describe('NodeStateSync: writing', () => {
+  test('one write at a time, in order; changes waiting meanwhile are merged; an ejection over before its turn is not sent', async () => {
+    const written: Array<{ nodeId: string; patch: NodeStatePatch }> = [];
+    let release: () => void = () => undefined;
+    const cluster: ClusterStore = {
+      shared: true,
+      async writeNodeState(nodeId, patch) {
+        written.push({ nodeId, patch });
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+      loadNodeStates: async () => [],
+      heartbeat: async () => [],
+      liveInstances: async () => [],
+      leave: async () => undefined,
+    };
+    const slowStore = { cluster, onChange: () => undefined };
+    const sync = new NodeStateSync(slowStore, 'me', pino({ level: 'silent' }));
+    const now = Date.now();
+    sync.publish('x', { drained: true }, now);
+    assert.deepEqual(written.slice(), [{ nodeId: 'x', patch: { drained: true } }], 'the first change is written at once');
+    sync.publish('x', { ejectedForMs: 60_000 }, now);
+    sync.publish('y', { ejectedForMs: 1 }, now - 10);
+    sync.publish('x', { drained: false }, now);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(written.length, 2, 'the next write waits for the one before');
+    assert.equal(written[1]?.nodeId, 'x');
+    assert.equal(written[1]?.patch.drained, false, 'the later drain change won');
+    assert.ok((written[1]?.patch.ejectedForMs ?? 0) > 59_000, 'the ejection is sent as what is left of it');
+    release();
+    await sync.flushed();
+    assert.equal(written.length, 2, "y's ejection was over before its turn: nothing to send");
   });
 });
