@@ -45,8 +45,9 @@ export class Cluster implements NodeStateLinks {
     this.sync?.publish(nodeId, patch);
   }
 
-  /** Graceful shutdown: leaves the registry so the others take over this instance's share at once. */
+  /** Graceful shutdown: writes the node changes still waiting, then leaves the registry so the others take over this instance's share at once. */
   async leave(): Promise<void> {
+    await this.sync?.flushed();
     await this.instances?.leave();
   }
 }
