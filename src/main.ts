@@ -14,6 +14,7 @@ import { ReadinessChecks } from './lifecycle/readiness-checks.js';
 import { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics } from './observability/metrics.js';
+import { Cluster } from './cluster/cluster.js';
 import { HealthProber } from './routing/health-prober.js';
 import { NodeRegistry, type NodeLauncher } from './routing/node-registry.js';
 import { PoolRouter } from './routing/pool-router.js';
@@ -85,8 +86,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   await accounts.load();
   const limiter = createRateLimiter({ settings: config.limits, redisUrl: config.redis, logger });
   await limiter.start();
-  const nodes = new NodeRegistry(launchNode, config.health);
+  const cluster = await Cluster.join(store, logger);
+  const nodes = new NodeRegistry(launchNode, config.health, cluster);
   await nodes.reconcile(config.nodes);
+  await cluster.follow(nodes);
   const routes = new RouteTable(config.models, config.nodes);
   const readiness = new ReadinessChecks();
   let http: GatewayHttpServer | undefined;
@@ -106,6 +109,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownHooks: new ShutdownHooks(),
     metrics: new GatewayMetrics({
       nodes: () => nodes.list(),
+      instances: () => cluster.instanceCount,
       readiness,
       requestsInFlight: () => http?.requestsInFlight() ?? 0,
       isKnownModel: (model) => services.models.has(model),
@@ -120,6 +124,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   services.shutdownHooks.add({ name: 'rate limiter', run: () => services.limiter.close() });
   if (holds !== undefined) services.shutdownHooks.add({ name: 'spend holds', run: () => holds.close() });
   services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
+  services.shutdownHooks.add({ name: 'instance registry', run: () => cluster.leave() });
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();
   http = createGatewayServer(services, logger);

@@ -79,7 +79,7 @@ export class AccountCache implements KeyLookup {
       } else if (change.kind === 'account') {
         const account = await this.store.getAccount(change.id);
         if (account !== undefined) this.putAccount(account);
-      } else {
+      } else if (change.kind === 'key') {
         const key = await this.store.getKey(change.id);
         if (key === undefined || key.status === 'deleted') this.dropKey(change.id);
         else this.putKey(key);

@@ -7,6 +7,8 @@ import type { NodeCondition, NodeState } from '../routing/node-state.js';
 export interface MetricsSources {
   /** The router's live nodes. */
   nodes(): readonly NodeState[];
+  /** Live gateway instances sharing the store, this one included. */
+  instances(): number;
   readonly readiness: ReadinessChecks;
   /** Requests the HTTP server is handling now. */
   requestsInFlight(): number;
@@ -170,6 +172,24 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set(sources.usageRowsWaiting());
+      },
+    });
+    new Gauge({
+      name: 'switchyard_node_effective_max_concurrency',
+      help: "This instance's share of each node's max_concurrency (all of it unless several instances share the store).",
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const node of sources.nodes()) this.set({ node: node.id }, node.effectiveMaxConcurrency);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_instances',
+      help: 'Live gateway instances sharing the store, this one included (1 unless the store is PostgreSQL).',
+      registers,
+      collect() {
+        this.set(sources.instances());
       },
     });
     new Gauge({

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { NodeConfig } from '../config/gateway-config.js';
 import { NodeClient } from '../upstream/node-client.js';
 import type { HealthSettings } from './node-health-settings.js';
+import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 import { NodeState } from './node-state.js';
 
 /** Gives a node a reachable base URL (starts a simulated node) and says how to stop it. */
@@ -27,6 +28,8 @@ export class NodeRegistry {
   constructor(
     private readonly launch: NodeLauncher,
     private health: HealthSettings,
+    /** Ties every node's state to the other instances on the store. */
+    private readonly links: NodeStateLinks = STANDALONE,
   ) {}
 
   /** New health settings for every node (configuration reload). */
@@ -52,7 +55,7 @@ export class NodeRegistry {
     const existing = this.slots.get(node.id);
     if (existing && isDeepStrictEqual(existing.declared, node)) return existing.state;
     const launched = await this.launch(node);
-    const state = new NodeState(launched.node, new NodeClient(launched.node), this.health);
+    const state = new NodeState(launched.node, new NodeClient(launched.node), this.health, this.links);
     if (existing) {
       state.drained = existing.state.drained;
       state.predecessor = existing.state;

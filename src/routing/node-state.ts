@@ -1,6 +1,8 @@
 import type { NodeConfig } from '../config/gateway-config.js';
+import type { NodeStatePatch } from '../store/cluster-store.js';
 import type { NodeClient } from '../upstream/node-client.js';
 import type { HealthSettings } from './node-health-settings.js';
+import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 
 /** What an operator sees of a node (GET /admin/v1/nodes). */
 export type NodeCondition = 'healthy' | 'ejected' | 'probing' | 'drained';
@@ -10,8 +12,10 @@ const OUTCOME_WINDOW = 50;
 
 /**
  * Live state of one node: capacity in use, health, drain, recent latency and errors.
- * Concurrency is counted here, so `max_concurrency` holds whatever the router decides:
- * `tryAcquire` refuses a slot on a full node.
+ * Concurrency is counted here, so `max_concurrency` (this instance's share of it when
+ * several instances share the store) holds whatever the router decides: `tryAcquire`
+ * refuses a slot on a full node. Drains, ejections and recoveries made here are told to
+ * the other instances through `links`; theirs arrive through `applyShared`.
  */
 export class NodeState {
   inFlight = 0;
@@ -38,6 +42,7 @@ export class NodeState {
     readonly client: NodeClient,
     /** Replaced when the configuration is reloaded. */
     public health: HealthSettings,
+    private readonly links: NodeStateLinks = STANDALONE,
   ) {}
 
   get id(): string {
@@ -56,9 +61,14 @@ export class NodeState {
     return this.inFlight + (this.predecessor?.inFlight ?? 0);
   }
 
+  /** The most requests this instance sends to the node at once: `max_concurrency`, or its share of it. */
+  get effectiveMaxConcurrency(): number {
+    return this.links.concurrencyShare(this.node.maxConcurrency);
+  }
+
   /** Whether the router may offer this node for a new request now. */
   isAvailable(now = Date.now()): boolean {
-    if (this.drained || this.retired || this.load >= this.node.maxConcurrency) return false;
+    if (this.drained || this.retired || this.load >= this.effectiveMaxConcurrency) return false;
     const condition = this.condition(now);
     return condition === 'healthy' || (condition === 'probing' && !this.probeInFlight);
   }
@@ -90,10 +100,12 @@ export class NodeState {
     this.consecutiveFailures = 0;
     this.probeInFlight = false;
     this.ejections = 0;
+    const recovered = this.ejectedUntil !== 0;
     this.ejectedUntil = 0;
     if (latencyMs !== undefined) {
       this.latencyMs = this.latencyMs === undefined ? latencyMs : this.latencyMs + LATENCY_SMOOTHING * (latencyMs - this.latencyMs);
     }
+    if (recovered) this.links.changed(this.id, { ejectedForMs: null });
   }
 
   /** The node failed (network error, time-out, a failover status). */
@@ -113,6 +125,29 @@ export class NodeState {
     this.ejections++;
     this.ejectedUntil = now + cooldown;
     this.consecutiveFailures = 0;
+    this.links.changed(this.id, { ejectedForMs: cooldown });
+  }
+
+  /** An operator drained (no new requests) or enabled the node here: told to the other instances. */
+  setDrained(drained: boolean): void {
+    this.drained = drained;
+    this.links.changed(this.id, { drained });
+  }
+
+  /**
+   * A change another instance made (or the stored state, at start), applied without telling
+   * anyone. An ejection ends at the later of this instance's end and the other's; it does
+   * not touch this instance's failure count or cooldown doubling. A recovery ends the
+   * ejection here too and restarts the doubling, as a success here would.
+   */
+  applyShared(patch: NodeStatePatch, now = Date.now()): void {
+    if (patch.drained !== undefined) this.drained = patch.drained;
+    if (patch.ejectedForMs === null) {
+      this.ejectedUntil = 0;
+      this.ejections = 0;
+    } else if (patch.ejectedForMs !== undefined && patch.ejectedForMs > 0) {
+      this.ejectedUntil = Math.max(this.ejectedUntil, now + patch.ejectedForMs);
+    }
   }
 
   /** Failures among the last attempts, 0..1. */

@@ -10,7 +10,7 @@ interface WeightedCandidate extends NodeCandidate {
 
 /** Share of a node's capacity in use: lower is better. */
 function utilization(candidate: WeightedCandidate): number {
-  return candidate.state.load / candidate.node.maxConcurrency;
+  return candidate.state.load / candidate.state.effectiveMaxConcurrency;
 }
 
 /**

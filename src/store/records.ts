@@ -1,3 +1,4 @@
+import type { ClusterChange } from './cluster-store.js';
 import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
 
 /**
@@ -182,8 +183,10 @@ export interface ModelPriceRecord {
 /**
  * A record that changed, so caches (here and on other instances) reload it; `all`: reload
  * everything (changes may have been missed); `hold-wanted`: an instance (`holder`) was
- * short of the subject's budget (`id`, as holdKey gives it) because others hold it.
+ * short of the subject's budget (`id`, as holdKey gives it) because others hold it;
+ * `node` and `instances`: see ClusterChange.
  */
 export type StoreChange =
   | { readonly kind: 'key' | 'account' | 'all'; readonly id: string }
-  | { readonly kind: 'hold-wanted'; readonly id: string; readonly holder: string };
+  | { readonly kind: 'hold-wanted'; readonly id: string; readonly holder: string }
+  | ClusterChange;

@@ -16,6 +16,7 @@ import type {
   UsageRow,
 } from './records.js';
 import type { SpendHoldStore } from './spend-holds.js';
+import type { ClusterStore } from './cluster-store.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 
@@ -60,6 +61,9 @@ export interface Store {
    */
   recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
+
+  /** Node drain/ejection shared between instances and the registry of live instances. */
+  readonly cluster: ClusterStore;
 
   /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */
   onChange(listener: (change: StoreChange) => void): void;

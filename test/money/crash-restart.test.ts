@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { AdminClient, chat, expectedCostNano, gatewayYaml, uniqueId, usdToNano } from '../support/money.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { storeBackends, type StoreBackend } from '../support/store-backends.js';
 
 // Issue 4 / PRODUCT.md "Nothing lost": a gateway killed with SIGKILL right after N requests
@@ -14,41 +14,9 @@ import { storeBackends, type StoreBackend } from '../support/store-backends.js';
 const backends = await storeBackends('crash');
 after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
 const ACCOUNT_KEY = 'sk-crash-test-key-0123456789';
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-  readonly exited: Promise<number | null>;
-}
-
-/** Starts `serve --config file` and resolves with its URL once it listens. */
-function serve(file: string): Promise<Served> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the gateway did not start within 30 s: ${text}`));
-    }, 30_000);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the gateway exited with ${String(code)}: ${text}`));
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/\S+\/v1)/.exec(text)?.[1];
-      if (url !== undefined) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: url, exited });
-      }
-    });
-  });
-}
-
-async function kill9(served: Served): Promise<void> {
+async function kill9(served: GatewayProcess): Promise<void> {
   served.child.kill('SIGKILL');
   assert.equal(await served.exited, null, 'killed by a signal');
 }
@@ -70,7 +38,7 @@ describe('SIGKILL and restart', { concurrency: true }, () => {
       const accountId = uniqueId('crash');
       const start = 3;
       const file = configFor(backend, accountId, start, (work) => t.after(work));
-      let served = await serve(file);
+      let served = await startGatewayProcess(file);
       t.after(() => served.child.kill('SIGKILL'));
       let admin = new AdminClient(served.baseUrl);
 
@@ -106,7 +74,7 @@ describe('SIGKILL and restart', { concurrency: true }, () => {
       await kill9(served);
       assert.ok(readdirSync(backend.journalDir).some((name) => name.endsWith('.ndjson')), 'the killed gateway left its journal');
 
-      served = await serve(file);
+      served = await startGatewayProcess(file);
       admin = new AdminClient(served.baseUrl);
       const expectedTotal = costs.reduce((sum, cost) => sum + cost, 0);
       const report = await admin.usage({ account: accountId });
@@ -121,7 +89,7 @@ describe('SIGKILL and restart', { concurrency: true }, () => {
 
       // Killed again with nothing new: the next start replays nothing twice.
       await kill9(served);
-      served = await serve(file);
+      served = await startGatewayProcess(file);
       admin = new AdminClient(served.baseUrl);
       assert.equal((await admin.usage({ account: accountId })).totals.requests, 12);
       assert.equal(await admin.balanceNano(accountId), usdToNano(start) - expectedTotal);

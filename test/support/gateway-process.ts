@@ -1,50 +1,57 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 
-/** A gateway started as its own process with the CLI (`switchyard serve`), as an operator runs it. */
+const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
+
+/** A gateway running as `switchyard serve --config FILE` in a child process, as an operator runs it. */
 export interface GatewayProcess {
   readonly child: ChildProcess;
-  /** `http://127.0.0.1:<port>/v1` */
+  /** The OpenAI base URL, e.g. http://127.0.0.1:41234/v1. */
   readonly baseUrl: string;
+  /** Scheme, host and port: where /admin/v1 lives. */
   readonly origin: string;
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
   /** Everything the process wrote to stderr so far (its log). */
   readonly log: () => string;
 }
 
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
-
-/** Starts `switchyard serve --config <file>` on a free port; resolves once it listens. */
-export function startGatewayProcess(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', configFile, '--port', '0'], {
+/**
+ * Starts `serve --config file --port 0` and resolves once it prints its banner. Its stderr
+ * is read to the end, so a chatty process never blocks on a full pipe.
+ */
+export function startGatewayProcess(file: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let text = '';
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 30 s: ${text}`)), 30_000);
-    const onData = () => {
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (!match?.[1]) return;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the gateway did not start within 30 s: ${text}`));
+    }, 30_000);
+    void exited.then((code) => {
       clearTimeout(timer);
-      child.stderr?.off('data', onData);
-      child.off('exit', onExit);
-      resolve({ child, baseUrl: match[1], origin: new URL(match[1]).origin, log: () => text });
-    };
-    const onExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}: ${text}`));
-    };
-    child.stderr?.on('data', onData);
-    child.once('exit', onExit);
+      reject(new Error(`the gateway exited with ${String(code)}: ${text}`));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/\S+\/v1)/.exec(text)?.[1];
+      if (url !== undefined) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: url, origin: new URL(url).origin, exited, log: () => text });
+      }
+    });
   });
 }
 
-/** Sends `signal` and waits for the process to exit. */
-export async function stopGatewayProcess(gateway: GatewayProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (gateway === undefined || gateway.child.exitCode !== null || gateway.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
-  gateway.child.kill(signal);
-  await exited;
+/** Stops a gateway process with `signal` (SIGTERM: graceful) and waits until it is gone. */
+export async function stopGatewayProcess(gateway: GatewayProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (gateway === undefined) return null;
+  if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill(signal);
+  return gateway.exited;
 }
 
 /** Polls `probe` until it returns true or `timeoutMs` passes; returns the milliseconds it took, or undefined. */

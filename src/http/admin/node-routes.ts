@@ -44,6 +44,7 @@ function nodeView(services: GatewayServices, state: NodeState) {
     source: services.routes.isRuntimeNode(state.id) ? 'admin' : 'config',
     in_flight: state.inFlight,
     max_concurrency: state.node.maxConcurrency,
+    effective_max_concurrency: state.effectiveMaxConcurrency,
     weight: state.node.weight,
     error_rate: Math.round(state.errorRate() * 1000) / 1000,
     latency_ms: state.latencyMs === undefined ? null : Math.round(state.latencyMs * 100) / 100,
@@ -117,7 +118,7 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
       pattern: /^\/admin\/v1\/nodes\/([^/]+)\/drain$/,
       handler: async (_request, response, context, id) => {
         const state = findNode(services, id);
-        state.drained = true;
+        state.setDrained(true);
         sendJson(response, context, 200, nodeView(services, state));
       },
     },
@@ -126,7 +127,7 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
       pattern: /^\/admin\/v1\/nodes\/([^/]+)\/enable$/,
       handler: async (_request, response, context, id) => {
         const state = findNode(services, id);
-        state.drained = false;
+        state.setDrained(false);
         state.recordSuccess(undefined);
         sendJson(response, context, 200, nodeView(services, state));
       },

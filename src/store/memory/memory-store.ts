@@ -16,6 +16,7 @@ import type {
   UsageRow,
 } from '../records.js';
 import type { Store } from '../store.js';
+import { MemoryClusterStore } from './memory-cluster-store.js';
 
 const now = () => new Date().toISOString();
 
@@ -32,6 +33,7 @@ export class MemoryStore implements Store {
   private readonly usage: UsageRow[] = [];
   private readonly booked = new Set<string>();
   private readonly listeners: Array<(change: StoreChange) => void> = [];
+  readonly cluster = new MemoryClusterStore((change) => this.changed(change));
 
   onChange(listener: (change: StoreChange) => void): void {
     this.listeners.push(listener);

@@ -107,4 +107,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX spend_holds_holder ON spend_holds (holder);
     `,
   },
+  {
+    version: 3,
+    name: 'node states and live instances shared between gateway instances',
+    sql: `
+      CREATE TABLE node_states (
+        node_id              text PRIMARY KEY,
+        drained              boolean NOT NULL DEFAULT false,
+        ejected_until        timestamptz,
+        updated_at           timestamptz NOT NULL DEFAULT now(),
+        updated_by_instance  text NOT NULL
+      );
+
+      CREATE TABLE gateway_instances (
+        instance_id   text PRIMARY KEY,
+        started_at    timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at  timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

@@ -20,6 +20,7 @@ import type {
 } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
+import { SqlClusterStore } from './sql-cluster-store.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 import { SqlSpendHolds } from './sql-spend-holds.js';
 import type { SpendHoldStore } from '../spend-holds.js';
@@ -204,6 +205,7 @@ async function updateRow(tx: SqlQueryable, table: string, id: string, condition:
 export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly spendHolds: SpendHoldStore | undefined;
+  readonly cluster: SqlClusterStore;
 
   private constructor(
     readonly kind: StoreKind,
@@ -213,6 +215,7 @@ export class SqlStore implements Store {
     private readonly sharedChanges: boolean,
   ) {
     this.spendHolds = sharedChanges ? new SqlSpendHolds(db, CHANGES_CHANNEL) : undefined;
+    this.cluster = new SqlClusterStore(db, (tx, change) => this.changed(tx, change), sharedChanges);
   }
 
   /** Migrates, then subscribes to changes. */
