@@ -36,9 +36,13 @@ export interface SpendHoldSettings {
   readonly retryAfterFailureMs: number;
   /** After the store granted less than asked, short requests are refused without asking again for this long. */
   readonly exhaustedMs: number;
+  /** Another instance wants budget held here: given back once unused here for this long… */
+  readonly wantedIdleMs: number;
+  /** …if that happens within this long of its ask. */
+  readonly wantedForMs: number;
 }
 
-export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = { ttlMs: 30_000, renewMs: 10_000, idleMs: 2_000, retryAfterFailureMs: 1_000, exhaustedMs: 500 };
+export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = { ttlMs: 30_000, renewMs: 10_000, idleMs: 2_000, retryAfterFailureMs: 1_000, exhaustedMs: 500, wantedIdleMs: 40, wantedForMs: 1_000 };
 
 interface Tracked {
   readonly kind: HoldKind;
@@ -51,6 +55,8 @@ interface Tracked {
   exhaustedRecord: object | undefined;
   /** When the store last granted less than asked because other instances hold part of the budget. */
   contendedAt: number;
+  /** Until when another instance wants budget this one holds (hold-wanted). */
+  wantedUntil: number;
 }
 
 interface Batch {
@@ -104,22 +110,53 @@ export class SpendHoldBook {
     return tracked !== undefined && performance.now() - tracked.contendedAt < this.settings.exhaustedMs;
   }
 
-  /** Another instance is short of a budget this one holds: gives back all of it not in flight. */
+  /**
+   * Another instance is short of a budget this one holds: what is not in flight is given
+   * back as soon as this instance has not used the subject for `wantedIdleMs` (within
+   * `wantedForMs`). An instance busy with the subject keeps its hold, so two busy instances
+   * never hand the same budget to and fro while refusing requests on both sides.
+   */
   onStoreChange(change: StoreChange): void {
     if (change.kind !== 'hold-wanted' || change.holder === this.holder) return;
     const tracked = this.tracked.get(change.id);
     if (tracked === undefined) return;
-    const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
-    if (tracked.entry.heldNano > inUse) void this.giveBack([{ kind: tracked.kind, id: tracked.id, heldNano: inUse }]);
+    const pending = tracked.wantedUntil > performance.now();
+    tracked.wantedUntil = performance.now() + this.settings.wantedForMs;
+    if (!pending) this.giveBackWhenIdle(tracked);
   }
 
-  /** Lowers holds to the amounts given, mirroring what the store then holds. */
-  private async giveBack(targets: readonly HoldAmount[]): Promise<void> {
+  private giveBackWhenIdle(tracked: Tracked): void {
+    const now = performance.now();
+    if (now > tracked.wantedUntil) return;
+    const idleFor = now - tracked.lastUsedAt;
+    if (idleFor >= this.settings.wantedIdleMs) {
+      tracked.wantedUntil = Number.NEGATIVE_INFINITY;
+      void this.giveBack([tracked]);
+      return;
+    }
+    setTimeout(() => this.giveBackWhenIdle(tracked), this.settings.wantedIdleMs - idleFor).unref();
+  }
+
+  /**
+   * Lowers holds to what is in flight. The mirror is lowered first, in the serial queue,
+   * so a request arriving while the store works can never reserve budget being given back
+   * (it finds the hold short and asks, after this).
+   */
+  private async giveBack(subjects: readonly Tracked[]): Promise<void> {
     await this.cache.serialize(async () => {
-      // A hold the store no longer has (expired, or shrunk to nothing) is 0 here too.
+      const targets: HoldAmount[] = [];
+      for (const tracked of subjects) {
+        const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
+        if (tracked.entry.heldNano <= inUse) continue;
+        tracked.entry.heldNano = inUse;
+        targets.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
+      }
+      if (targets.length === 0) return;
+      // A hold the store no longer has (expired) is 0 here too.
       const kept = new Map((await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]));
       this.mirror(targets.map((amount) => ({ ...amount, heldNano: kept.get(holdKey(amount)) ?? 0 })), false);
     }).catch((error: unknown) => {
+      // The store keeps the larger hold until it answers again; the lower mirror is the safe side.
       this.failedAt = performance.now();
       this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
     });
@@ -150,7 +187,7 @@ export class SpendHoldBook {
     const key = holdKey({ kind, id });
     let tracked = this.tracked.get(key);
     if (tracked === undefined || tracked.entry !== entry) {
-      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY };
+      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY };
       this.tracked.set(key, tracked);
     }
     return tracked;
@@ -223,11 +260,7 @@ export class SpendHoldBook {
   private async maintain(): Promise<void> {
     if (this.tracked.size === 0 || !this.reachable) return;
     const now = performance.now();
-    const idle: HoldAmount[] = [];
-    for (const tracked of this.tracked.values()) {
-      const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
-      if (now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > inUse) idle.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
-    }
+    const idle = [...this.tracked.values()].filter((tracked) => now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > tracked.entry.reservedNano + tracked.entry.pendingNano);
     if (idle.length > 0) await this.giveBack(idle);
     if (Date.now() - this.lastRenewAt < this.settings.renewMs) return;
     try {

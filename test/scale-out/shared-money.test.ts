@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { accountWithKey, AdminClient, chat, gatewayYaml, usdToNano } from '../support/money.js';
-import { startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { startGatewayProcess, stopGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
 import { POSTGRES_BASE_URL, postgresBackend } from '../support/store-backends.js';
 
 /**
@@ -49,6 +49,14 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   });
   after(() => Promise.all(instances.map((instance) => stopGatewayProcess(instance))));
 
+  /** Resolves once both instances know the key (it was made through A; B learns of it by NOTIFY). */
+  const knownOnBoth = async (secret: string) => {
+    for (const instance of instances) {
+      const took = await waitFor(async () => (await fetch(`${instance.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status === 200, 5_000);
+      assert.notEqual(took, undefined, `${instance.baseUrl} knows the new key`);
+    }
+  };
+
   /** `count` concurrent requests, alternating between the two instances. */
   const split = (count: number, secret: string) =>
     Promise.all(
@@ -60,8 +68,10 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   test('100 concurrent requests split across both instances, key limit covering 10: exactly 10 served, spent = limit', { timeout: 60_000 }, async () => {
     const limitNano = 10 * FLAT_COST_NANO;
     const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'split-key', balance: 10 }, { spend_limit: limitNano / 1e9 });
+    await knownOnBoth(secret);
     const answers = await split(100, secret);
     const tally = tallyOf(answers);
+    if (tally["200"] !== 10) for (const i of instances) console.log(i.log().slice(-3000));
     assert.deepEqual(tally, { '200': 10, '402 api_key_limit_exceeded': 90 }, JSON.stringify(tally));
     // Committed in the store (each instance writes its own batches).
     let report: any;
@@ -80,6 +90,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
 
   test('100 concurrent requests split across both instances, balance covering 10: exactly 10 served, balance ends at 0', { timeout: 60_000 }, async () => {
     const { accountId, secret } = await accountWithKey(admin, { id: 'split-balance', balance: (10 * FLAT_COST_NANO) / 1e9 });
+    await knownOnBoth(secret);
     const tally = tallyOf(await split(100, secret));
     assert.deepEqual(tally, { '200': 10, '402 insufficient_balance': 90 }, JSON.stringify(tally));
     let balance = -1;
@@ -95,6 +106,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const limitNano = 10 * FLAT_COST_NANO;
     const { keyId, secret } = await accountWithKey(admin, { id: 'handover', balance: 10 }, { spend_limit: limitNano / 1e9 });
     const [a, b] = instances as [GatewayProcess, GatewayProcess];
+    await knownOnBoth(secret);
     // A asks first and holds everything the key may spend; B then needs it, one request at a time.
     const statuses: number[] = [(await chat(a.baseUrl, secret, FLAT)).status];
     for (let index = 1; index < 10; index++) statuses.push((await chat((index % 3 === 0 ? a : b).baseUrl, secret, FLAT)).status);
@@ -112,7 +124,8 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   test('an instance that stops gives its holds back', { timeout: 60_000 }, async () => {
     const b = instances[1] as GatewayProcess;
     const { secret } = await accountWithKey(admin, { id: 'release', balance: 1 });
-    assert.equal((await chat(b.baseUrl, secret, FLAT)).status, 200);
+    // The key was made through A; B learns of it by NOTIFY a moment later.
+    assert.notEqual(await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000), undefined, 'B serves the new key');
     const schema = new URL(postgres.store).searchParams.get('schema');
     const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
     await client.connect();

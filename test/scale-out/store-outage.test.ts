@@ -116,7 +116,12 @@ describe('PostgreSQL unreachable: served from the cache, no charge lost', { skip
     const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'backlog', balance: 1 });
     await forwarder.cut();
     const answers = [];
-    for (let index = 0; index < 7; index++) answers.push(await chat(live.baseUrl, secret, FLAT));
+    try {
+      for (let index = 0; index < 7; index++) answers.push(await chat(live.baseUrl, secret, FLAT));
+    } catch (error) {
+      console.log(live.log());
+      throw error;
+    }
     assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200, 200, 503, 503]);
     assert.equal(answers[5]?.body.error.code, 'usage_backlog_full');
     assert.equal(answers[5]?.body.error.type, 'service_unavailable');
