@@ -12,17 +12,17 @@ export interface GatewayProcess {
   readonly origin: string;
   /** Resolves with the exit code (null when a signal ended it). */
   readonly exited: Promise<number | null>;
-  /** Everything the process wrote to stderr so far (its log). */
+  /** Everything the process wrote so far (its log lines on stdout, the banner on stderr). */
   readonly log: () => string;
 }
 
 /**
- * Starts `serve --config file --port 0` and resolves once it prints its banner. Its stderr
+ * Starts `serve --config file --port 0` and resolves once it prints its banner. Its output
  * is read to the end, so a chatty process never blocks on a full pipe.
  */
 export function startGatewayProcess(file: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
   const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -36,6 +36,7 @@ export function startGatewayProcess(file: string, env: NodeJS.ProcessEnv = {}): 
       clearTimeout(timer);
       reject(new Error(`the gateway exited with ${String(code)}: ${text}`));
     });
+    child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       const url = /listening on (http:\/\/\S+\/v1)/.exec(text)?.[1];
