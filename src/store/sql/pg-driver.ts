@@ -52,6 +52,10 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors of idle connections only: one dropped mid-transaction
+      // would otherwise be an unhandled 'error' event (a crash). The failing query rejects.
+      const onError = (error: Error) => (broken = error);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(wrap(client));
@@ -62,6 +66,7 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },
