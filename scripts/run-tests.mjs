@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with node's test runner (TypeScript via tsx).
 // Node 20's --test takes no globs, so the files are listed here. Extra arguments are
-// passed on (e.g. `npm test -- --test-name-pattern=stream`).
+// passed on (e.g. `npm test -- --test-name-pattern=stream`). The time-out also bounds each
+// test file as a whole: the store-outage test alone runs a 60 s outage.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-timeout=60000', ...process.argv.slice(2), ...files],
+  ['--import', 'tsx', '--test', '--test-timeout=240000', ...process.argv.slice(2), ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
