@@ -4,9 +4,9 @@ import { ConfigError } from './config/config-error.js';
 import { DEMO_API_KEY, demoConfig } from './config/demo-config.js';
 import { loadConfigFile } from './config/load-config.js';
 import type { GatewayConfig } from './config/gateway-config.js';
-import { startGateway } from './main.js';
-import { runSimulator } from './simulator/run-simulator.js';
-import { ADMIN_USAGE, CliUsageError, runAdminCommand } from './cli/admin-commands.js';
+import { ADMIN_USAGE } from './cli/admin-usage.js';
+import { CliUsageError } from './cli/cli-usage-error.js';
+import { limitHeapGrowth } from './lifecycle/limit-heap-growth.js';
 
 const USAGE = `Usage:
   switchyard serve [--config FILE]     start the gateway (FILE or $SWITCHYARD_CONFIG; none: the built-in demo)
@@ -27,7 +27,9 @@ function loadConfig(file: string | undefined): { config: GatewayConfig; demo: bo
 
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
+  limitHeapGrowth();
   const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
+  const { startGateway } = await import('./main.js');
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
   const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
   if (gateway.metricsUrl !== undefined) lines.push(`Metrics on ${gateway.metricsUrl}`);
@@ -88,6 +90,8 @@ function check(argv: string[]): void {
   process.stdout.write(`${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`);
 }
 
+// Each command loads only its own modules: `serve` never loads the admin CLI, the
+// admin commands never load the HTTP server.
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -97,11 +101,11 @@ async function main(argv: string[]): Promise<void> {
     case 'check':
       return check(rest);
     case 'simulate':
-      return runSimulator(rest);
+      return (await import('./simulator/run-simulator.js')).runSimulator(rest);
     case 'keys':
     case 'accounts':
     case 'usage':
-      process.exitCode = await runAdminCommand(command, rest);
+      process.exitCode = await (await import('./cli/admin-commands.js')).runAdminCommand(command, rest);
       return;
     case '--help':
     case '-h':

@@ -19,7 +19,6 @@ import { HealthProber } from './routing/health-prober.js';
 import { NodeRegistry, type NodeLauncher } from './routing/node-registry.js';
 import { PoolRouter } from './routing/pool-router.js';
 import { RouteTable } from './routing/route-table.js';
-import { SimulatedNode } from './simulator/simulated-node.js';
 import { openStore, parseStoreLocation } from './store/open-store.js';
 import { UsageJournal } from './usage/usage-journal.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
@@ -52,9 +51,13 @@ export interface StartOptions {
   readonly logger?: Logger;
 }
 
-/** Starts the gateway's own simulated nodes on free local ports; other nodes are used as they are. */
+/**
+ * Starts the gateway's own simulated nodes on free local ports; other nodes are used as
+ * they are. The simulator is imported only when the configuration has a simulated node.
+ */
 const launchNode: NodeLauncher = async (node: NodeConfig) => {
   if (node.simulated === undefined) return { node, stop: async () => undefined };
+  const { SimulatedNode } = await import('./simulator/simulated-node.js');
   const simulator = new SimulatedNode({
     firstByteMs: node.simulated.firstByteMs,
     tokensPerSecond: node.simulated.tokensPerSecond,

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ajv } from '../validation/ajv-instance.js';
 
-/** Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers. */
+/**
+ * Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers.
+ * Compiled ahead of time into src/validation/generated/validate-admin-bodies.ts.
+ */
 
 const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
 const Limits = Type.Object(
@@ -79,12 +81,3 @@ export type AdjustBody = Static<typeof AdjustSchema>;
 export type CreateKeyBody = Static<typeof CreateKeySchema>;
 export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
 export type PolicyBody = Static<typeof Policy>;
-
-export const validators = {
-  createAccount: ajv.compile<CreateAccountBody>(CreateAccountSchema),
-  updateAccount: ajv.compile<UpdateAccountBody>(UpdateAccountSchema),
-  topUp: ajv.compile<TopUpBody>(TopUpSchema),
-  adjust: ajv.compile<AdjustBody>(AdjustSchema),
-  createKey: ajv.compile<CreateKeyBody>(CreateKeySchema),
-  updateKey: ajv.compile<UpdateKeyBody>(UpdateKeySchema),
-};

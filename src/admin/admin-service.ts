@@ -8,7 +8,15 @@ import { schemaValidationFailed, validationFailed } from '../protocol/openai/val
 import type { AccountRecord, BalanceEntry, FeaturePolicy, KeyRecord, StoreChange, UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
-import { validators, type PolicyBody } from './admin-schemas.js';
+import {
+  validateAdjust,
+  validateCreateAccount,
+  validateCreateKey,
+  validateTopUp,
+  validateUpdateAccount,
+  validateUpdateKey,
+} from '../validation/generated/validate-admin-bodies.js';
+import type { PolicyBody } from './admin-schemas.js';
 
 const MAX_USAGE_ROWS = 1000;
 const DEFAULT_USAGE_ROWS = 100;
@@ -170,7 +178,7 @@ export class AdminService {
   }
 
   async createAccount(body: unknown) {
-    const input = check(validators.createAccount, body);
+    const input = check(validateCreateAccount, body);
     const created = await this.store.insertAccountIfAbsent(
       {
         id: input.id,
@@ -199,7 +207,7 @@ export class AdminService {
   }
 
   async updateAccount(id: string, body: unknown) {
-    const input = check(validators.updateAccount, body);
+    const input = check(validateUpdateAccount, body);
     const updated = await this.store.updateAccount(id, {
       name: input.name,
       allowedModels: input.allowed_models,
@@ -213,7 +221,7 @@ export class AdminService {
 
   /** Adds money (top-up) or changes it either way (adjustment); each is a ledger entry with its reason. */
   async changeBalance(id: string, kind: 'topup' | 'adjustment', body: unknown) {
-    const input = kind === 'topup' ? check(validators.topUp, body) : check(validators.adjust, body);
+    const input = kind === 'topup' ? check(validateTopUp, body) : check(validateAdjust, body);
     const amountNano = usdToNano(input.amount);
     if (amountNano === 0) throw validationFailed('amount', "Invalid parameter 'amount': it must not be zero.", "Некорректный параметр 'amount': не должен быть нулём.");
     const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason);
@@ -229,7 +237,7 @@ export class AdminService {
 
   /** Creates a key for an account; the secret is in this answer and nowhere else, ever. */
   async createKey(body: unknown) {
-    const input = check(validators.createKey, body);
+    const input = check(validateCreateKey, body);
     await this.account(input.account).catch(() => {
       throw validationFailed('account', `Unknown account "${input.account}".`, `Неизвестный аккаунт "${input.account}".`);
     });
@@ -265,7 +273,7 @@ export class AdminService {
   }
 
   async updateKey(idOrPrefix: string, body: unknown) {
-    const input = check(validators.updateKey, body);
+    const input = check(validateUpdateKey, body);
     const key = await this.key(idOrPrefix);
     const updated = await this.store.updateKey(key.id, {
       name: input.name,

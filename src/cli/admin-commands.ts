@@ -2,22 +2,9 @@ import { parseArgs } from 'node:util';
 import { demoConfig } from '../config/demo-config.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { AdminCallError, openTransport, type AdminTransport } from './admin-transport.js';
+import { CliUsageError } from './cli-usage-error.js';
 import { formatRecord, formatTable } from './format-table.js';
 
-export const ADMIN_USAGE = `Keys, accounts and usage (same store as the gateway; --json for scripts):
-  switchyard accounts create ID [--balance USD] [--name TEXT] [--models a,b]
-  switchyard accounts list | show ID | ledger ID
-  switchyard accounts topup ID USD --reason TEXT
-  switchyard accounts adjust ID ±USD --reason TEXT
-  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort low|medium|high] [--rpm N] [--rps N] [--tpm N]
-  switchyard keys create --account ID [--name TEXT] [--spend-limit USD] [--models a,b] [--rpm N] [--rps N] [--tpm N]
-  switchyard keys list [--prefix P] [--account ID] [--all] | show KEY
-  switchyard keys block|unblock|revoke|delete KEY        (KEY: key id or a unique prefix)
-  switchyard keys set KEY [--spend-limit USD|none] [--models a,b|all] [--name TEXT] [--rpm N] [--rps N] [--tpm N]
-  switchyard usage [--key KEY] [--account ID] [--model M] [--from TIME] [--to TIME] [--limit N]
-Where: --config FILE ($SWITCHYARD_CONFIG; none: the demo's store), --store URL,
-  --url URL --admin-key KEY ($SWITCHYARD_URL, $SWITCHYARD_ADMIN_KEY) to go through a running gateway.
-`;
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -46,8 +33,6 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
-export class CliUsageError extends Error {}
 
 function usd(text: string | undefined, what: string): number {
   const value = Number(text);

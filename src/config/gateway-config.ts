@@ -3,7 +3,7 @@
  * checked. Everything after `config/` reads this, never the raw file.
  */
 
-import type { WireProtocol } from '../providers/registry.js';
+import type { WireProtocol } from '../providers/wire-protocols.js';
 import type { HealthSettings } from '../routing/node-health-settings.js';
 
 /** One of the three reasoning depths of spec 2.4. */

@@ -1,16 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { Ajv } from 'ajv';
 import { describeSchemaError, pickSchemaError } from '../validation/describe-schema-error.js';
 import { ConfigError } from './config-error.js';
-import { ConfigFileSchema, type ConfigFile } from './config-schema.js';
+import { validateConfigFile } from '../validation/generated/validate-config-file.js';
 import type { GatewayConfig } from './gateway-config.js';
 import { EnvInterpolationError, interpolateEnv } from './interpolate-env.js';
 import { resolveConfig } from './resolve-config.js';
 
-// Interpolated values are strings: `port: ${PORT}` must still become a number, so the
-// config validator (unlike the request validator) coerces scalars to the schema's type.
-const validateConfigFile = new Ajv({ coerceTypes: true, strict: false, verbose: true }).compile<ConfigFile>(ConfigFileSchema);
+// validateConfigFile coerces scalars to the schema's type (interpolated values are strings:
+// `port: ${PORT}` must still become a number); see scripts/generate-validators.ts.
 
 /** Reads, interpolates, validates and resolves a YAML configuration file. Throws ConfigError. */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {

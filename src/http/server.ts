@@ -14,7 +14,7 @@ import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { modelsRoute } from './routes/models.js';
-import { adminRoute } from './admin/admin-route.js';
+import type { adminRoute } from './admin/admin-route.js';
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
 
@@ -86,7 +86,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   if (services.config.metrics.enabled && services.config.metrics.listen === undefined) {
     routes.set('/metrics', { method: 'GET', handler: metricsRoute(services, { requireAdminKey: true }) });
   }
-  const admin = adminRoute(services);
+  // The admin API (and its validators) is loaded by the first /admin/v1 request.
+  let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
   const inFlight = new Set<InFlightRequest>();
   let onIdle: (() => void) | undefined;
 
@@ -94,7 +95,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     if (shuttingDown && !OPS_PATHS.has(path)) throw gatewayError('shutting_down', { retryAfter: 1 });
     const route = routes.get(path);
     if (route === undefined) {
-      if (path.startsWith('/admin/v1/')) return admin(request, response, context, path);
+      if (path.startsWith('/admin/v1/')) {
+        admin ??= import('./admin/admin-route.js').then((module) => module.adminRoute(services));
+        return (await admin)(request, response, context, path);
+      }
       throw gatewayError('model_unavailable', { params: { method: request.method, path } });
     }
     if (route.method !== request.method) {

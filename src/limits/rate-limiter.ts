@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { LimitSettings, RateLimitSettings } from '../config/gateway-config.js';
-import { FallbackLimitStore } from './fallback-limit-store.js';
+import type { FallbackLimitStore } from './fallback-limit-store.js';
 import type { LimitMode, LimitOutcome, LimitRule } from './limit-rule.js';
 import { systemClock, type Clock, type LimitStore } from './limit-store.js';
 import { MemoryLimitStore } from './memory-limit-store.js';
-import { RedisLimitStore, type RedisLimitStoreOptions } from './redis-limit-store.js';
+import type { RedisLimitStoreOptions } from './redis-limit-store.js';
 
 const MINUTE_MS = 60_000;
 const SECOND_MS = 1_000;
@@ -62,19 +62,16 @@ export interface RateLimiterOptions {
  * tokens per minute. See `src/limits/README.md`.
  */
 export class RateLimiter {
-  private readonly store: LimitStore;
-  private readonly fallback: FallbackLimitStore | undefined;
+  private readonly local: MemoryLimitStore;
+  /** The local store until `start` has set up Redis (when configured), then the fallback store. */
+  private store: LimitStore;
+  private fallback: FallbackLimitStore | undefined;
   private started: Promise<boolean> | undefined;
+  private closed = false;
 
   constructor(private readonly options: RateLimiterOptions) {
-    const local = new MemoryLimitStore(options.clock ?? systemClock);
-    if (options.redisUrl === undefined) {
-      this.store = local;
-    } else {
-      const redis = new RedisLimitStore({ ...options.redis, url: options.redisUrl });
-      this.fallback = new FallbackLimitStore(redis, local, options.logger, options.redisRetryDelayMs);
-      this.store = this.fallback;
-    }
+    this.local = new MemoryLimitStore(options.clock ?? systemClock);
+    this.store = this.local;
   }
 
   /**
@@ -83,8 +80,18 @@ export class RateLimiter {
    * Until it is called, every check is answered in-process.
    */
   start(): Promise<boolean> {
-    this.started ??= this.fallback === undefined ? Promise.resolve(false) : this.fallback.start();
+    this.started ??= this.options.redisUrl === undefined ? Promise.resolve(false) : this.startRedis(this.options.redisUrl);
     return this.started;
+  }
+
+  /** ioredis is loaded only here, so a gateway without `redis:` never loads it. */
+  private async startRedis(url: string): Promise<boolean> {
+    const [{ RedisLimitStore }, { FallbackLimitStore }] = await Promise.all([import('./redis-limit-store.js'), import('./fallback-limit-store.js')]);
+    if (this.closed) return false;
+    const redis = new RedisLimitStore({ ...this.options.redis, url });
+    this.fallback = new FallbackLimitStore(redis, this.local, this.options.logger, this.options.redisRetryDelayMs);
+    this.store = this.fallback;
+    return this.fallback.start();
   }
 
   /** Limits are counted in Redis across instances (false: in-process, configured so or fallen back). */
@@ -94,7 +101,8 @@ export class RateLimiter {
 
   /** For readiness and metrics: which backend counts, and whether Redis is configured at all. */
   health(): { readonly redisConfigured: boolean; readonly shared: boolean; readonly state: 'memory' | 'connecting' | 'shared' | 'local' } {
-    return { redisConfigured: this.fallback !== undefined, shared: this.shared, state: this.fallback?.state ?? 'memory' };
+    const redisConfigured = this.options.redisUrl !== undefined;
+    return { redisConfigured, shared: this.shared, state: this.fallback?.state ?? (redisConfigured ? 'connecting' : 'memory') };
   }
 
   /**
@@ -117,6 +125,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.store.close();
   }
 

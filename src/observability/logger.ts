@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+
+// pino-pretty (with its colour and date helpers) is required only when a pretty logger is
+// made, so a gateway logging JSON never loads it; require keeps createLogger synchronous.
+const requireModule = createRequire(import.meta.url);
 
 /** `auto`: human-readable when stdout is a terminal, JSON lines otherwise. */
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -18,6 +22,7 @@ const REDACT = {
 export function createLogger(level: string, format: LogFormat = 'auto', isTty = process.stdout.isTTY === true): Logger {
   const options = { level, base: { service: 'switchyard' }, redact: REDACT };
   if (format === 'pretty' || (format === 'auto' && isTty)) {
+    const pinoPretty = requireModule('pino-pretty') as typeof import('pino-pretty');
     return pino(options, pinoPretty({ colorize: isTty, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
   }
   return pino(options);

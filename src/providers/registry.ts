@@ -2,19 +2,14 @@ import { anthropicAdapter } from './anthropic/adapter.js';
 import { geminiAdapter } from './gemini/adapter.js';
 import { openaiAdapter } from './openai/adapter.js';
 import type { ProviderAdapter } from './types.js';
+import type { WireProtocol } from './wire-protocols.js';
 
-/** Wire protocol → adapter. A new protocol adds its folder and one line here. */
+/** Wire protocol → adapter. A new protocol adds its folder, one line here and its name in wire-protocols.ts. */
 const ADAPTERS = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
-} as const satisfies Record<string, ProviderAdapter>;
-
-/** A wire format a node can speak. */
-export type WireProtocol = keyof typeof ADAPTERS;
-
-/** Every protocol name, for the configuration schema (`provider:`, `simulated.protocol`). */
-export const WIRE_PROTOCOLS = Object.keys(ADAPTERS) as WireProtocol[];
+} as const satisfies Record<WireProtocol, ProviderAdapter>;
 
 export function adapterFor(protocol: WireProtocol): ProviderAdapter {
   return ADAPTERS[protocol];

@@ -4,7 +4,7 @@ import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 
 /** A wire format a node can speak (the keys of the registry). Groq, vLLM, OpenRouter… are all `openai` nodes. */
-export type { WireProtocol } from './registry.js';
+export type { WireProtocol } from './wire-protocols.js';
 
 /** Everything an adapter may know about one call; no I/O handles. */
 export interface CallContext {

@@ -1,38 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Type } from '@sinclair/typebox';
 import { ConfigError } from '../../config/config-error.js';
-import { NodeSchema, type NodeConfigFile } from '../../config/config-schema.js';
 import { resolveNode } from '../../config/resolve-config.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import { schemaValidationFailed, validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import type { NodeState } from '../../routing/node-state.js';
-import { ajv } from '../../validation/ajv-instance.js';
+import { validateAddNode } from '../../validation/generated/validate-add-node.js';
 import { readJsonObject } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 
 const ADMIN_BODY_LIMIT = 64 * 1024;
 
-/** POST /admin/v1/nodes: a node entry as in the configuration file, plus the models it serves. */
-const AddNodeSchema = Type.Composite([
-  NodeSchema,
-  Type.Object({
-    models: Type.Array(
-      Type.Object(
-        {
-          model: Type.String({ minLength: 1 }),
-          upstream_model: Type.Optional(Type.String({ minLength: 1 })),
-          weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-          priority: Type.Optional(Type.Integer({ minimum: 0 })),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1 },
-    ),
-  }),
-], { additionalProperties: false });
-const validateAddNode = ajv.compile<NodeConfigFile & { models: Array<{ model: string; upstream_model?: string; weight?: number; priority?: number }> }>(AddNodeSchema);
 
 /** What an operator sees of a node. */
 function nodeView(services: GatewayServices, state: NodeState) {

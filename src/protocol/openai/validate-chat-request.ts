@@ -1,11 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
-import { ajv } from '../../validation/ajv-instance.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
-import { ChatRequestSchema, type ChatRequest } from './chat-request-schema.js';
-
-const validateShape = ajv.compile<ChatRequest>(ChatRequestSchema);
+import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
+import type { ChatRequest } from './chat-request-schema.js';
 
 /** 400 validation_failed naming the parameter, in both languages. */
 export function validationFailed(param: string | null, english: string, russian: string): GatewayError {
