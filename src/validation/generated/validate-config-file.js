@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -188,7 +188,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows"))){
+if(!((((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows")) || (key2 === "max_waiting_rows"))){
 validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.usage,data:data4}];
 return false;
 break;
@@ -319,6 +319,50 @@ var valid2 = _errs18 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data4.max_waiting_rows !== undefined){
+let data8 = data4.max_waiting_rows;
+const _errs20 = errors;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+let dataType6 = typeof data8;
+let coerced6 = undefined;
+if(!(coerced6 !== undefined)){
+if(dataType6 === "boolean" || data8 === null
+              || (dataType6 === "string" && data8 && data8 == +data8 && !(data8 % 1))){
+coerced6 = +data8;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/max_waiting_rows",schemaPath:"#/properties/usage/properties/max_waiting_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.usage.properties.max_waiting_rows.type,parentSchema:schema11.properties.usage.properties.max_waiting_rows,data:data8}];
+return false;
+}
+}
+if(coerced6 !== undefined){
+data8 = coerced6;
+if(data4 !== undefined){
+data4["max_waiting_rows"] = coerced6;
+}
+}
+}
+if(errors === _errs20){
+if(typeof data8 == "number"){
+if(data8 > 10000000 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/usage/max_waiting_rows",schemaPath:"#/properties/usage/properties/max_waiting_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema11.properties.usage.properties.max_waiting_rows,data:data8}];
+return false;
+}
+else {
+if(data8 < 1 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/usage/max_waiting_rows",schemaPath:"#/properties/usage/properties/max_waiting_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.usage.properties.max_waiting_rows,data:data8}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -335,93 +379,36 @@ var valid0 = true;
 }
 if(valid0){
 if(data.redis !== undefined){
-let data8 = data.redis;
-const _errs20 = errors;
-if(typeof data8 !== "string"){
-let dataType6 = typeof data8;
-let coerced6 = undefined;
-if(!(coerced6 !== undefined)){
-if(dataType6 == "number" || dataType6 == "boolean"){
-coerced6 = "" + data8;
-}
-else if(data8 === null){
-coerced6 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data8}];
-return false;
-}
-}
-if(coerced6 !== undefined){
-data8 = coerced6;
-if(data !== undefined){
-data["redis"] = coerced6;
-}
-}
-}
-if(errors === _errs20){
-if(typeof data8 === "string"){
-if(!pattern1.test(data8)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data8}];
-return false;
-}
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trusted_proxies !== undefined){
-let data9 = data.trusted_proxies;
+let data9 = data.redis;
 const _errs22 = errors;
-if(errors === _errs22){
-if(Array.isArray(data9)){
-var valid3 = true;
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-const _errs24 = errors;
-if(typeof data10 !== "string"){
-let dataType7 = typeof data10;
+if(typeof data9 !== "string"){
+let dataType7 = typeof data9;
 let coerced7 = undefined;
 if(!(coerced7 !== undefined)){
 if(dataType7 == "number" || dataType7 == "boolean"){
-coerced7 = "" + data10;
+coerced7 = "" + data9;
 }
-else if(data10 === null){
+else if(data9 === null){
 coerced7 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data10}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data9}];
 return false;
 }
 }
 if(coerced7 !== undefined){
-data10 = coerced7;
-if(data9 !== undefined){
-data9[i0] = coerced7;
+data9 = coerced7;
+if(data !== undefined){
+data["redis"] = coerced7;
 }
 }
 }
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(func3(data10) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data10}];
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(!pattern1.test(data9)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data9}];
 return false;
 }
-}
-}
-var valid3 = _errs24 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data9}];
-return false;
 }
 }
 var valid0 = _errs22 === errors;
@@ -430,8 +417,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.admin_key !== undefined){
-let data11 = data.admin_key;
+if(data.trusted_proxies !== undefined){
+let data10 = data.trusted_proxies;
+const _errs24 = errors;
+if(errors === _errs24){
+if(Array.isArray(data10)){
+var valid3 = true;
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+let data11 = data10[i0];
 const _errs26 = errors;
 if(typeof data11 !== "string"){
 let dataType8 = typeof data11;
@@ -444,37 +438,45 @@ else if(data11 === null){
 coerced8 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data11}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
 return false;
 }
 }
 if(coerced8 !== undefined){
 data11 = coerced8;
-if(data !== undefined){
-data["admin_key"] = coerced8;
+if(data10 !== undefined){
+data10[i0] = coerced8;
 }
 }
 }
 if(errors === _errs26){
 if(typeof data11 === "string"){
-if(func3(data11) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data11}];
+if(func3(data11) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
 return false;
 }
 }
 }
-var valid0 = _errs26 === errors;
+var valid3 = _errs26 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data10}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log_level !== undefined){
-let data12 = data.log_level;
+if(data.admin_key !== undefined){
+let data12 = data.admin_key;
 const _errs28 = errors;
-const _errs29 = errors;
-let valid4 = false;
-const _errs30 = errors;
 if(typeof data12 !== "string"){
 let dataType9 = typeof data12;
 let coerced9 = undefined;
@@ -486,7 +488,49 @@ else if(data12 === null){
 coerced9 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data12};
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data12}];
+return false;
+}
+}
+if(coerced9 !== undefined){
+data12 = coerced9;
+if(data !== undefined){
+data["admin_key"] = coerced9;
+}
+}
+}
+if(errors === _errs28){
+if(typeof data12 === "string"){
+if(func3(data12) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data12}];
+return false;
+}
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log_level !== undefined){
+let data13 = data.log_level;
+const _errs30 = errors;
+const _errs31 = errors;
+let valid4 = false;
+const _errs32 = errors;
+if(typeof data13 !== "string"){
+let dataType10 = typeof data13;
+let coerced10 = undefined;
+if(!(coerced10 !== undefined)){
+if(dataType10 == "number" || dataType10 == "boolean"){
+coerced10 = "" + data13;
+}
+else if(data13 === null){
+coerced10 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -496,15 +540,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced9 !== undefined){
-data12 = coerced9;
+if(coerced10 !== undefined){
+data13 = coerced10;
 if(data !== undefined){
-data["log_level"] = coerced9;
+data["log_level"] = coerced10;
 }
 }
 }
-if("fatal" !== data12){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data12};
+if("fatal" !== data13){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -513,22 +557,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs30 === errors;
+var _valid0 = _errs32 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs32 = errors;
-if(typeof data12 !== "string"){
-let dataType10 = typeof data12;
-let coerced10 = undefined;
-if(!(coerced10 !== undefined)){
-if(dataType10 == "number" || dataType10 == "boolean"){
-coerced10 = "" + data12;
+const _errs34 = errors;
+if(typeof data13 !== "string"){
+let dataType11 = typeof data13;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data13;
 }
-else if(data12 === null){
-coerced10 = "";
+else if(data13 === null){
+coerced11 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data12};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -538,15 +582,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced10 !== undefined){
-data12 = coerced10;
+if(coerced11 !== undefined){
+data13 = coerced11;
 if(data !== undefined){
-data["log_level"] = coerced10;
+data["log_level"] = coerced11;
 }
 }
 }
-if("error" !== data12){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data12};
+if("error" !== data13){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -555,22 +599,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
+var _valid0 = _errs34 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs34 = errors;
-if(typeof data12 !== "string"){
-let dataType11 = typeof data12;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data12;
+const _errs36 = errors;
+if(typeof data13 !== "string"){
+let dataType12 = typeof data13;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 == "number" || dataType12 == "boolean"){
+coerced12 = "" + data13;
 }
-else if(data12 === null){
-coerced11 = "";
+else if(data13 === null){
+coerced12 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data12};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -580,15 +624,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced11 !== undefined){
-data12 = coerced11;
+if(coerced12 !== undefined){
+data13 = coerced12;
 if(data !== undefined){
-data["log_level"] = coerced11;
+data["log_level"] = coerced12;
 }
 }
 }
-if("warn" !== data12){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data12};
+if("warn" !== data13){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -597,22 +641,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
+var _valid0 = _errs36 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs36 = errors;
-if(typeof data12 !== "string"){
-let dataType12 = typeof data12;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data12;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
+let dataType13 = typeof data13;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data13;
 }
-else if(data12 === null){
-coerced12 = "";
+else if(data13 === null){
+coerced13 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data12};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -622,15 +666,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced12 !== undefined){
-data12 = coerced12;
+if(coerced13 !== undefined){
+data13 = coerced13;
 if(data !== undefined){
-data["log_level"] = coerced12;
+data["log_level"] = coerced13;
 }
 }
 }
-if("info" !== data12){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data12};
+if("info" !== data13){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -639,22 +683,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
+var _valid0 = _errs38 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs38 = errors;
-if(typeof data12 !== "string"){
-let dataType13 = typeof data12;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 == "number" || dataType13 == "boolean"){
-coerced13 = "" + data12;
+const _errs40 = errors;
+if(typeof data13 !== "string"){
+let dataType14 = typeof data13;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data13;
 }
-else if(data12 === null){
-coerced13 = "";
+else if(data13 === null){
+coerced14 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data12};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -664,15 +708,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced13 !== undefined){
-data12 = coerced13;
+if(coerced14 !== undefined){
+data13 = coerced14;
 if(data !== undefined){
-data["log_level"] = coerced13;
+data["log_level"] = coerced14;
 }
 }
 }
-if("debug" !== data12){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data12};
+if("debug" !== data13){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -681,22 +725,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
+var _valid0 = _errs40 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs40 = errors;
-if(typeof data12 !== "string"){
-let dataType14 = typeof data12;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data12;
+const _errs42 = errors;
+if(typeof data13 !== "string"){
+let dataType15 = typeof data13;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "number" || dataType15 == "boolean"){
+coerced15 = "" + data13;
 }
-else if(data12 === null){
-coerced14 = "";
+else if(data13 === null){
+coerced15 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data12};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -706,15 +750,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data12 = coerced14;
+if(coerced15 !== undefined){
+data13 = coerced15;
 if(data !== undefined){
-data["log_level"] = coerced14;
+data["log_level"] = coerced15;
 }
 }
 }
-if("trace" !== data12){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data12};
+if("trace" !== data13){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -723,22 +767,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs40 === errors;
+var _valid0 = _errs42 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs42 = errors;
-if(typeof data12 !== "string"){
-let dataType15 = typeof data12;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data12;
+const _errs44 = errors;
+if(typeof data13 !== "string"){
+let dataType16 = typeof data13;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data13;
 }
-else if(data12 === null){
-coerced15 = "";
+else if(data13 === null){
+coerced16 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data12};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -748,15 +792,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data12 = coerced15;
+if(coerced16 !== undefined){
+data13 = coerced16;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced16;
 }
 }
 }
-if("silent" !== data12){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data12};
+if("silent" !== data13){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -765,7 +809,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs42 === errors;
+var _valid0 = _errs44 === errors;
 valid4 = valid4 || _valid0;
 }
 }
@@ -774,7 +818,7 @@ valid4 = valid4 || _valid0;
 }
 }
 if(!valid4){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data12};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -786,89 +830,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs29;
+errors = _errs31;
 if(vErrors !== null){
-if(_errs29){
-vErrors.length = _errs29;
+if(_errs31){
+vErrors.length = _errs31;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs30 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data13 = data.limits;
-const _errs44 = errors;
-if(errors === _errs44){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let data14 = data.limits;
 const _errs46 = errors;
-for(const key3 in data13){
-if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data13}];
-return false;
-break;
-}
-}
-if(_errs46 === errors){
-if(data13.key !== undefined){
-let data14 = data13.key;
-const _errs47 = errors;
-if(errors === _errs47){
+if(errors === _errs46){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-const _errs49 = errors;
-for(const key4 in data14){
-if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data14}];
+const _errs48 = errors;
+for(const key3 in data14){
+if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data14}];
 return false;
 break;
 }
 }
-if(_errs49 === errors){
-if(data14.rpm !== undefined){
-let data15 = data14.rpm;
-const _errs50 = errors;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-let dataType16 = typeof data15;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 === "boolean" || data15 === null
-              || (dataType16 === "string" && data15 && data15 == +data15 && !(data15 % 1))){
-coerced16 = +data15;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data15}];
+if(_errs48 === errors){
+if(data14.key !== undefined){
+let data15 = data14.key;
+const _errs49 = errors;
+if(errors === _errs49){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+const _errs51 = errors;
+for(const key4 in data15){
+if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data15}];
 return false;
+break;
 }
 }
-if(coerced16 !== undefined){
-data15 = coerced16;
-if(data14 !== undefined){
-data14["rpm"] = coerced16;
-}
-}
-}
-if(errors === _errs50){
-if(typeof data15 == "number"){
-if(data15 < 1 || isNaN(data15)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data15}];
-return false;
-}
-}
-}
-var valid6 = _errs50 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data14.rps !== undefined){
-let data16 = data14.rps;
+if(_errs51 === errors){
+if(data15.rpm !== undefined){
+let data16 = data15.rpm;
 const _errs52 = errors;
 if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
 let dataType17 = typeof data16;
@@ -879,21 +886,21 @@ if(dataType17 === "boolean" || data16 === null
 coerced17 = +data16;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data16}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
 return false;
 }
 }
 if(coerced17 !== undefined){
 data16 = coerced17;
-if(data14 !== undefined){
-data14["rps"] = coerced17;
+if(data15 !== undefined){
+data15["rpm"] = coerced17;
 }
 }
 }
 if(errors === _errs52){
 if(typeof data16 == "number"){
 if(data16 < 1 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data16}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
 return false;
 }
 }
@@ -904,8 +911,8 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data14.tpm !== undefined){
-let data17 = data14.tpm;
+if(data15.rps !== undefined){
+let data17 = data15.rps;
 const _errs54 = errors;
 if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
 let dataType18 = typeof data17;
@@ -916,21 +923,21 @@ if(dataType18 === "boolean" || data17 === null
 coerced18 = +data17;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
 return false;
 }
 }
 if(coerced18 !== undefined){
 data17 = coerced18;
-if(data14 !== undefined){
-data14["tpm"] = coerced18;
+if(data15 !== undefined){
+data15["rps"] = coerced18;
 }
 }
 }
 if(errors === _errs54){
 if(typeof data17 == "number"){
 if(data17 < 1 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
 return false;
 }
 }
@@ -940,74 +947,74 @@ var valid6 = _errs54 === errors;
 else {
 var valid6 = true;
 }
+if(valid6){
+if(data15.tpm !== undefined){
+let data18 = data15.tpm;
+const _errs56 = errors;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+let dataType19 = typeof data18;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 === "boolean" || data18 === null
+              || (dataType19 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
+coerced19 = +data18;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+return false;
+}
+}
+if(coerced19 !== undefined){
+data18 = coerced19;
+if(data15 !== undefined){
+data15["tpm"] = coerced19;
+}
+}
+}
+if(errors === _errs56){
+if(typeof data18 == "number"){
+if(data18 < 1 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+return false;
+}
+}
+}
+var valid6 = _errs56 === errors;
+}
+else {
+var valid6 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data15}];
 return false;
 }
 }
-var valid5 = _errs47 === errors;
+var valid5 = _errs49 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data13.ip !== undefined){
-let data18 = data13.ip;
-const _errs56 = errors;
-if(errors === _errs56){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data14.ip !== undefined){
+let data19 = data14.ip;
 const _errs58 = errors;
-for(const key5 in data18){
+if(errors === _errs58){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+const _errs60 = errors;
+for(const key5 in data19){
 if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
 return false;
 break;
 }
 }
-if(_errs58 === errors){
-if(data18.rpm !== undefined){
-let data19 = data18.rpm;
-const _errs59 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-let dataType19 = typeof data19;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 === "boolean" || data19 === null
-              || (dataType19 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
-coerced19 = +data19;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data19}];
-return false;
-}
-}
-if(coerced19 !== undefined){
-data19 = coerced19;
-if(data18 !== undefined){
-data18["rpm"] = coerced19;
-}
-}
-}
-if(errors === _errs59){
-if(typeof data19 == "number"){
-if(data19 < 1 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data19}];
-return false;
-}
-}
-}
-var valid7 = _errs59 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.rps !== undefined){
-let data20 = data18.rps;
+if(_errs60 === errors){
+if(data19.rpm !== undefined){
+let data20 = data19.rpm;
 const _errs61 = errors;
 if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
 let dataType20 = typeof data20;
@@ -1018,21 +1025,21 @@ if(dataType20 === "boolean" || data20 === null
 coerced20 = +data20;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
 return false;
 }
 }
 if(coerced20 !== undefined){
 data20 = coerced20;
-if(data18 !== undefined){
-data18["rps"] = coerced20;
+if(data19 !== undefined){
+data19["rpm"] = coerced20;
 }
 }
 }
 if(errors === _errs61){
 if(typeof data20 == "number"){
 if(data20 < 1 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
 return false;
 }
 }
@@ -1043,8 +1050,8 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data18.tpm !== undefined){
-let data21 = data18.tpm;
+if(data19.rps !== undefined){
+let data21 = data19.rps;
 const _errs63 = errors;
 if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
 let dataType21 = typeof data21;
@@ -1055,21 +1062,21 @@ if(dataType21 === "boolean" || data21 === null
 coerced21 = +data21;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
 return false;
 }
 }
 if(coerced21 !== undefined){
 data21 = coerced21;
-if(data18 !== undefined){
-data18["tpm"] = coerced21;
+if(data19 !== undefined){
+data19["rps"] = coerced21;
 }
 }
 }
 if(errors === _errs63){
 if(typeof data21 == "number"){
 if(data21 < 1 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
 return false;
 }
 }
@@ -1079,74 +1086,74 @@ var valid7 = _errs63 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data19.tpm !== undefined){
+let data22 = data19.tpm;
+const _errs65 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let dataType22 = typeof data22;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 === "boolean" || data22 === null
+              || (dataType22 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced22 = +data22;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+return false;
+}
+}
+if(coerced22 !== undefined){
+data22 = coerced22;
+if(data19 !== undefined){
+data19["tpm"] = coerced22;
+}
+}
+}
+if(errors === _errs65){
+if(typeof data22 == "number"){
+if(data22 < 1 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+return false;
+}
+}
+}
+var valid7 = _errs65 === errors;
+}
+else {
+var valid7 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
 return false;
 }
 }
-var valid5 = _errs56 === errors;
+var valid5 = _errs58 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data13.account !== undefined){
-let data22 = data13.account;
-const _errs65 = errors;
-if(errors === _errs65){
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data14.account !== undefined){
+let data23 = data14.account;
 const _errs67 = errors;
-for(const key6 in data22){
+if(errors === _errs67){
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+const _errs69 = errors;
+for(const key6 in data23){
 if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data23}];
 return false;
 break;
 }
 }
-if(_errs67 === errors){
-if(data22.rpm !== undefined){
-let data23 = data22.rpm;
-const _errs68 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-let dataType22 = typeof data23;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 === "boolean" || data23 === null
-              || (dataType22 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced22 = +data23;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data23}];
-return false;
-}
-}
-if(coerced22 !== undefined){
-data23 = coerced22;
-if(data22 !== undefined){
-data22["rpm"] = coerced22;
-}
-}
-}
-if(errors === _errs68){
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data23}];
-return false;
-}
-}
-}
-var valid8 = _errs68 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data22.rps !== undefined){
-let data24 = data22.rps;
+if(_errs69 === errors){
+if(data23.rpm !== undefined){
+let data24 = data23.rpm;
 const _errs70 = errors;
 if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
 let dataType23 = typeof data24;
@@ -1157,21 +1164,21 @@ if(dataType23 === "boolean" || data24 === null
 coerced23 = +data24;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
 return false;
 }
 }
 if(coerced23 !== undefined){
 data24 = coerced23;
-if(data22 !== undefined){
-data22["rps"] = coerced23;
+if(data23 !== undefined){
+data23["rpm"] = coerced23;
 }
 }
 }
 if(errors === _errs70){
 if(typeof data24 == "number"){
 if(data24 < 1 || isNaN(data24)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
 return false;
 }
 }
@@ -1182,8 +1189,8 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data22.tpm !== undefined){
-let data25 = data22.tpm;
+if(data23.rps !== undefined){
+let data25 = data23.rps;
 const _errs72 = errors;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
 let dataType24 = typeof data25;
@@ -1194,21 +1201,21 @@ if(dataType24 === "boolean" || data25 === null
 coerced24 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
 return false;
 }
 }
 if(coerced24 !== undefined){
 data25 = coerced24;
-if(data22 !== undefined){
-data22["tpm"] = coerced24;
+if(data23 !== undefined){
+data23["rps"] = coerced24;
 }
 }
 }
 if(errors === _errs72){
 if(typeof data25 == "number"){
 if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
 return false;
 }
 }
@@ -1218,16 +1225,53 @@ var valid8 = _errs72 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data23.tpm !== undefined){
+let data26 = data23.tpm;
+const _errs74 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let dataType25 = typeof data26;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 === "boolean" || data26 === null
+              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced25 = +data26;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+return false;
+}
+}
+if(coerced25 !== undefined){
+data26 = coerced25;
+if(data23 !== undefined){
+data23["tpm"] = coerced25;
+}
+}
+}
+if(errors === _errs74){
+if(typeof data26 == "number"){
+if(data26 < 1 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+return false;
+}
+}
+}
+var valid8 = _errs74 === errors;
+}
+else {
+var valid8 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data23}];
 return false;
 }
 }
-var valid5 = _errs65 === errors;
+var valid5 = _errs67 === errors;
 }
 else {
 var valid5 = true;
@@ -1237,126 +1281,65 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data13}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data14}];
 return false;
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs46 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data26 = data.failover;
-const _errs74 = errors;
-if(errors === _errs74){
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+let data27 = data.failover;
 const _errs76 = errors;
-for(const key7 in data26){
+if(errors === _errs76){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+const _errs78 = errors;
+for(const key7 in data27){
 if(!((key7 === "max_attempts") || (key7 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data27}];
 return false;
 break;
 }
 }
-if(_errs76 === errors){
-if(data26.max_attempts !== undefined){
-let data27 = data26.max_attempts;
-const _errs77 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType25 = typeof data27;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data27 === null
-              || (dataType25 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced25 = +data27;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data27}];
-return false;
-}
-}
-if(coerced25 !== undefined){
-data27 = coerced25;
-if(data26 !== undefined){
-data26["max_attempts"] = coerced25;
-}
-}
-}
-if(errors === _errs77){
-if(typeof data27 == "number"){
-if(data27 > 20 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data27}];
-return false;
-}
-else {
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data27}];
-return false;
-}
-}
-}
-}
-var valid9 = _errs77 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data26.retry_on_status !== undefined){
-let data28 = data26.retry_on_status;
+if(_errs78 === errors){
+if(data27.max_attempts !== undefined){
+let data28 = data27.max_attempts;
 const _errs79 = errors;
-if(errors === _errs79){
-if(Array.isArray(data28)){
-var valid10 = true;
-const len1 = data28.length;
-for(let i1=0; i1<len1; i1++){
-let data29 = data28[i1];
-const _errs81 = errors;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
-let dataType26 = typeof data29;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType26 = typeof data28;
 let coerced26 = undefined;
 if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data29 === null
-              || (dataType26 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
-coerced26 = +data29;
+if(dataType26 === "boolean" || data28 === null
+              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced26 = +data28;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
 return false;
 }
 }
 if(coerced26 !== undefined){
-data29 = coerced26;
-if(data28 !== undefined){
-data28[i1] = coerced26;
+data28 = coerced26;
+if(data27 !== undefined){
+data27["max_attempts"] = coerced26;
 }
 }
 }
-if(errors === _errs81){
-if(typeof data29 == "number"){
-if(data29 > 599 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data29}];
+if(errors === _errs79){
+if(typeof data28 == "number"){
+if(data28 > 20 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
 return false;
 }
 else {
-if(data29 < 400 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data29}];
+if(data28 < 1 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
 return false;
 }
 }
-}
-}
-var valid10 = _errs81 === errors;
-if(!valid10){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data28}];
-return false;
 }
 }
 var valid9 = _errs79 === errors;
@@ -1364,73 +1347,97 @@ var valid9 = _errs79 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data27.retry_on_status !== undefined){
+let data29 = data27.retry_on_status;
+const _errs81 = errors;
+if(errors === _errs81){
+if(Array.isArray(data29)){
+var valid10 = true;
+const len1 = data29.length;
+for(let i1=0; i1<len1; i1++){
+let data30 = data29[i1];
+const _errs83 = errors;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+let dataType27 = typeof data30;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 === "boolean" || data30 === null
+              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
+coerced27 = +data30;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+return false;
+}
+}
+if(coerced27 !== undefined){
+data30 = coerced27;
+if(data29 !== undefined){
+data29[i1] = coerced27;
+}
+}
+}
+if(errors === _errs83){
+if(typeof data30 == "number"){
+if(data30 > 599 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+return false;
+}
+else {
+if(data30 < 400 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+return false;
+}
+}
+}
+}
+var valid10 = _errs83 === errors;
+if(!valid10){
+break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data29}];
 return false;
 }
 }
-var valid0 = _errs74 === errors;
+var valid9 = _errs81 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data27}];
+return false;
+}
+}
+var valid0 = _errs76 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data30 = data.timeouts;
-const _errs83 = errors;
-if(errors === _errs83){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+let data31 = data.timeouts;
 const _errs85 = errors;
-for(const key8 in data30){
+if(errors === _errs85){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+const _errs87 = errors;
+for(const key8 in data31){
 if(!((((key8 === "connect_ms") || (key8 === "first_byte_ms")) || (key8 === "idle_ms")) || (key8 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data31}];
 return false;
 break;
 }
 }
-if(_errs85 === errors){
-if(data30.connect_ms !== undefined){
-let data31 = data30.connect_ms;
-const _errs86 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType27 = typeof data31;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data31 === null
-              || (dataType27 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced27 = +data31;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data31}];
-return false;
-}
-}
-if(coerced27 !== undefined){
-data31 = coerced27;
-if(data30 !== undefined){
-data30["connect_ms"] = coerced27;
-}
-}
-}
-if(errors === _errs86){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data31}];
-return false;
-}
-}
-}
-var valid11 = _errs86 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data30.first_byte_ms !== undefined){
-let data32 = data30.first_byte_ms;
+if(_errs87 === errors){
+if(data31.connect_ms !== undefined){
+let data32 = data31.connect_ms;
 const _errs88 = errors;
 if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
 let dataType28 = typeof data32;
@@ -1441,21 +1448,21 @@ if(dataType28 === "boolean" || data32 === null
 coerced28 = +data32;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
 return false;
 }
 }
 if(coerced28 !== undefined){
 data32 = coerced28;
-if(data30 !== undefined){
-data30["first_byte_ms"] = coerced28;
+if(data31 !== undefined){
+data31["connect_ms"] = coerced28;
 }
 }
 }
 if(errors === _errs88){
 if(typeof data32 == "number"){
 if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
 return false;
 }
 }
@@ -1466,8 +1473,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.idle_ms !== undefined){
-let data33 = data30.idle_ms;
+if(data31.first_byte_ms !== undefined){
+let data33 = data31.first_byte_ms;
 const _errs90 = errors;
 if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
 let dataType29 = typeof data33;
@@ -1478,21 +1485,21 @@ if(dataType29 === "boolean" || data33 === null
 coerced29 = +data33;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
 return false;
 }
 }
 if(coerced29 !== undefined){
 data33 = coerced29;
-if(data30 !== undefined){
-data30["idle_ms"] = coerced29;
+if(data31 !== undefined){
+data31["first_byte_ms"] = coerced29;
 }
 }
 }
 if(errors === _errs90){
 if(typeof data33 == "number"){
 if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
 return false;
 }
 }
@@ -1503,8 +1510,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.total_ms !== undefined){
-let data34 = data30.total_ms;
+if(data31.idle_ms !== undefined){
+let data34 = data31.idle_ms;
 const _errs92 = errors;
 if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 let dataType30 = typeof data34;
@@ -1515,26 +1522,63 @@ if(dataType30 === "boolean" || data34 === null
 coerced30 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data34 = coerced30;
-if(data30 !== undefined){
-data30["total_ms"] = coerced30;
+if(data31 !== undefined){
+data31["idle_ms"] = coerced30;
 }
 }
 }
 if(errors === _errs92){
 if(typeof data34 == "number"){
 if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
 return false;
 }
 }
 }
 var valid11 = _errs92 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data31.total_ms !== undefined){
+let data35 = data31.total_ms;
+const _errs94 = errors;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+let dataType31 = typeof data35;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data35 === null
+              || (dataType31 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
+coerced31 = +data35;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data35 = coerced31;
+if(data31 !== undefined){
+data31["total_ms"] = coerced31;
+}
+}
+}
+if(errors === _errs94){
+if(typeof data35 == "number"){
+if(data35 < 1 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+return false;
+}
+}
+}
+var valid11 = _errs94 === errors;
 }
 else {
 var valid11 = true;
@@ -1545,69 +1589,32 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data31}];
 return false;
 }
 }
-var valid0 = _errs83 === errors;
+var valid0 = _errs85 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data35 = data.health;
-const _errs94 = errors;
-if(errors === _errs94){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+let data36 = data.health;
 const _errs96 = errors;
-for(const key9 in data35){
+if(errors === _errs96){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+const _errs98 = errors;
+for(const key9 in data36){
 if(!((((((key9 === "failure_threshold") || (key9 === "base_ejection_ms")) || (key9 === "max_ejection_ms")) || (key9 === "probe_interval_ms")) || (key9 === "probe_path")) || (key9 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data36}];
 return false;
 break;
 }
 }
-if(_errs96 === errors){
-if(data35.failure_threshold !== undefined){
-let data36 = data35.failure_threshold;
-const _errs97 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType31 = typeof data36;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data36 === null
-              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced31 = +data36;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data36}];
-return false;
-}
-}
-if(coerced31 !== undefined){
-data36 = coerced31;
-if(data35 !== undefined){
-data35["failure_threshold"] = coerced31;
-}
-}
-}
-if(errors === _errs97){
-if(typeof data36 == "number"){
-if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data36}];
-return false;
-}
-}
-}
-var valid12 = _errs97 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data35.base_ejection_ms !== undefined){
-let data37 = data35.base_ejection_ms;
+if(_errs98 === errors){
+if(data36.failure_threshold !== undefined){
+let data37 = data36.failure_threshold;
 const _errs99 = errors;
 if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
 let dataType32 = typeof data37;
@@ -1618,21 +1625,21 @@ if(dataType32 === "boolean" || data37 === null
 coerced32 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data37 = coerced32;
-if(data35 !== undefined){
-data35["base_ejection_ms"] = coerced32;
+if(data36 !== undefined){
+data36["failure_threshold"] = coerced32;
 }
 }
 }
 if(errors === _errs99){
 if(typeof data37 == "number"){
 if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
 return false;
 }
 }
@@ -1643,8 +1650,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data35.max_ejection_ms !== undefined){
-let data38 = data35.max_ejection_ms;
+if(data36.base_ejection_ms !== undefined){
+let data38 = data36.base_ejection_ms;
 const _errs101 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType33 = typeof data38;
@@ -1655,21 +1662,21 @@ if(dataType33 === "boolean" || data38 === null
 coerced33 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data38 = coerced33;
-if(data35 !== undefined){
-data35["max_ejection_ms"] = coerced33;
+if(data36 !== undefined){
+data36["base_ejection_ms"] = coerced33;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data38 == "number"){
 if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
 return false;
 }
 }
@@ -1680,8 +1687,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data35.probe_interval_ms !== undefined){
-let data39 = data35.probe_interval_ms;
+if(data36.max_ejection_ms !== undefined){
+let data39 = data36.max_ejection_ms;
 const _errs103 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 let dataType34 = typeof data39;
@@ -1692,21 +1699,21 @@ if(dataType34 === "boolean" || data39 === null
 coerced34 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data39 = coerced34;
-if(data35 !== undefined){
-data35["probe_interval_ms"] = coerced34;
+if(data36 !== undefined){
+data36["max_ejection_ms"] = coerced34;
 }
 }
 }
 if(errors === _errs103){
 if(typeof data39 == "number"){
-if(data39 < 0 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data39}];
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
 return false;
 }
 }
@@ -1717,35 +1724,33 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data35.probe_path !== undefined){
-let data40 = data35.probe_path;
+if(data36.probe_interval_ms !== undefined){
+let data40 = data36.probe_interval_ms;
 const _errs105 = errors;
-if(typeof data40 !== "string"){
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
 let dataType35 = typeof data40;
 let coerced35 = undefined;
 if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data40;
-}
-else if(data40 === null){
-coerced35 = "";
+if(dataType35 === "boolean" || data40 === null
+              || (dataType35 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced35 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data40 = coerced35;
-if(data35 !== undefined){
-data35["probe_path"] = coerced35;
+if(data36 !== undefined){
+data36["probe_interval_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs105){
-if(typeof data40 === "string"){
-if(!pattern2.test(data40)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data40}];
+if(typeof data40 == "number"){
+if(data40 < 0 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
 return false;
 }
 }
@@ -1756,38 +1761,77 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data35.probe_timeout_ms !== undefined){
-let data41 = data35.probe_timeout_ms;
+if(data36.probe_path !== undefined){
+let data41 = data36.probe_path;
 const _errs107 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+if(typeof data41 !== "string"){
 let dataType36 = typeof data41;
 let coerced36 = undefined;
 if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data41 === null
-              || (dataType36 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced36 = +data41;
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data41;
+}
+else if(data41 === null){
+coerced36 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
 return false;
 }
 }
 if(coerced36 !== undefined){
 data41 = coerced36;
-if(data35 !== undefined){
-data35["probe_timeout_ms"] = coerced36;
+if(data36 !== undefined){
+data36["probe_path"] = coerced36;
 }
 }
 }
 if(errors === _errs107){
-if(typeof data41 == "number"){
-if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data41}];
+if(typeof data41 === "string"){
+if(!pattern2.test(data41)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
 return false;
 }
 }
 }
 var valid12 = _errs107 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data36.probe_timeout_ms !== undefined){
+let data42 = data36.probe_timeout_ms;
+const _errs109 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType37 = typeof data42;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data42 === null
+              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced37 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data42 = coerced37;
+if(data36 !== undefined){
+data36["probe_timeout_ms"] = coerced37;
+}
+}
+}
+if(errors === _errs109){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
+return false;
+}
+}
+}
+var valid12 = _errs109 === errors;
 }
 else {
 var valid12 = true;
@@ -1800,69 +1844,32 @@ var valid12 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data36}];
 return false;
 }
 }
-var valid0 = _errs94 === errors;
+var valid0 = _errs96 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data42 = data.http;
-const _errs109 = errors;
-if(errors === _errs109){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let data43 = data.http;
 const _errs111 = errors;
-for(const key10 in data42){
+if(errors === _errs111){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs113 = errors;
+for(const key10 in data43){
 if(!(func2.call(schema11.properties.http.properties, key10))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data43}];
 return false;
 break;
 }
 }
-if(_errs111 === errors){
-if(data42.body_limit_bytes !== undefined){
-let data43 = data42.body_limit_bytes;
-const _errs112 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType37 = typeof data43;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data43 === null
-              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced37 = +data43;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data43}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data43 = coerced37;
-if(data42 !== undefined){
-data42["body_limit_bytes"] = coerced37;
-}
-}
-}
-if(errors === _errs112){
-if(typeof data43 == "number"){
-if(data43 < 1024 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data43}];
-return false;
-}
-}
-}
-var valid13 = _errs112 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data42.sse_keepalive_ms !== undefined){
-let data44 = data42.sse_keepalive_ms;
+if(_errs113 === errors){
+if(data43.body_limit_bytes !== undefined){
+let data44 = data43.body_limit_bytes;
 const _errs114 = errors;
 if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
 let dataType38 = typeof data44;
@@ -1873,21 +1880,21 @@ if(dataType38 === "boolean" || data44 === null
 coerced38 = +data44;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data44 = coerced38;
-if(data42 !== undefined){
-data42["sse_keepalive_ms"] = coerced38;
+if(data43 !== undefined){
+data43["body_limit_bytes"] = coerced38;
 }
 }
 }
 if(errors === _errs114){
 if(typeof data44 == "number"){
-if(data44 < 100 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data44}];
+if(data44 < 1024 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
 return false;
 }
 }
@@ -1898,8 +1905,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.headers_timeout_ms !== undefined){
-let data45 = data42.headers_timeout_ms;
+if(data43.sse_keepalive_ms !== undefined){
+let data45 = data43.sse_keepalive_ms;
 const _errs116 = errors;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 let dataType39 = typeof data45;
@@ -1910,21 +1917,21 @@ if(dataType39 === "boolean" || data45 === null
 coerced39 = +data45;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data45 = coerced39;
-if(data42 !== undefined){
-data42["headers_timeout_ms"] = coerced39;
+if(data43 !== undefined){
+data43["sse_keepalive_ms"] = coerced39;
 }
 }
 }
 if(errors === _errs116){
 if(typeof data45 == "number"){
 if(data45 < 100 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
 return false;
 }
 }
@@ -1935,8 +1942,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.request_timeout_ms !== undefined){
-let data46 = data42.request_timeout_ms;
+if(data43.headers_timeout_ms !== undefined){
+let data46 = data43.headers_timeout_ms;
 const _errs118 = errors;
 if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
 let dataType40 = typeof data46;
@@ -1947,21 +1954,21 @@ if(dataType40 === "boolean" || data46 === null
 coerced40 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data46 = coerced40;
-if(data42 !== undefined){
-data42["request_timeout_ms"] = coerced40;
+if(data43 !== undefined){
+data43["headers_timeout_ms"] = coerced40;
 }
 }
 }
 if(errors === _errs118){
 if(typeof data46 == "number"){
-if(data46 < 0 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data46}];
+if(data46 < 100 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
 return false;
 }
 }
@@ -1972,8 +1979,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.body_idle_timeout_ms !== undefined){
-let data47 = data42.body_idle_timeout_ms;
+if(data43.request_timeout_ms !== undefined){
+let data47 = data43.request_timeout_ms;
 const _errs120 = errors;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType41 = typeof data47;
@@ -1984,21 +1991,21 @@ if(dataType41 === "boolean" || data47 === null
 coerced41 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data47 = coerced41;
-if(data42 !== undefined){
-data42["body_idle_timeout_ms"] = coerced41;
+if(data43 !== undefined){
+data43["request_timeout_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs120){
 if(typeof data47 == "number"){
-if(data47 < 100 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data47}];
+if(data47 < 0 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
 return false;
 }
 }
@@ -2009,8 +2016,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.keep_alive_timeout_ms !== undefined){
-let data48 = data42.keep_alive_timeout_ms;
+if(data43.body_idle_timeout_ms !== undefined){
+let data48 = data43.body_idle_timeout_ms;
 const _errs122 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType42 = typeof data48;
@@ -2021,21 +2028,21 @@ if(dataType42 === "boolean" || data48 === null
 coerced42 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data48 = coerced42;
-if(data42 !== undefined){
-data42["keep_alive_timeout_ms"] = coerced42;
+if(data43 !== undefined){
+data43["body_idle_timeout_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs122){
 if(typeof data48 == "number"){
-if(data48 < 0 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data48}];
+if(data48 < 100 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
 return false;
 }
 }
@@ -2046,8 +2053,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.max_connections !== undefined){
-let data49 = data42.max_connections;
+if(data43.keep_alive_timeout_ms !== undefined){
+let data49 = data43.keep_alive_timeout_ms;
 const _errs124 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType43 = typeof data49;
@@ -2058,21 +2065,21 @@ if(dataType43 === "boolean" || data49 === null
 coerced43 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data49 = coerced43;
-if(data42 !== undefined){
-data42["max_connections"] = coerced43;
+if(data43 !== undefined){
+data43["keep_alive_timeout_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data49 == "number"){
 if(data49 < 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
 return false;
 }
 }
@@ -2083,8 +2090,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.listen_backlog !== undefined){
-let data50 = data42.listen_backlog;
+if(data43.max_connections !== undefined){
+let data50 = data43.max_connections;
 const _errs126 = errors;
 if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType44 = typeof data50;
@@ -2095,21 +2102,21 @@ if(dataType44 === "boolean" || data50 === null
 coerced44 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data50 = coerced44;
-if(data42 !== undefined){
-data42["listen_backlog"] = coerced44;
+if(data43 !== undefined){
+data43["max_connections"] = coerced44;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data50 == "number"){
-if(data50 < 1 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data50}];
+if(data50 < 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
 return false;
 }
 }
@@ -2120,8 +2127,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.max_messages !== undefined){
-let data51 = data42.max_messages;
+if(data43.listen_backlog !== undefined){
+let data51 = data43.listen_backlog;
 const _errs128 = errors;
 if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 let dataType45 = typeof data51;
@@ -2132,21 +2139,21 @@ if(dataType45 === "boolean" || data51 === null
 coerced45 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data51 = coerced45;
-if(data42 !== undefined){
-data42["max_messages"] = coerced45;
+if(data43 !== undefined){
+data43["listen_backlog"] = coerced45;
 }
 }
 }
 if(errors === _errs128){
 if(typeof data51 == "number"){
 if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
 return false;
 }
 }
@@ -2157,8 +2164,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.max_choices !== undefined){
-let data52 = data42.max_choices;
+if(data43.max_messages !== undefined){
+let data52 = data43.max_messages;
 const _errs130 = errors;
 if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
 let dataType46 = typeof data52;
@@ -2169,32 +2176,69 @@ if(dataType46 === "boolean" || data52 === null
 coerced46 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data52 = coerced46;
-if(data42 !== undefined){
-data42["max_choices"] = coerced46;
+if(data43 !== undefined){
+data43["max_messages"] = coerced46;
 }
 }
 }
 if(errors === _errs130){
 if(typeof data52 == "number"){
-if(data52 > 128 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data52}];
-return false;
-}
-else {
 if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
 return false;
-}
 }
 }
 }
 var valid13 = _errs130 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data43.max_choices !== undefined){
+let data53 = data43.max_choices;
+const _errs132 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType47 = typeof data53;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data53 === null
+              || (dataType47 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced47 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data53 = coerced47;
+if(data43 !== undefined){
+data43["max_choices"] = coerced47;
+}
+}
+}
+if(errors === _errs132){
+if(typeof data53 == "number"){
+if(data53 > 128 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
+return false;
+}
+else {
+if(data53 < 1 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
+return false;
+}
+}
+}
+}
+var valid13 = _errs132 === errors;
 }
 else {
 var valid13 = true;
@@ -2211,78 +2255,78 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data43}];
 return false;
 }
 }
-var valid0 = _errs109 === errors;
+var valid0 = _errs111 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data53 = data.log;
-const _errs132 = errors;
-if(errors === _errs132){
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+let data54 = data.log;
 const _errs134 = errors;
-for(const key11 in data53){
+if(errors === _errs134){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+const _errs136 = errors;
+for(const key11 in data54){
 if(!((key11 === "bodies") || (key11 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data54}];
 return false;
 break;
 }
 }
-if(_errs134 === errors){
-if(data53.bodies !== undefined){
-let data54 = data53.bodies;
-const _errs135 = errors;
-if(typeof data54 !== "boolean"){
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(data54 === "false" || data54 === 0 || data54 === null){
-coerced47 = false;
+if(_errs136 === errors){
+if(data54.bodies !== undefined){
+let data55 = data54.bodies;
+const _errs137 = errors;
+if(typeof data55 !== "boolean"){
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(data55 === "false" || data55 === 0 || data55 === null){
+coerced48 = false;
 }
-else if(data54 === "true" || data54 === 1){
-coerced47 = true;
+else if(data55 === "true" || data55 === 1){
+coerced48 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data55}];
 return false;
 }
 }
-if(coerced47 !== undefined){
-data54 = coerced47;
-if(data53 !== undefined){
-data53["bodies"] = coerced47;
+if(coerced48 !== undefined){
+data55 = coerced48;
+if(data54 !== undefined){
+data54["bodies"] = coerced48;
 }
 }
 }
-var valid14 = _errs135 === errors;
+var valid14 = _errs137 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data53.format !== undefined){
-let data55 = data53.format;
-const _errs137 = errors;
-const _errs138 = errors;
-let valid15 = false;
+if(data54.format !== undefined){
+let data56 = data54.format;
 const _errs139 = errors;
-if(typeof data55 !== "string"){
-let dataType48 = typeof data55;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data55;
+const _errs140 = errors;
+let valid15 = false;
+const _errs141 = errors;
+if(typeof data56 !== "string"){
+let dataType49 = typeof data56;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data56;
 }
-else if(data55 === null){
-coerced48 = "";
+else if(data56 === null){
+coerced49 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data55};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2292,15 +2336,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced48 !== undefined){
-data55 = coerced48;
-if(data53 !== undefined){
-data53["format"] = coerced48;
+if(coerced49 !== undefined){
+data56 = coerced49;
+if(data54 !== undefined){
+data54["format"] = coerced49;
 }
 }
 }
-if("auto" !== data55){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data55};
+if("auto" !== data56){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2309,22 +2353,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs139 === errors;
+var _valid1 = _errs141 === errors;
 valid15 = valid15 || _valid1;
 if(!valid15){
-const _errs141 = errors;
-if(typeof data55 !== "string"){
-let dataType49 = typeof data55;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data55;
+const _errs143 = errors;
+if(typeof data56 !== "string"){
+let dataType50 = typeof data56;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data56;
 }
-else if(data55 === null){
-coerced49 = "";
+else if(data56 === null){
+coerced50 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data55};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2334,15 +2378,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced49 !== undefined){
-data55 = coerced49;
-if(data53 !== undefined){
-data53["format"] = coerced49;
+if(coerced50 !== undefined){
+data56 = coerced50;
+if(data54 !== undefined){
+data54["format"] = coerced50;
 }
 }
 }
-if("json" !== data55){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data55};
+if("json" !== data56){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2351,22 +2395,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs141 === errors;
+var _valid1 = _errs143 === errors;
 valid15 = valid15 || _valid1;
 if(!valid15){
-const _errs143 = errors;
-if(typeof data55 !== "string"){
-let dataType50 = typeof data55;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data55;
+const _errs145 = errors;
+if(typeof data56 !== "string"){
+let dataType51 = typeof data56;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data56;
 }
-else if(data55 === null){
-coerced50 = "";
+else if(data56 === null){
+coerced51 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data55};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2376,15 +2420,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced50 !== undefined){
-data55 = coerced50;
-if(data53 !== undefined){
-data53["format"] = coerced50;
+if(coerced51 !== undefined){
+data56 = coerced51;
+if(data54 !== undefined){
+data54["format"] = coerced51;
 }
 }
 }
-if("pretty" !== data55){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data55};
+if("pretty" !== data56){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2393,12 +2437,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs143 === errors;
+var _valid1 = _errs145 === errors;
 valid15 = valid15 || _valid1;
 }
 }
 if(!valid15){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data55};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data56};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2410,17 +2454,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs138;
+errors = _errs140;
 if(vErrors !== null){
-if(_errs138){
-vErrors.length = _errs138;
+if(_errs140){
+vErrors.length = _errs140;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid14 = _errs137 === errors;
+var valid14 = _errs139 === errors;
 }
 else {
 var valid14 = true;
@@ -2429,153 +2473,110 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data54}];
 return false;
 }
 }
-var valid0 = _errs132 === errors;
+var valid0 = _errs134 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data56 = data.metrics;
-const _errs145 = errors;
-if(errors === _errs145){
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let data57 = data.metrics;
 const _errs147 = errors;
-for(const key12 in data56){
+if(errors === _errs147){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs149 = errors;
+for(const key12 in data57){
 if(!((key12 === "enabled") || (key12 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data57}];
 return false;
 break;
 }
 }
-if(_errs147 === errors){
-if(data56.enabled !== undefined){
-let data57 = data56.enabled;
-const _errs148 = errors;
-if(typeof data57 !== "boolean"){
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(data57 === "false" || data57 === 0 || data57 === null){
-coerced51 = false;
+if(_errs149 === errors){
+if(data57.enabled !== undefined){
+let data58 = data57.enabled;
+const _errs150 = errors;
+if(typeof data58 !== "boolean"){
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(data58 === "false" || data58 === 0 || data58 === null){
+coerced52 = false;
 }
-else if(data57 === "true" || data57 === 1){
-coerced51 = true;
+else if(data58 === "true" || data58 === 1){
+coerced52 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data58}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data57 = coerced51;
-if(data56 !== undefined){
-data56["enabled"] = coerced51;
+if(coerced52 !== undefined){
+data58 = coerced52;
+if(data57 !== undefined){
+data57["enabled"] = coerced52;
 }
 }
 }
-var valid16 = _errs148 === errors;
+var valid16 = _errs150 === errors;
 }
 else {
 var valid16 = true;
 }
 if(valid16){
-if(data56.listen !== undefined){
-let data58 = data56.listen;
-const _errs150 = errors;
-if(errors === _errs150){
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+if(data57.listen !== undefined){
+let data59 = data57.listen;
+const _errs152 = errors;
+if(errors === _errs152){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
 let missing1;
-if((data58.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data58}];
+if((data59.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
 return false;
 }
 else {
-const _errs152 = errors;
-for(const key13 in data58){
+const _errs154 = errors;
+for(const key13 in data59){
 if(!((key13 === "host") || (key13 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
 return false;
 break;
 }
 }
-if(_errs152 === errors){
-if(data58.host !== undefined){
-let data59 = data58.host;
-const _errs153 = errors;
-if(typeof data59 !== "string"){
-let dataType52 = typeof data59;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data59;
-}
-else if(data59 === null){
-coerced52 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data59}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data59 = coerced52;
-if(data58 !== undefined){
-data58["host"] = coerced52;
-}
-}
-}
-if(errors === _errs153){
-if(typeof data59 === "string"){
-if(func3(data59) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data59}];
-return false;
-}
-}
-}
-var valid17 = _errs153 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data58.port !== undefined){
-let data60 = data58.port;
+if(_errs154 === errors){
+if(data59.host !== undefined){
+let data60 = data59.host;
 const _errs155 = errors;
-if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+if(typeof data60 !== "string"){
 let dataType53 = typeof data60;
 let coerced53 = undefined;
 if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data60 === null
-              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
-coerced53 = +data60;
+if(dataType53 == "number" || dataType53 == "boolean"){
+coerced53 = "" + data60;
+}
+else if(data60 === null){
+coerced53 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data60 = coerced53;
-if(data58 !== undefined){
-data58["port"] = coerced53;
+if(data59 !== undefined){
+data59["host"] = coerced53;
 }
 }
 }
 if(errors === _errs155){
-if(typeof data60 == "number"){
-if(data60 > 65535 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data60}];
+if(typeof data60 === "string"){
+if(func3(data60) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
 return false;
-}
-else {
-if(data60 < 0 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data60}];
-return false;
-}
 }
 }
 }
@@ -2584,16 +2585,59 @@ var valid17 = _errs155 === errors;
 else {
 var valid17 = true;
 }
+if(valid17){
+if(data59.port !== undefined){
+let data61 = data59.port;
+const _errs157 = errors;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType54 = typeof data61;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data61 === null
+              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced54 = +data61;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data61 = coerced54;
+if(data59 !== undefined){
+data59["port"] = coerced54;
+}
+}
+}
+if(errors === _errs157){
+if(typeof data61 == "number"){
+if(data61 > 65535 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+return false;
+}
+else {
+if(data61 < 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs157 === errors;
+}
+else {
+var valid17 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
 return false;
 }
 }
-var valid16 = _errs150 === errors;
+var valid16 = _errs152 === errors;
 }
 else {
 var valid16 = true;
@@ -2602,57 +2646,57 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data57}];
 return false;
 }
 }
-var valid0 = _errs145 === errors;
+var valid0 = _errs147 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data61 = data.shutdown;
-const _errs157 = errors;
-if(errors === _errs157){
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+let data62 = data.shutdown;
 const _errs159 = errors;
-for(const key14 in data61){
+if(errors === _errs159){
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+const _errs161 = errors;
+for(const key14 in data62){
 if(!(key14 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data62}];
 return false;
 break;
 }
 }
-if(_errs159 === errors){
-if(data61.grace_ms !== undefined){
-let data62 = data61.grace_ms;
-const _errs160 = errors;
-if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
-let dataType54 = typeof data62;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data62 === null
-              || (dataType54 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
-coerced54 = +data62;
+if(_errs161 === errors){
+if(data62.grace_ms !== undefined){
+let data63 = data62.grace_ms;
+const _errs162 = errors;
+if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+let dataType55 = typeof data63;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data63 === null
+              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced55 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data62 = coerced54;
-if(data61 !== undefined){
-data61["grace_ms"] = coerced54;
+if(coerced55 !== undefined){
+data63 = coerced55;
+if(data62 !== undefined){
+data62["grace_ms"] = coerced55;
 }
 }
 }
-if(errors === _errs160){
-if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data62}];
+if(errors === _errs162){
+if(typeof data63 == "number"){
+if(data63 < 0 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
 return false;
 }
 }
@@ -2661,99 +2705,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data62}];
 return false;
 }
 }
-var valid0 = _errs157 === errors;
+var valid0 = _errs159 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data63 = data.nodes;
-const _errs162 = errors;
-if(errors === _errs162){
-if(Array.isArray(data63)){
-if(data63.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data63}];
+let data64 = data.nodes;
+const _errs164 = errors;
+if(errors === _errs164){
+if(Array.isArray(data64)){
+if(data64.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data64}];
 return false;
 }
 else {
 var valid19 = true;
-const len2 = data63.length;
+const len2 = data64.length;
 for(let i2=0; i2<len2; i2++){
-let data64 = data63[i2];
-const _errs164 = errors;
-if(errors === _errs164){
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+let data65 = data64[i2];
+const _errs166 = errors;
+if(errors === _errs166){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
 let missing2;
-if(((data64.id === undefined) && (missing2 = "id")) || ((data64.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data64}];
+if(((data65.id === undefined) && (missing2 = "id")) || ((data65.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data65}];
 return false;
 }
 else {
-const _errs166 = errors;
-for(const key15 in data64){
+const _errs168 = errors;
+for(const key15 in data65){
 if(!(func2.call(schema11.properties.nodes.items.properties, key15))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data65}];
 return false;
 break;
 }
 }
-if(_errs166 === errors){
-if(data64.id !== undefined){
-let data65 = data64.id;
-const _errs167 = errors;
-if(typeof data65 !== "string"){
-let dataType55 = typeof data65;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 == "number" || dataType55 == "boolean"){
-coerced55 = "" + data65;
-}
-else if(data65 === null){
-coerced55 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data65}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data65 = coerced55;
-if(data64 !== undefined){
-data64["id"] = coerced55;
-}
-}
-}
-if(errors === _errs167){
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data65}];
-return false;
-}
-else {
-if(!pattern3.test(data65)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data65}];
-return false;
-}
-}
-}
-}
-var valid20 = _errs167 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data64.provider !== undefined){
-let data66 = data64.provider;
+if(_errs168 === errors){
+if(data65.id !== undefined){
+let data66 = data65.id;
 const _errs169 = errors;
-const _errs170 = errors;
-let valid21 = false;
-const _errs171 = errors;
 if(typeof data66 !== "string"){
 let dataType56 = typeof data66;
 let coerced56 = undefined;
@@ -2765,184 +2761,28 @@ else if(data66 === null){
 coerced56 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data66};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+return false;
 }
 }
 if(coerced56 !== undefined){
 data66 = coerced56;
-if(data64 !== undefined){
-data64["provider"] = coerced56;
+if(data65 !== undefined){
+data65["id"] = coerced56;
 }
 }
 }
-if("openai" !== data66){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data66};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs171 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs173 = errors;
-if(typeof data66 !== "string"){
-let dataType57 = typeof data66;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data66;
-}
-else if(data66 === null){
-coerced57 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data66};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced57 !== undefined){
-data66 = coerced57;
-if(data64 !== undefined){
-data64["provider"] = coerced57;
-}
-}
-}
-if("anthropic" !== data66){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data66};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs173 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs175 = errors;
-if(typeof data66 !== "string"){
-let dataType58 = typeof data66;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data66;
-}
-else if(data66 === null){
-coerced58 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data66};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced58 !== undefined){
-data66 = coerced58;
-if(data64 !== undefined){
-data64["provider"] = coerced58;
-}
-}
-}
-if("gemini" !== data66){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data66};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs175 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs177 = errors;
-if(typeof data66 !== "string"){
-let dataType59 = typeof data66;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data66;
-}
-else if(data66 === null){
-coerced59 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data66};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced59 !== undefined){
-data66 = coerced59;
-if(data64 !== undefined){
-data64["provider"] = coerced59;
-}
-}
-}
-if("simulated" !== data66){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data66};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs177 === errors;
-valid21 = valid21 || _valid2;
-}
-}
-}
-if(!valid21){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data66};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs169){
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
 return false;
 }
 else {
-errors = _errs170;
-if(vErrors !== null){
-if(_errs170){
-vErrors.length = _errs170;
+if(!pattern3.test(data66)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -2952,8 +2792,137 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.base_url !== undefined){
-let data67 = data64.base_url;
+if(data65.provider !== undefined){
+let data67 = data65.provider;
+const _errs171 = errors;
+const _errs172 = errors;
+let valid21 = false;
+const _errs173 = errors;
+if(typeof data67 !== "string"){
+let dataType57 = typeof data67;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data67;
+}
+else if(data67 === null){
+coerced57 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced57 !== undefined){
+data67 = coerced57;
+if(data65 !== undefined){
+data65["provider"] = coerced57;
+}
+}
+}
+if("openai" !== data67){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs173 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
+const _errs175 = errors;
+if(typeof data67 !== "string"){
+let dataType58 = typeof data67;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data67;
+}
+else if(data67 === null){
+coerced58 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced58 !== undefined){
+data67 = coerced58;
+if(data65 !== undefined){
+data65["provider"] = coerced58;
+}
+}
+}
+if("anthropic" !== data67){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs175 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
+const _errs177 = errors;
+if(typeof data67 !== "string"){
+let dataType59 = typeof data67;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data67;
+}
+else if(data67 === null){
+coerced59 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced59 !== undefined){
+data67 = coerced59;
+if(data65 !== undefined){
+data65["provider"] = coerced59;
+}
+}
+}
+if("gemini" !== data67){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs177 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
 const _errs179 = errors;
 if(typeof data67 !== "string"){
 let dataType60 = typeof data67;
@@ -2966,33 +2935,69 @@ else if(data67 === null){
 coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data67}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced60 !== undefined){
 data67 = coerced60;
-if(data64 !== undefined){
-data64["base_url"] = coerced60;
+if(data65 !== undefined){
+data65["provider"] = coerced60;
 }
 }
 }
-if(errors === _errs179){
-if(typeof data67 === "string"){
-if(!pattern4.test(data67)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data67}];
+if("simulated" !== data67){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs179 === errors;
+valid21 = valid21 || _valid2;
+}
+}
+}
+if(!valid21){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data67};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs172;
+if(vErrors !== null){
+if(_errs172){
+vErrors.length = _errs172;
+}
+else {
+vErrors = null;
 }
 }
-var valid20 = _errs179 === errors;
+}
+var valid20 = _errs171 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.api_key !== undefined){
-let data68 = data64.api_key;
+if(data65.base_url !== undefined){
+let data68 = data65.base_url;
 const _errs181 = errors;
 if(typeof data68 !== "string"){
 let dataType61 = typeof data68;
@@ -3005,14 +3010,22 @@ else if(data68 === null){
 coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data68 = coerced61;
-if(data64 !== undefined){
-data64["api_key"] = coerced61;
+if(data65 !== undefined){
+data65["base_url"] = coerced61;
+}
+}
+}
+if(errors === _errs181){
+if(typeof data68 === "string"){
+if(!pattern4.test(data68)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
+return false;
 }
 }
 }
@@ -3022,34 +3035,28 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.max_concurrency !== undefined){
-let data69 = data64.max_concurrency;
+if(data65.api_key !== undefined){
+let data69 = data65.api_key;
 const _errs183 = errors;
-if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
+if(typeof data69 !== "string"){
 let dataType62 = typeof data69;
 let coerced62 = undefined;
 if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data69 === null
-              || (dataType62 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
-coerced62 = +data69;
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data69;
+}
+else if(data69 === null){
+coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data69}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data69 = coerced62;
-if(data64 !== undefined){
-data64["max_concurrency"] = coerced62;
-}
-}
-}
-if(errors === _errs183){
-if(typeof data69 == "number"){
-if(data69 < 1 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data69}];
-return false;
+if(data65 !== undefined){
+data65["api_key"] = coerced62;
 }
 }
 }
@@ -3059,33 +3066,33 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.weight !== undefined){
-let data70 = data64.weight;
+if(data65.max_concurrency !== undefined){
+let data70 = data65.max_concurrency;
 const _errs185 = errors;
-if(!(typeof data70 == "number")){
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType63 = typeof data70;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 == "boolean" || data70 === null
-              || (dataType63 == "string" && data70 && data70 == +data70)){
+if(dataType63 === "boolean" || data70 === null
+              || (dataType63 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
 coerced63 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data70 = coerced63;
-if(data64 !== undefined){
-data64["weight"] = coerced63;
+if(data65 !== undefined){
+data65["max_concurrency"] = coerced63;
 }
 }
 }
 if(errors === _errs185){
 if(typeof data70 == "number"){
-if(data70 <= 0 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data70}];
+if(data70 < 1 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
 return false;
 }
 }
@@ -3096,59 +3103,59 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.timeouts !== undefined){
-let data71 = data64.timeouts;
+if(data65.weight !== undefined){
+let data71 = data65.weight;
 const _errs187 = errors;
-if(errors === _errs187){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-const _errs189 = errors;
-for(const key16 in data71){
-if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data71}];
-return false;
-break;
-}
-}
-if(_errs189 === errors){
-if(data71.connect_ms !== undefined){
-let data72 = data71.connect_ms;
-const _errs190 = errors;
-if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
-let dataType64 = typeof data72;
+if(!(typeof data71 == "number")){
+let dataType64 = typeof data71;
 let coerced64 = undefined;
 if(!(coerced64 !== undefined)){
-if(dataType64 === "boolean" || data72 === null
-              || (dataType64 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced64 = +data72;
+if(dataType64 == "boolean" || data71 === null
+              || (dataType64 == "string" && data71 && data71 == +data71)){
+coerced64 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
 return false;
 }
 }
 if(coerced64 !== undefined){
-data72 = coerced64;
-if(data71 !== undefined){
-data71["connect_ms"] = coerced64;
+data71 = coerced64;
+if(data65 !== undefined){
+data65["weight"] = coerced64;
 }
 }
 }
-if(errors === _errs190){
-if(typeof data72 == "number"){
-if(data72 < 1 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data72}];
+if(errors === _errs187){
+if(typeof data71 == "number"){
+if(data71 <= 0 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
 return false;
 }
 }
 }
-var valid22 = _errs190 === errors;
+var valid20 = _errs187 === errors;
 }
 else {
-var valid22 = true;
+var valid20 = true;
 }
-if(valid22){
-if(data71.first_byte_ms !== undefined){
-let data73 = data71.first_byte_ms;
+if(valid20){
+if(data65.timeouts !== undefined){
+let data72 = data65.timeouts;
+const _errs189 = errors;
+if(errors === _errs189){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+const _errs191 = errors;
+for(const key16 in data72){
+if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
+return false;
+break;
+}
+}
+if(_errs191 === errors){
+if(data72.connect_ms !== undefined){
+let data73 = data72.connect_ms;
 const _errs192 = errors;
 if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
 let dataType65 = typeof data73;
@@ -3159,21 +3166,21 @@ if(dataType65 === "boolean" || data73 === null
 coerced65 = +data73;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data73 = coerced65;
-if(data71 !== undefined){
-data71["first_byte_ms"] = coerced65;
+if(data72 !== undefined){
+data72["connect_ms"] = coerced65;
 }
 }
 }
 if(errors === _errs192){
 if(typeof data73 == "number"){
 if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
 return false;
 }
 }
@@ -3184,8 +3191,8 @@ else {
 var valid22 = true;
 }
 if(valid22){
-if(data71.idle_ms !== undefined){
-let data74 = data71.idle_ms;
+if(data72.first_byte_ms !== undefined){
+let data74 = data72.first_byte_ms;
 const _errs194 = errors;
 if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
 let dataType66 = typeof data74;
@@ -3196,21 +3203,21 @@ if(dataType66 === "boolean" || data74 === null
 coerced66 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data74 = coerced66;
-if(data71 !== undefined){
-data71["idle_ms"] = coerced66;
+if(data72 !== undefined){
+data72["first_byte_ms"] = coerced66;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data74 == "number"){
 if(data74 < 1 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
 return false;
 }
 }
@@ -3221,8 +3228,8 @@ else {
 var valid22 = true;
 }
 if(valid22){
-if(data71.total_ms !== undefined){
-let data75 = data71.total_ms;
+if(data72.idle_ms !== undefined){
+let data75 = data72.idle_ms;
 const _errs196 = errors;
 if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
 let dataType67 = typeof data75;
@@ -3233,26 +3240,63 @@ if(dataType67 === "boolean" || data75 === null
 coerced67 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data75 = coerced67;
-if(data71 !== undefined){
-data71["total_ms"] = coerced67;
+if(data72 !== undefined){
+data72["idle_ms"] = coerced67;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data75 == "number"){
 if(data75 < 1 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
 return false;
 }
 }
 }
 var valid22 = _errs196 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data72.total_ms !== undefined){
+let data76 = data72.total_ms;
+const _errs198 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType68 = typeof data76;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data76 === null
+              || (dataType68 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced68 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data76 = coerced68;
+if(data72 !== undefined){
+data72["total_ms"] = coerced68;
+}
+}
+}
+if(errors === _errs198){
+if(typeof data76 == "number"){
+if(data76 < 1 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+return false;
+}
+}
+}
+var valid22 = _errs198 === errors;
 }
 else {
 var valid22 = true;
@@ -3263,34 +3307,34 @@ var valid22 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
 return false;
 }
 }
-var valid20 = _errs187 === errors;
+var valid20 = _errs189 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.reasoning_param !== undefined){
-let data76 = data64.reasoning_param;
-const _errs198 = errors;
-const _errs199 = errors;
-let valid23 = false;
+if(data65.reasoning_param !== undefined){
+let data77 = data65.reasoning_param;
 const _errs200 = errors;
-if(typeof data76 !== "string"){
-let dataType68 = typeof data76;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data76;
+const _errs201 = errors;
+let valid23 = false;
+const _errs202 = errors;
+if(typeof data77 !== "string"){
+let dataType69 = typeof data77;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data77;
 }
-else if(data76 === null){
-coerced68 = "";
+else if(data77 === null){
+coerced69 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data76};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3300,15 +3344,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced68 !== undefined){
-data76 = coerced68;
-if(data64 !== undefined){
-data64["reasoning_param"] = coerced68;
+if(coerced69 !== undefined){
+data77 = coerced69;
+if(data65 !== undefined){
+data65["reasoning_param"] = coerced69;
 }
 }
 }
-if("reasoning_effort" !== data76){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data76};
+if("reasoning_effort" !== data77){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3317,22 +3361,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs200 === errors;
+var _valid3 = _errs202 === errors;
 valid23 = valid23 || _valid3;
 if(!valid23){
-const _errs202 = errors;
-if(typeof data76 !== "string"){
-let dataType69 = typeof data76;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data76;
+const _errs204 = errors;
+if(typeof data77 !== "string"){
+let dataType70 = typeof data77;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data77;
 }
-else if(data76 === null){
-coerced69 = "";
+else if(data77 === null){
+coerced70 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data76};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3342,15 +3386,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced69 !== undefined){
-data76 = coerced69;
-if(data64 !== undefined){
-data64["reasoning_param"] = coerced69;
+if(coerced70 !== undefined){
+data77 = coerced70;
+if(data65 !== undefined){
+data65["reasoning_param"] = coerced70;
 }
 }
 }
-if("reasoning" !== data76){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data76};
+if("reasoning" !== data77){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3359,11 +3403,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs202 === errors;
+var _valid3 = _errs204 === errors;
 valid23 = valid23 || _valid3;
 }
 if(!valid23){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data76};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data77};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3375,100 +3419,63 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs199;
+errors = _errs201;
 if(vErrors !== null){
-if(_errs199){
-vErrors.length = _errs199;
+if(_errs201){
+vErrors.length = _errs201;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid20 = _errs198 === errors;
+var valid20 = _errs200 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data64.simulated !== undefined){
-let data77 = data64.simulated;
-const _errs204 = errors;
-if(errors === _errs204){
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data65.simulated !== undefined){
+let data78 = data65.simulated;
 const _errs206 = errors;
-for(const key17 in data77){
+if(errors === _errs206){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+const _errs208 = errors;
+for(const key17 in data78){
 if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
 return false;
 break;
 }
 }
-if(_errs206 === errors){
-if(data77.first_byte_ms !== undefined){
-let data78 = data77.first_byte_ms;
-const _errs207 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-let dataType70 = typeof data78;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 === "boolean" || data78 === null
-              || (dataType70 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced70 = +data78;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data78}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data78 = coerced70;
-if(data77 !== undefined){
-data77["first_byte_ms"] = coerced70;
-}
-}
-}
-if(errors === _errs207){
-if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data78}];
-return false;
-}
-}
-}
-var valid24 = _errs207 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data77.tokens_per_second !== undefined){
-let data79 = data77.tokens_per_second;
+if(_errs208 === errors){
+if(data78.first_byte_ms !== undefined){
+let data79 = data78.first_byte_ms;
 const _errs209 = errors;
-if(!(typeof data79 == "number")){
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
 let dataType71 = typeof data79;
 let coerced71 = undefined;
 if(!(coerced71 !== undefined)){
-if(dataType71 == "boolean" || data79 === null
-              || (dataType71 == "string" && data79 && data79 == +data79)){
+if(dataType71 === "boolean" || data79 === null
+              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
 coerced71 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data79 = coerced71;
-if(data77 !== undefined){
-data77["tokens_per_second"] = coerced71;
+if(data78 !== undefined){
+data78["first_byte_ms"] = coerced71;
 }
 }
 }
 if(errors === _errs209){
 if(typeof data79 == "number"){
 if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
 return false;
 }
 }
@@ -3479,24 +3486,61 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data77.reasoning_field !== undefined){
-let data80 = data77.reasoning_field;
+if(data78.tokens_per_second !== undefined){
+let data80 = data78.tokens_per_second;
 const _errs211 = errors;
-const _errs212 = errors;
-let valid25 = false;
-const _errs213 = errors;
-if(typeof data80 !== "string"){
+if(!(typeof data80 == "number")){
 let dataType72 = typeof data80;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data80;
-}
-else if(data80 === null){
-coerced72 = "";
+if(dataType72 == "boolean" || data80 === null
+              || (dataType72 == "string" && data80 && data80 == +data80)){
+coerced72 = +data80;
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data80};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data80 = coerced72;
+if(data78 !== undefined){
+data78["tokens_per_second"] = coerced72;
+}
+}
+}
+if(errors === _errs211){
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+return false;
+}
+}
+}
+var valid24 = _errs211 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data78.reasoning_field !== undefined){
+let data81 = data78.reasoning_field;
+const _errs213 = errors;
+const _errs214 = errors;
+let valid25 = false;
+const _errs215 = errors;
+if(typeof data81 !== "string"){
+let dataType73 = typeof data81;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data81;
+}
+else if(data81 === null){
+coerced73 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3506,15 +3550,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced72 !== undefined){
-data80 = coerced72;
-if(data77 !== undefined){
-data77["reasoning_field"] = coerced72;
+if(coerced73 !== undefined){
+data81 = coerced73;
+if(data78 !== undefined){
+data78["reasoning_field"] = coerced73;
 }
 }
 }
-if("reasoning_content" !== data80){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data80};
+if("reasoning_content" !== data81){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3523,22 +3567,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs213 === errors;
+var _valid4 = _errs215 === errors;
 valid25 = valid25 || _valid4;
 if(!valid25){
-const _errs215 = errors;
-if(typeof data80 !== "string"){
-let dataType73 = typeof data80;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data80;
+const _errs217 = errors;
+if(typeof data81 !== "string"){
+let dataType74 = typeof data81;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data81;
 }
-else if(data80 === null){
-coerced73 = "";
+else if(data81 === null){
+coerced74 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data80};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3548,15 +3592,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data80 = coerced73;
-if(data77 !== undefined){
-data77["reasoning_field"] = coerced73;
+if(coerced74 !== undefined){
+data81 = coerced74;
+if(data78 !== undefined){
+data78["reasoning_field"] = coerced74;
 }
 }
 }
-if("reasoning" !== data80){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data80};
+if("reasoning" !== data81){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3565,11 +3609,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs215 === errors;
+var _valid4 = _errs217 === errors;
 valid25 = valid25 || _valid4;
 }
 if(!valid25){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data80};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data81};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3581,83 +3625,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs212;
+errors = _errs214;
 if(vErrors !== null){
-if(_errs212){
-vErrors.length = _errs212;
+if(_errs214){
+vErrors.length = _errs214;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs211 === errors;
+var valid24 = _errs213 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data77.port !== undefined){
-let data81 = data77.port;
-const _errs217 = errors;
-if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
-let dataType74 = typeof data81;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data81 === null
-              || (dataType74 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced74 = +data81;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data81}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data81 = coerced74;
-if(data77 !== undefined){
-data77["port"] = coerced74;
-}
-}
-}
-if(errors === _errs217){
-if(typeof data81 == "number"){
-if(data81 > 65535 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data81}];
-return false;
-}
-else {
-if(data81 < 0 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data81}];
-return false;
-}
-}
-}
-}
-var valid24 = _errs217 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data77.protocol !== undefined){
-let data82 = data77.protocol;
+if(data78.port !== undefined){
+let data82 = data78.port;
 const _errs219 = errors;
-const _errs220 = errors;
-let valid26 = false;
-const _errs221 = errors;
-if(typeof data82 !== "string"){
+if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
 let dataType75 = typeof data82;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data82;
-}
-else if(data82 === null){
-coerced75 = "";
+if(dataType75 === "boolean" || data82 === null
+              || (dataType75 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced75 = +data82;
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data82};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data82 = coerced75;
+if(data78 !== undefined){
+data78["port"] = coerced75;
+}
+}
+}
+if(errors === _errs219){
+if(typeof data82 == "number"){
+if(data82 > 65535 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+return false;
+}
+else {
+if(data82 < 0 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs219 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data78.protocol !== undefined){
+let data83 = data78.protocol;
+const _errs221 = errors;
+const _errs222 = errors;
+let valid26 = false;
+const _errs223 = errors;
+if(typeof data83 !== "string"){
+let dataType76 = typeof data83;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data83;
+}
+else if(data83 === null){
+coerced76 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3667,15 +3711,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced75 !== undefined){
-data82 = coerced75;
-if(data77 !== undefined){
-data77["protocol"] = coerced75;
+if(coerced76 !== undefined){
+data83 = coerced76;
+if(data78 !== undefined){
+data78["protocol"] = coerced76;
 }
 }
 }
-if("openai" !== data82){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data82};
+if("openai" !== data83){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3684,22 +3728,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs221 === errors;
+var _valid5 = _errs223 === errors;
 valid26 = valid26 || _valid5;
 if(!valid26){
-const _errs223 = errors;
-if(typeof data82 !== "string"){
-let dataType76 = typeof data82;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data82;
+const _errs225 = errors;
+if(typeof data83 !== "string"){
+let dataType77 = typeof data83;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data83;
 }
-else if(data82 === null){
-coerced76 = "";
+else if(data83 === null){
+coerced77 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data82};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3709,15 +3753,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced76 !== undefined){
-data82 = coerced76;
-if(data77 !== undefined){
-data77["protocol"] = coerced76;
+if(coerced77 !== undefined){
+data83 = coerced77;
+if(data78 !== undefined){
+data78["protocol"] = coerced77;
 }
 }
 }
-if("anthropic" !== data82){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data82};
+if("anthropic" !== data83){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3726,22 +3770,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs223 === errors;
+var _valid5 = _errs225 === errors;
 valid26 = valid26 || _valid5;
 if(!valid26){
-const _errs225 = errors;
-if(typeof data82 !== "string"){
-let dataType77 = typeof data82;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data82;
+const _errs227 = errors;
+if(typeof data83 !== "string"){
+let dataType78 = typeof data83;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data83;
 }
-else if(data82 === null){
-coerced77 = "";
+else if(data83 === null){
+coerced78 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data82};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3751,15 +3795,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data82 = coerced77;
-if(data77 !== undefined){
-data77["protocol"] = coerced77;
+if(coerced78 !== undefined){
+data83 = coerced78;
+if(data78 !== undefined){
+data78["protocol"] = coerced78;
 }
 }
 }
-if("gemini" !== data82){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data82};
+if("gemini" !== data83){
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3768,12 +3812,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs225 === errors;
+var _valid5 = _errs227 === errors;
 valid26 = valid26 || _valid5;
 }
 }
 if(!valid26){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data82};
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data83};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3785,17 +3829,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs220;
+errors = _errs222;
 if(vErrors !== null){
-if(_errs220){
-vErrors.length = _errs220;
+if(_errs222){
+vErrors.length = _errs222;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs219 === errors;
+var valid24 = _errs221 === errors;
 }
 else {
 var valid24 = true;
@@ -3807,11 +3851,11 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
 return false;
 }
 }
-var valid20 = _errs204 === errors;
+var valid20 = _errs206 === errors;
 }
 else {
 var valid20 = true;
@@ -3828,11 +3872,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data65}];
 return false;
 }
 }
-var valid19 = _errs164 === errors;
+var valid19 = _errs166 === errors;
 if(!valid19){
 break;
 }
@@ -3840,89 +3884,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data64}];
 return false;
 }
 }
-var valid0 = _errs162 === errors;
+var valid0 = _errs164 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data83 = data.models;
-const _errs227 = errors;
-if(errors === _errs227){
-if(Array.isArray(data83)){
-if(data83.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data83}];
+let data84 = data.models;
+const _errs229 = errors;
+if(errors === _errs229){
+if(Array.isArray(data84)){
+if(data84.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data84}];
 return false;
 }
 else {
 var valid27 = true;
-const len3 = data83.length;
+const len3 = data84.length;
 for(let i3=0; i3<len3; i3++){
-let data84 = data83[i3];
-const _errs229 = errors;
-if(errors === _errs229){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let data85 = data84[i3];
+const _errs231 = errors;
+if(errors === _errs231){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
 let missing3;
-if(((data84.id === undefined) && (missing3 = "id")) || ((data84.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data84}];
+if(((data85.id === undefined) && (missing3 = "id")) || ((data85.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data85}];
 return false;
 }
 else {
-const _errs231 = errors;
-for(const key18 in data84){
+const _errs233 = errors;
+for(const key18 in data85){
 if(!((((((((key18 === "id") || (key18 === "owned_by")) || (key18 === "context_length")) || (key18 === "max_output_tokens")) || (key18 === "default_max_tokens")) || (key18 === "reasoning")) || (key18 === "pricing")) || (key18 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data85}];
 return false;
 break;
 }
 }
-if(_errs231 === errors){
-if(data84.id !== undefined){
-let data85 = data84.id;
-const _errs232 = errors;
-if(typeof data85 !== "string"){
-let dataType78 = typeof data85;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data85;
-}
-else if(data85 === null){
-coerced78 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data85}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data85 = coerced78;
-if(data84 !== undefined){
-data84["id"] = coerced78;
-}
-}
-}
-if(errors === _errs232){
-if(typeof data85 === "string"){
-if(func3(data85) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data85}];
-return false;
-}
-}
-}
-var valid28 = _errs232 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data84.owned_by !== undefined){
-let data86 = data84.owned_by;
+if(_errs233 === errors){
+if(data85.id !== undefined){
+let data86 = data85.id;
 const _errs234 = errors;
 if(typeof data86 !== "string"){
 let dataType79 = typeof data86;
@@ -3935,21 +3940,21 @@ else if(data86 === null){
 coerced79 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data86 = coerced79;
-if(data84 !== undefined){
-data84["owned_by"] = coerced79;
+if(data85 !== undefined){
+data85["id"] = coerced79;
 }
 }
 }
 if(errors === _errs234){
 if(typeof data86 === "string"){
 if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
 return false;
 }
 }
@@ -3960,33 +3965,35 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.context_length !== undefined){
-let data87 = data84.context_length;
+if(data85.owned_by !== undefined){
+let data87 = data85.owned_by;
 const _errs236 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+if(typeof data87 !== "string"){
 let dataType80 = typeof data87;
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data87 === null
-              || (dataType80 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced80 = +data87;
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data87;
+}
+else if(data87 === null){
+coerced80 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data87 = coerced80;
-if(data84 !== undefined){
-data84["context_length"] = coerced80;
+if(data85 !== undefined){
+data85["owned_by"] = coerced80;
 }
 }
 }
 if(errors === _errs236){
-if(typeof data87 == "number"){
-if(data87 < 1 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data87}];
+if(typeof data87 === "string"){
+if(func3(data87) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
 return false;
 }
 }
@@ -3997,8 +4004,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.max_output_tokens !== undefined){
-let data88 = data84.max_output_tokens;
+if(data85.context_length !== undefined){
+let data88 = data85.context_length;
 const _errs238 = errors;
 if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
 let dataType81 = typeof data88;
@@ -4009,21 +4016,21 @@ if(dataType81 === "boolean" || data88 === null
 coerced81 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data88 = coerced81;
-if(data84 !== undefined){
-data84["max_output_tokens"] = coerced81;
+if(data85 !== undefined){
+data85["context_length"] = coerced81;
 }
 }
 }
 if(errors === _errs238){
 if(typeof data88 == "number"){
 if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
 return false;
 }
 }
@@ -4034,8 +4041,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.default_max_tokens !== undefined){
-let data89 = data84.default_max_tokens;
+if(data85.max_output_tokens !== undefined){
+let data89 = data85.max_output_tokens;
 const _errs240 = errors;
 if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
 let dataType82 = typeof data89;
@@ -4046,21 +4053,21 @@ if(dataType82 === "boolean" || data89 === null
 coerced82 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data89 = coerced82;
-if(data84 !== undefined){
-data84["default_max_tokens"] = coerced82;
+if(data85 !== undefined){
+data85["max_output_tokens"] = coerced82;
 }
 }
 }
 if(errors === _errs240){
 if(typeof data89 == "number"){
 if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
 return false;
 }
 }
@@ -4071,44 +4078,81 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.reasoning !== undefined){
-let data90 = data84.reasoning;
+if(data85.default_max_tokens !== undefined){
+let data90 = data85.default_max_tokens;
 const _errs242 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType83 = typeof data90;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data90 === null
+              || (dataType83 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced83 = +data90;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data90 = coerced83;
+if(data85 !== undefined){
+data85["default_max_tokens"] = coerced83;
+}
+}
+}
 if(errors === _errs242){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+if(typeof data90 == "number"){
+if(data90 < 1 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+return false;
+}
+}
+}
+var valid28 = _errs242 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data85.reasoning !== undefined){
+let data91 = data85.reasoning;
+const _errs244 = errors;
+if(errors === _errs244){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 let missing4;
-if((data90.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data90}];
+if((data91.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
 return false;
 }
 else {
-const _errs244 = errors;
-for(const key19 in data90){
+const _errs246 = errors;
+for(const key19 in data91){
 if(!((((key19 === "default_effort") || (key19 === "style")) || (key19 === "budgets")) || (key19 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
 return false;
 break;
 }
 }
-if(_errs244 === errors){
-if(data90.default_effort !== undefined){
-let data91 = data90.default_effort;
-const _errs245 = errors;
-const _errs246 = errors;
-let valid30 = false;
+if(_errs246 === errors){
+if(data91.default_effort !== undefined){
+let data92 = data91.default_effort;
 const _errs247 = errors;
-if(typeof data91 !== "string"){
-let dataType83 = typeof data91;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data91;
+const _errs248 = errors;
+let valid30 = false;
+const _errs249 = errors;
+if(typeof data92 !== "string"){
+let dataType84 = typeof data92;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data92;
 }
-else if(data91 === null){
-coerced83 = "";
+else if(data92 === null){
+coerced84 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data91};
+const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4118,15 +4162,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced83 !== undefined){
-data91 = coerced83;
-if(data90 !== undefined){
-data90["default_effort"] = coerced83;
+if(coerced84 !== undefined){
+data92 = coerced84;
+if(data91 !== undefined){
+data91["default_effort"] = coerced84;
 }
 }
 }
-if("low" !== data91){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data91};
+if("low" !== data92){
+const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4135,22 +4179,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs247 === errors;
+var _valid6 = _errs249 === errors;
 valid30 = valid30 || _valid6;
 if(!valid30){
-const _errs249 = errors;
-if(typeof data91 !== "string"){
-let dataType84 = typeof data91;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data91;
+const _errs251 = errors;
+if(typeof data92 !== "string"){
+let dataType85 = typeof data92;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data92;
 }
-else if(data91 === null){
-coerced84 = "";
+else if(data92 === null){
+coerced85 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data91};
+const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4160,15 +4204,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data91 = coerced84;
-if(data90 !== undefined){
-data90["default_effort"] = coerced84;
+if(coerced85 !== undefined){
+data92 = coerced85;
+if(data91 !== undefined){
+data91["default_effort"] = coerced85;
 }
 }
 }
-if("medium" !== data91){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data91};
+if("medium" !== data92){
+const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4177,87 +4221,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs249 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs251 = errors;
-if(typeof data91 !== "string"){
-let dataType85 = typeof data91;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data91;
-}
-else if(data91 === null){
-coerced85 = "";
-}
-else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(coerced85 !== undefined){
-data91 = coerced85;
-if(data90 !== undefined){
-data90["default_effort"] = coerced85;
-}
-}
-}
-if("high" !== data91){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
 var _valid6 = _errs251 === errors;
 valid30 = valid30 || _valid6;
-}
-}
 if(!valid30){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data91};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs246;
-if(vErrors !== null){
-if(_errs246){
-vErrors.length = _errs246;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs245 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data90.style !== undefined){
-let data92 = data90.style;
 const _errs253 = errors;
-const _errs254 = errors;
-let valid31 = false;
-const _errs255 = errors;
 if(typeof data92 !== "string"){
 let dataType86 = typeof data92;
 let coerced86 = undefined;
@@ -4269,7 +4236,84 @@ else if(data92 === null){
 coerced86 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data92};
+const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(coerced86 !== undefined){
+data92 = coerced86;
+if(data91 !== undefined){
+data91["default_effort"] = coerced86;
+}
+}
+}
+if("high" !== data92){
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid6 = _errs253 === errors;
+valid30 = valid30 || _valid6;
+}
+}
+if(!valid30){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data92};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs248;
+if(vErrors !== null){
+if(_errs248){
+vErrors.length = _errs248;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid29 = _errs247 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data91.style !== undefined){
+let data93 = data91.style;
+const _errs255 = errors;
+const _errs256 = errors;
+let valid31 = false;
+const _errs257 = errors;
+if(typeof data93 !== "string"){
+let dataType87 = typeof data93;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data93;
+}
+else if(data93 === null){
+coerced87 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4279,15 +4323,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data92 = coerced86;
-if(data90 !== undefined){
-data90["style"] = coerced86;
+if(coerced87 !== undefined){
+data93 = coerced87;
+if(data91 !== undefined){
+data91["style"] = coerced87;
 }
 }
 }
-if("budget" !== data92){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data92};
+if("budget" !== data93){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4296,22 +4340,22 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs255 === errors;
+var _valid7 = _errs257 === errors;
 valid31 = valid31 || _valid7;
 if(!valid31){
-const _errs257 = errors;
-if(typeof data92 !== "string"){
-let dataType87 = typeof data92;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data92;
+const _errs259 = errors;
+if(typeof data93 !== "string"){
+let dataType88 = typeof data93;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data93;
 }
-else if(data92 === null){
-coerced87 = "";
+else if(data93 === null){
+coerced88 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data92};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4321,15 +4365,15 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data92 = coerced87;
-if(data90 !== undefined){
-data90["style"] = coerced87;
+if(coerced88 !== undefined){
+data93 = coerced88;
+if(data91 !== undefined){
+data91["style"] = coerced88;
 }
 }
 }
-if("level" !== data92){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data92};
+if("level" !== data93){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4338,11 +4382,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs257 === errors;
+var _valid7 = _errs259 === errors;
 valid31 = valid31 || _valid7;
 }
 if(!valid31){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data92};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data93};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4354,75 +4398,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs254;
+errors = _errs256;
 if(vErrors !== null){
-if(_errs254){
-vErrors.length = _errs254;
+if(_errs256){
+vErrors.length = _errs256;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs253 === errors;
+var valid29 = _errs255 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data90.budgets !== undefined){
-let data93 = data90.budgets;
-const _errs259 = errors;
-if(errors === _errs259){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data91.budgets !== undefined){
+let data94 = data91.budgets;
 const _errs261 = errors;
-for(const key20 in data93){
+if(errors === _errs261){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs263 = errors;
+for(const key20 in data94){
 if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
 return false;
 break;
 }
 }
-if(_errs261 === errors){
-if(data93.low !== undefined){
-let data94 = data93.low;
-const _errs262 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType88 = typeof data94;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data94 === null
-              || (dataType88 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced88 = +data94;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data94}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data94 = coerced88;
-if(data93 !== undefined){
-data93["low"] = coerced88;
-}
-}
-}
-if(errors === _errs262){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data94}];
-return false;
-}
-}
-}
-var valid32 = _errs262 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data93.medium !== undefined){
-let data95 = data93.medium;
+if(_errs263 === errors){
+if(data94.low !== undefined){
+let data95 = data94.low;
 const _errs264 = errors;
 if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
 let dataType89 = typeof data95;
@@ -4433,21 +4440,21 @@ if(dataType89 === "boolean" || data95 === null
 coerced89 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data95 = coerced89;
-if(data93 !== undefined){
-data93["medium"] = coerced89;
+if(data94 !== undefined){
+data94["low"] = coerced89;
 }
 }
 }
 if(errors === _errs264){
 if(typeof data95 == "number"){
 if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
 return false;
 }
 }
@@ -4458,8 +4465,8 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data93.high !== undefined){
-let data96 = data93.high;
+if(data94.medium !== undefined){
+let data96 = data94.medium;
 const _errs266 = errors;
 if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
 let dataType90 = typeof data96;
@@ -4470,21 +4477,21 @@ if(dataType90 === "boolean" || data96 === null
 coerced90 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
 return false;
 }
 }
 if(coerced90 !== undefined){
 data96 = coerced90;
-if(data93 !== undefined){
-data93["high"] = coerced90;
+if(data94 !== undefined){
+data94["medium"] = coerced90;
 }
 }
 }
 if(errors === _errs266){
 if(typeof data96 == "number"){
 if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
 return false;
 }
 }
@@ -4494,53 +4501,90 @@ var valid32 = _errs266 === errors;
 else {
 var valid32 = true;
 }
+if(valid32){
+if(data94.high !== undefined){
+let data97 = data94.high;
+const _errs268 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType91 = typeof data97;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 === "boolean" || data97 === null
+              || (dataType91 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced91 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data97 = coerced91;
+if(data94 !== undefined){
+data94["high"] = coerced91;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data97 == "number"){
+if(data97 < 1 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
+return false;
+}
+}
+}
+var valid32 = _errs268 === errors;
+}
+else {
+var valid32 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
 return false;
 }
 }
-var valid29 = _errs259 === errors;
+var valid29 = _errs261 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data90.levels !== undefined){
-let data97 = data90.levels;
-const _errs268 = errors;
-if(errors === _errs268){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data91.levels !== undefined){
+let data98 = data91.levels;
 const _errs270 = errors;
-for(const key21 in data97){
+if(errors === _errs270){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs272 = errors;
+for(const key21 in data98){
 if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
 return false;
 break;
 }
 }
-if(_errs270 === errors){
-if(data97.low !== undefined){
-let data98 = data97.low;
-const _errs271 = errors;
-const _errs272 = errors;
-let valid34 = false;
+if(_errs272 === errors){
+if(data98.low !== undefined){
+let data99 = data98.low;
 const _errs273 = errors;
-if(typeof data98 !== "string"){
-let dataType91 = typeof data98;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data98;
+const _errs274 = errors;
+let valid34 = false;
+const _errs275 = errors;
+if(typeof data99 !== "string"){
+let dataType92 = typeof data99;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data99;
 }
-else if(data98 === null){
-coerced91 = "";
+else if(data99 === null){
+coerced92 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data98};
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4550,15 +4594,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data98 = coerced91;
-if(data97 !== undefined){
-data97["low"] = coerced91;
+if(coerced92 !== undefined){
+data99 = coerced92;
+if(data98 !== undefined){
+data98["low"] = coerced92;
 }
 }
 }
-if("minimal" !== data98){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data98};
+if("minimal" !== data99){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4567,22 +4611,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs273 === errors;
+var _valid8 = _errs275 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs275 = errors;
-if(typeof data98 !== "string"){
-let dataType92 = typeof data98;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data98;
+const _errs277 = errors;
+if(typeof data99 !== "string"){
+let dataType93 = typeof data99;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data99;
 }
-else if(data98 === null){
-coerced92 = "";
+else if(data99 === null){
+coerced93 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data98};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4592,15 +4636,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data98 = coerced92;
-if(data97 !== undefined){
-data97["low"] = coerced92;
+if(coerced93 !== undefined){
+data99 = coerced93;
+if(data98 !== undefined){
+data98["low"] = coerced93;
 }
 }
 }
-if("low" !== data98){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data98};
+if("low" !== data99){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4609,22 +4653,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs275 === errors;
+var _valid8 = _errs277 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs277 = errors;
-if(typeof data98 !== "string"){
-let dataType93 = typeof data98;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data98;
+const _errs279 = errors;
+if(typeof data99 !== "string"){
+let dataType94 = typeof data99;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data99;
 }
-else if(data98 === null){
-coerced93 = "";
+else if(data99 === null){
+coerced94 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data98};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4634,15 +4678,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data98 = coerced93;
-if(data97 !== undefined){
-data97["low"] = coerced93;
+if(coerced94 !== undefined){
+data99 = coerced94;
+if(data98 !== undefined){
+data98["low"] = coerced94;
 }
 }
 }
-if("medium" !== data98){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data98};
+if("medium" !== data99){
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4651,22 +4695,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs277 === errors;
+var _valid8 = _errs279 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs279 = errors;
-if(typeof data98 !== "string"){
-let dataType94 = typeof data98;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data98;
+const _errs281 = errors;
+if(typeof data99 !== "string"){
+let dataType95 = typeof data99;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data99;
 }
-else if(data98 === null){
-coerced94 = "";
+else if(data99 === null){
+coerced95 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data98};
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4676,15 +4720,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data98 = coerced94;
-if(data97 !== undefined){
-data97["low"] = coerced94;
+if(coerced95 !== undefined){
+data99 = coerced95;
+if(data98 !== undefined){
+data98["low"] = coerced95;
 }
 }
 }
-if("high" !== data98){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data98};
+if("high" !== data99){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4693,22 +4737,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs279 === errors;
+var _valid8 = _errs281 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs281 = errors;
-if(typeof data98 !== "string"){
-let dataType95 = typeof data98;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data98;
+const _errs283 = errors;
+if(typeof data99 !== "string"){
+let dataType96 = typeof data99;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data99;
 }
-else if(data98 === null){
-coerced95 = "";
+else if(data99 === null){
+coerced96 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data98};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4718,15 +4762,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data98 = coerced95;
-if(data97 !== undefined){
-data97["low"] = coerced95;
+if(coerced96 !== undefined){
+data99 = coerced96;
+if(data98 !== undefined){
+data98["low"] = coerced96;
 }
 }
 }
-if("xhigh" !== data98){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data98};
+if("xhigh" !== data99){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4735,90 +4779,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs281 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs283 = errors;
-if(typeof data98 !== "string"){
-let dataType96 = typeof data98;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data98;
-}
-else if(data98 === null){
-coerced96 = "";
-}
-else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data98};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-if(coerced96 !== undefined){
-data98 = coerced96;
-if(data97 !== undefined){
-data97["low"] = coerced96;
-}
-}
-}
-if("max" !== data98){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data98};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
 var _valid8 = _errs283 === errors;
 valid34 = valid34 || _valid8;
-}
-}
-}
-}
-}
 if(!valid34){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data98};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs272;
-if(vErrors !== null){
-if(_errs272){
-vErrors.length = _errs272;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs271 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data97.medium !== undefined){
-let data99 = data97.medium;
 const _errs285 = errors;
-const _errs286 = errors;
-let valid35 = false;
-const _errs287 = errors;
 if(typeof data99 !== "string"){
 let dataType97 = typeof data99;
 let coerced97 = undefined;
@@ -4830,7 +4794,87 @@ else if(data99 === null){
 coerced97 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data99};
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(coerced97 !== undefined){
+data99 = coerced97;
+if(data98 !== undefined){
+data98["low"] = coerced97;
+}
+}
+}
+if("max" !== data99){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid8 = _errs285 === errors;
+valid34 = valid34 || _valid8;
+}
+}
+}
+}
+}
+if(!valid34){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data99};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs274;
+if(vErrors !== null){
+if(_errs274){
+vErrors.length = _errs274;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid33 = _errs273 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data98.medium !== undefined){
+let data100 = data98.medium;
+const _errs287 = errors;
+const _errs288 = errors;
+let valid35 = false;
+const _errs289 = errors;
+if(typeof data100 !== "string"){
+let dataType98 = typeof data100;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data100;
+}
+else if(data100 === null){
+coerced98 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -4840,15 +4884,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data99 = coerced97;
-if(data97 !== undefined){
-data97["medium"] = coerced97;
+if(coerced98 !== undefined){
+data100 = coerced98;
+if(data98 !== undefined){
+data98["medium"] = coerced98;
 }
 }
 }
-if("minimal" !== data99){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data99};
+if("minimal" !== data100){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -4857,22 +4901,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs287 === errors;
+var _valid9 = _errs289 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs289 = errors;
-if(typeof data99 !== "string"){
-let dataType98 = typeof data99;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data99;
+const _errs291 = errors;
+if(typeof data100 !== "string"){
+let dataType99 = typeof data100;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data100;
 }
-else if(data99 === null){
-coerced98 = "";
+else if(data100 === null){
+coerced99 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data99};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4882,15 +4926,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data99 = coerced98;
-if(data97 !== undefined){
-data97["medium"] = coerced98;
+if(coerced99 !== undefined){
+data100 = coerced99;
+if(data98 !== undefined){
+data98["medium"] = coerced99;
 }
 }
 }
-if("low" !== data99){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data99};
+if("low" !== data100){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4899,22 +4943,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs289 === errors;
+var _valid9 = _errs291 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs291 = errors;
-if(typeof data99 !== "string"){
-let dataType99 = typeof data99;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data99;
+const _errs293 = errors;
+if(typeof data100 !== "string"){
+let dataType100 = typeof data100;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data100;
 }
-else if(data99 === null){
-coerced99 = "";
+else if(data100 === null){
+coerced100 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data99};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4924,15 +4968,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data99 = coerced99;
-if(data97 !== undefined){
-data97["medium"] = coerced99;
+if(coerced100 !== undefined){
+data100 = coerced100;
+if(data98 !== undefined){
+data98["medium"] = coerced100;
 }
 }
 }
-if("medium" !== data99){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data99};
+if("medium" !== data100){
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4941,22 +4985,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs291 === errors;
+var _valid9 = _errs293 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs293 = errors;
-if(typeof data99 !== "string"){
-let dataType100 = typeof data99;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data99;
+const _errs295 = errors;
+if(typeof data100 !== "string"){
+let dataType101 = typeof data100;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data100;
 }
-else if(data99 === null){
-coerced100 = "";
+else if(data100 === null){
+coerced101 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data99};
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -4966,15 +5010,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data99 = coerced100;
-if(data97 !== undefined){
-data97["medium"] = coerced100;
+if(coerced101 !== undefined){
+data100 = coerced101;
+if(data98 !== undefined){
+data98["medium"] = coerced101;
 }
 }
 }
-if("high" !== data99){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data99};
+if("high" !== data100){
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -4983,22 +5027,22 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs293 === errors;
+var _valid9 = _errs295 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs295 = errors;
-if(typeof data99 !== "string"){
-let dataType101 = typeof data99;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data99;
+const _errs297 = errors;
+if(typeof data100 !== "string"){
+let dataType102 = typeof data100;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data100;
 }
-else if(data99 === null){
-coerced101 = "";
+else if(data100 === null){
+coerced102 = "";
 }
 else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data99};
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5008,15 +5052,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data99 = coerced101;
-if(data97 !== undefined){
-data97["medium"] = coerced101;
+if(coerced102 !== undefined){
+data100 = coerced102;
+if(data98 !== undefined){
+data98["medium"] = coerced102;
 }
 }
 }
-if("xhigh" !== data99){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data99};
+if("xhigh" !== data100){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5025,90 +5069,10 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs295 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs297 = errors;
-if(typeof data99 !== "string"){
-let dataType102 = typeof data99;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data99;
-}
-else if(data99 === null){
-coerced102 = "";
-}
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data99};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(coerced102 !== undefined){
-data99 = coerced102;
-if(data97 !== undefined){
-data97["medium"] = coerced102;
-}
-}
-}
-if("max" !== data99){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data99};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
 var _valid9 = _errs297 === errors;
 valid35 = valid35 || _valid9;
-}
-}
-}
-}
-}
 if(!valid35){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data99};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs286;
-if(vErrors !== null){
-if(_errs286){
-vErrors.length = _errs286;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs285 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data97.high !== undefined){
-let data100 = data97.high;
 const _errs299 = errors;
-const _errs300 = errors;
-let valid36 = false;
-const _errs301 = errors;
 if(typeof data100 !== "string"){
 let dataType103 = typeof data100;
 let coerced103 = undefined;
@@ -5120,7 +5084,87 @@ else if(data100 === null){
 coerced103 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data100};
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(coerced103 !== undefined){
+data100 = coerced103;
+if(data98 !== undefined){
+data98["medium"] = coerced103;
+}
+}
+}
+if("max" !== data100){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid9 = _errs299 === errors;
+valid35 = valid35 || _valid9;
+}
+}
+}
+}
+}
+if(!valid35){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data100};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs288;
+if(vErrors !== null){
+if(_errs288){
+vErrors.length = _errs288;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid33 = _errs287 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data98.high !== undefined){
+let data101 = data98.high;
+const _errs301 = errors;
+const _errs302 = errors;
+let valid36 = false;
+const _errs303 = errors;
+if(typeof data101 !== "string"){
+let dataType104 = typeof data101;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data101;
+}
+else if(data101 === null){
+coerced104 = "";
+}
+else {
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5130,15 +5174,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data100 = coerced103;
-if(data97 !== undefined){
-data97["high"] = coerced103;
+if(coerced104 !== undefined){
+data101 = coerced104;
+if(data98 !== undefined){
+data98["high"] = coerced104;
 }
 }
 }
-if("minimal" !== data100){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data100};
+if("minimal" !== data101){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5147,22 +5191,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs301 === errors;
+var _valid10 = _errs303 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs303 = errors;
-if(typeof data100 !== "string"){
-let dataType104 = typeof data100;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data100;
+const _errs305 = errors;
+if(typeof data101 !== "string"){
+let dataType105 = typeof data101;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data101;
 }
-else if(data100 === null){
-coerced104 = "";
+else if(data101 === null){
+coerced105 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data100};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5172,15 +5216,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data100 = coerced104;
-if(data97 !== undefined){
-data97["high"] = coerced104;
+if(coerced105 !== undefined){
+data101 = coerced105;
+if(data98 !== undefined){
+data98["high"] = coerced105;
 }
 }
 }
-if("low" !== data100){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data100};
+if("low" !== data101){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5189,22 +5233,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs303 === errors;
+var _valid10 = _errs305 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs305 = errors;
-if(typeof data100 !== "string"){
-let dataType105 = typeof data100;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data100;
+const _errs307 = errors;
+if(typeof data101 !== "string"){
+let dataType106 = typeof data101;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data101;
 }
-else if(data100 === null){
-coerced105 = "";
+else if(data101 === null){
+coerced106 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data100};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5214,15 +5258,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data100 = coerced105;
-if(data97 !== undefined){
-data97["high"] = coerced105;
+if(coerced106 !== undefined){
+data101 = coerced106;
+if(data98 !== undefined){
+data98["high"] = coerced106;
 }
 }
 }
-if("medium" !== data100){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data100};
+if("medium" !== data101){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5231,22 +5275,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs305 === errors;
+var _valid10 = _errs307 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs307 = errors;
-if(typeof data100 !== "string"){
-let dataType106 = typeof data100;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data100;
+const _errs309 = errors;
+if(typeof data101 !== "string"){
+let dataType107 = typeof data101;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data101;
 }
-else if(data100 === null){
-coerced106 = "";
+else if(data101 === null){
+coerced107 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data100};
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5256,15 +5300,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data100 = coerced106;
-if(data97 !== undefined){
-data97["high"] = coerced106;
+if(coerced107 !== undefined){
+data101 = coerced107;
+if(data98 !== undefined){
+data98["high"] = coerced107;
 }
 }
 }
-if("high" !== data100){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data100};
+if("high" !== data101){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5273,22 +5317,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs307 === errors;
+var _valid10 = _errs309 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs309 = errors;
-if(typeof data100 !== "string"){
-let dataType107 = typeof data100;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data100;
+const _errs311 = errors;
+if(typeof data101 !== "string"){
+let dataType108 = typeof data101;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data101;
 }
-else if(data100 === null){
-coerced107 = "";
+else if(data101 === null){
+coerced108 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data100};
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5298,15 +5342,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data100 = coerced107;
-if(data97 !== undefined){
-data97["high"] = coerced107;
+if(coerced108 !== undefined){
+data101 = coerced108;
+if(data98 !== undefined){
+data98["high"] = coerced108;
 }
 }
 }
-if("xhigh" !== data100){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data100};
+if("xhigh" !== data101){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5315,22 +5359,22 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs309 === errors;
+var _valid10 = _errs311 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs311 = errors;
-if(typeof data100 !== "string"){
-let dataType108 = typeof data100;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data100;
+const _errs313 = errors;
+if(typeof data101 !== "string"){
+let dataType109 = typeof data101;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data101;
 }
-else if(data100 === null){
-coerced108 = "";
+else if(data101 === null){
+coerced109 = "";
 }
 else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data100};
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5340,15 +5384,15 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data100 = coerced108;
-if(data97 !== undefined){
-data97["high"] = coerced108;
+if(coerced109 !== undefined){
+data101 = coerced109;
+if(data98 !== undefined){
+data98["high"] = coerced109;
 }
 }
 }
-if("max" !== data100){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data100};
+if("max" !== data101){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5357,7 +5401,7 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs311 === errors;
+var _valid10 = _errs313 === errors;
 valid36 = valid36 || _valid10;
 }
 }
@@ -5365,7 +5409,7 @@ valid36 = valid36 || _valid10;
 }
 }
 if(!valid36){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data100};
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data101};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5377,17 +5421,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs300;
+errors = _errs302;
 if(vErrors !== null){
-if(_errs300){
-vErrors.length = _errs300;
+if(_errs302){
+vErrors.length = _errs302;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs299 === errors;
+var valid33 = _errs301 === errors;
 }
 else {
 var valid33 = true;
@@ -5397,11 +5441,11 @@ var valid33 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
 return false;
 }
 }
-var valid29 = _errs268 === errors;
+var valid29 = _errs270 === errors;
 }
 else {
 var valid29 = true;
@@ -5413,75 +5457,38 @@ var valid29 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
 return false;
 }
 }
-var valid28 = _errs242 === errors;
+var valid28 = _errs244 === errors;
 }
 else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.pricing !== undefined){
-let data101 = data84.pricing;
-const _errs313 = errors;
-if(errors === _errs313){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data85.pricing !== undefined){
+let data102 = data85.pricing;
+const _errs315 = errors;
+if(errors === _errs315){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
 let missing5;
-if(((data101.input === undefined) && (missing5 = "input")) || ((data101.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data101}];
+if(((data102.input === undefined) && (missing5 = "input")) || ((data102.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
 return false;
 }
 else {
-const _errs315 = errors;
-for(const key22 in data101){
+const _errs317 = errors;
+for(const key22 in data102){
 if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
 return false;
 break;
 }
 }
-if(_errs315 === errors){
-if(data101.input !== undefined){
-let data102 = data101.input;
-const _errs316 = errors;
-if(!(typeof data102 == "number")){
-let dataType109 = typeof data102;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "boolean" || data102 === null
-              || (dataType109 == "string" && data102 && data102 == +data102)){
-coerced109 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data102}];
-return false;
-}
-}
-if(coerced109 !== undefined){
-data102 = coerced109;
-if(data101 !== undefined){
-data101["input"] = coerced109;
-}
-}
-}
-if(errors === _errs316){
-if(typeof data102 == "number"){
-if(data102 < 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data102}];
-return false;
-}
-}
-}
-var valid37 = _errs316 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data101.output !== undefined){
-let data103 = data101.output;
+if(_errs317 === errors){
+if(data102.input !== undefined){
+let data103 = data102.input;
 const _errs318 = errors;
 if(!(typeof data103 == "number")){
 let dataType110 = typeof data103;
@@ -5492,21 +5499,21 @@ if(dataType110 == "boolean" || data103 === null
 coerced110 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
 return false;
 }
 }
 if(coerced110 !== undefined){
 data103 = coerced110;
-if(data101 !== undefined){
-data101["output"] = coerced110;
+if(data102 !== undefined){
+data102["input"] = coerced110;
 }
 }
 }
 if(errors === _errs318){
 if(typeof data103 == "number"){
 if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
 return false;
 }
 }
@@ -5517,8 +5524,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data101.cached_input !== undefined){
-let data104 = data101.cached_input;
+if(data102.output !== undefined){
+let data104 = data102.output;
 const _errs320 = errors;
 if(!(typeof data104 == "number")){
 let dataType111 = typeof data104;
@@ -5529,21 +5536,21 @@ if(dataType111 == "boolean" || data104 === null
 coerced111 = +data104;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data104 = coerced111;
-if(data101 !== undefined){
-data101["cached_input"] = coerced111;
+if(data102 !== undefined){
+data102["output"] = coerced111;
 }
 }
 }
 if(errors === _errs320){
 if(typeof data104 == "number"){
 if(data104 < 0 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
 return false;
 }
 }
@@ -5554,8 +5561,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data101.reasoning !== undefined){
-let data105 = data101.reasoning;
+if(data102.cached_input !== undefined){
+let data105 = data102.cached_input;
 const _errs322 = errors;
 if(!(typeof data105 == "number")){
 let dataType112 = typeof data105;
@@ -5566,26 +5573,63 @@ if(dataType112 == "boolean" || data105 === null
 coerced112 = +data105;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
 return false;
 }
 }
 if(coerced112 !== undefined){
 data105 = coerced112;
-if(data101 !== undefined){
-data101["reasoning"] = coerced112;
+if(data102 !== undefined){
+data102["cached_input"] = coerced112;
 }
 }
 }
 if(errors === _errs322){
 if(typeof data105 == "number"){
 if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
 return false;
 }
 }
 }
 var valid37 = _errs322 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data102.reasoning !== undefined){
+let data106 = data102.reasoning;
+const _errs324 = errors;
+if(!(typeof data106 == "number")){
+let dataType113 = typeof data106;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "boolean" || data106 === null
+              || (dataType113 == "string" && data106 && data106 == +data106)){
+coerced113 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data106 = coerced113;
+if(data102 !== undefined){
+data102["reasoning"] = coerced113;
+}
+}
+}
+if(errors === _errs324){
+if(typeof data106 == "number"){
+if(data106 < 0 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
+return false;
+}
+}
+}
+var valid37 = _errs324 === errors;
 }
 else {
 var valid37 = true;
@@ -5597,89 +5641,50 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
 return false;
 }
 }
-var valid28 = _errs313 === errors;
+var valid28 = _errs315 === errors;
 }
 else {
 var valid28 = true;
 }
 if(valid28){
-if(data84.routes !== undefined){
-let data106 = data84.routes;
-const _errs324 = errors;
-if(errors === _errs324){
-if(Array.isArray(data106)){
-if(data106.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data106}];
+if(data85.routes !== undefined){
+let data107 = data85.routes;
+const _errs326 = errors;
+if(errors === _errs326){
+if(Array.isArray(data107)){
+if(data107.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
 return false;
 }
 else {
 var valid38 = true;
-const len4 = data106.length;
+const len4 = data107.length;
 for(let i4=0; i4<len4; i4++){
-let data107 = data106[i4];
-const _errs326 = errors;
-if(errors === _errs326){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+let data108 = data107[i4];
+const _errs328 = errors;
+if(errors === _errs328){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
 let missing6;
-if((data107.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data107}];
+if((data108.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
 return false;
 }
 else {
-const _errs328 = errors;
-for(const key23 in data107){
+const _errs330 = errors;
+for(const key23 in data108){
 if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
 return false;
 break;
 }
 }
-if(_errs328 === errors){
-if(data107.node !== undefined){
-let data108 = data107.node;
-const _errs329 = errors;
-if(typeof data108 !== "string"){
-let dataType113 = typeof data108;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data108;
-}
-else if(data108 === null){
-coerced113 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data108}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data108 = coerced113;
-if(data107 !== undefined){
-data107["node"] = coerced113;
-}
-}
-}
-if(errors === _errs329){
-if(typeof data108 === "string"){
-if(func3(data108) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data108}];
-return false;
-}
-}
-}
-var valid39 = _errs329 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data107.model !== undefined){
-let data109 = data107.model;
+if(_errs330 === errors){
+if(data108.node !== undefined){
+let data109 = data108.node;
 const _errs331 = errors;
 if(typeof data109 !== "string"){
 let dataType114 = typeof data109;
@@ -5692,21 +5697,21 @@ else if(data109 === null){
 coerced114 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
 return false;
 }
 }
 if(coerced114 !== undefined){
 data109 = coerced114;
-if(data107 !== undefined){
-data107["model"] = coerced114;
+if(data108 !== undefined){
+data108["node"] = coerced114;
 }
 }
 }
 if(errors === _errs331){
 if(typeof data109 === "string"){
 if(func3(data109) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
 return false;
 }
 }
@@ -5717,33 +5722,35 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data107.weight !== undefined){
-let data110 = data107.weight;
+if(data108.model !== undefined){
+let data110 = data108.model;
 const _errs333 = errors;
-if(!(typeof data110 == "number")){
+if(typeof data110 !== "string"){
 let dataType115 = typeof data110;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 == "boolean" || data110 === null
-              || (dataType115 == "string" && data110 && data110 == +data110)){
-coerced115 = +data110;
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data110;
+}
+else if(data110 === null){
+coerced115 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data110 = coerced115;
-if(data107 !== undefined){
-data107["weight"] = coerced115;
+if(data108 !== undefined){
+data108["model"] = coerced115;
 }
 }
 }
 if(errors === _errs333){
-if(typeof data110 == "number"){
-if(data110 <= 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data110}];
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
 return false;
 }
 }
@@ -5754,38 +5761,75 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data107.priority !== undefined){
-let data111 = data107.priority;
+if(data108.weight !== undefined){
+let data111 = data108.weight;
 const _errs335 = errors;
-if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+if(!(typeof data111 == "number")){
 let dataType116 = typeof data111;
 let coerced116 = undefined;
 if(!(coerced116 !== undefined)){
-if(dataType116 === "boolean" || data111 === null
-              || (dataType116 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+if(dataType116 == "boolean" || data111 === null
+              || (dataType116 == "string" && data111 && data111 == +data111)){
 coerced116 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data111 = coerced116;
-if(data107 !== undefined){
-data107["priority"] = coerced116;
+if(data108 !== undefined){
+data108["weight"] = coerced116;
 }
 }
 }
 if(errors === _errs335){
 if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data111}];
+if(data111 <= 0 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
 return false;
 }
 }
 }
 var valid39 = _errs335 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data108.priority !== undefined){
+let data112 = data108.priority;
+const _errs337 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType117 = typeof data112;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 === "boolean" || data112 === null
+              || (dataType117 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced117 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data112 = coerced117;
+if(data108 !== undefined){
+data108["priority"] = coerced117;
+}
+}
+}
+if(errors === _errs337){
+if(typeof data112 == "number"){
+if(data112 < 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+return false;
+}
+}
+}
+var valid39 = _errs337 === errors;
 }
 else {
 var valid39 = true;
@@ -5797,11 +5841,11 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
 return false;
 }
 }
-var valid38 = _errs326 === errors;
+var valid38 = _errs328 === errors;
 if(!valid38){
 break;
 }
@@ -5809,11 +5853,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
 return false;
 }
 }
-var valid28 = _errs324 === errors;
+var valid28 = _errs326 === errors;
 }
 else {
 var valid28 = true;
@@ -5829,11 +5873,11 @@ var valid28 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data85}];
 return false;
 }
 }
-var valid27 = _errs229 === errors;
+var valid27 = _errs231 === errors;
 if(!valid27){
 break;
 }
@@ -5841,90 +5885,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data84}];
 return false;
 }
 }
-var valid0 = _errs227 === errors;
+var valid0 = _errs229 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data112 = data.accounts;
-const _errs337 = errors;
-if(errors === _errs337){
-if(Array.isArray(data112)){
-var valid40 = true;
-const len5 = data112.length;
-for(let i5=0; i5<len5; i5++){
-let data113 = data112[i5];
+let data113 = data.accounts;
 const _errs339 = errors;
 if(errors === _errs339){
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+if(Array.isArray(data113)){
+var valid40 = true;
+const len5 = data113.length;
+for(let i5=0; i5<len5; i5++){
+let data114 = data113[i5];
+const _errs341 = errors;
+if(errors === _errs341){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
 let missing7;
-if((data113.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data113}];
+if((data114.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data114}];
 return false;
 }
 else {
-const _errs341 = errors;
-for(const key24 in data113){
+const _errs343 = errors;
+for(const key24 in data114){
 if(!((((((key24 === "id") || (key24 === "name")) || (key24 === "balance")) || (key24 === "allowed_models")) || (key24 === "limits")) || (key24 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data114}];
 return false;
 break;
 }
 }
-if(_errs341 === errors){
-if(data113.id !== undefined){
-let data114 = data113.id;
-const _errs342 = errors;
-if(typeof data114 !== "string"){
-let dataType117 = typeof data114;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data114;
-}
-else if(data114 === null){
-coerced117 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data114}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data114 = coerced117;
-if(data113 !== undefined){
-data113["id"] = coerced117;
-}
-}
-}
-if(errors === _errs342){
-if(typeof data114 === "string"){
-if(func3(data114) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data114}];
-return false;
-}
-else {
-if(!pattern5.test(data114)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data114}];
-return false;
-}
-}
-}
-}
-var valid41 = _errs342 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data113.name !== undefined){
-let data115 = data113.name;
+if(_errs343 === errors){
+if(data114.id !== undefined){
+let data115 = data114.id;
 const _errs344 = errors;
 if(typeof data115 !== "string"){
 let dataType118 = typeof data115;
@@ -5937,14 +5936,28 @@ else if(data115 === null){
 coerced118 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
 return false;
 }
 }
 if(coerced118 !== undefined){
 data115 = coerced118;
-if(data113 !== undefined){
-data113["name"] = coerced118;
+if(data114 !== undefined){
+data114["id"] = coerced118;
+}
+}
+}
+if(errors === _errs344){
+if(typeof data115 === "string"){
+if(func3(data115) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
+return false;
+}
+else {
+if(!pattern5.test(data115)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
+return false;
+}
 }
 }
 }
@@ -5954,26 +5967,28 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data113.balance !== undefined){
-let data116 = data113.balance;
+if(data114.name !== undefined){
+let data116 = data114.name;
 const _errs346 = errors;
-if(!(typeof data116 == "number")){
+if(typeof data116 !== "string"){
 let dataType119 = typeof data116;
 let coerced119 = undefined;
 if(!(coerced119 !== undefined)){
-if(dataType119 == "boolean" || data116 === null
-              || (dataType119 == "string" && data116 && data116 == +data116)){
-coerced119 = +data116;
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data116;
+}
+else if(data116 === null){
+coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data116}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data116 = coerced119;
-if(data113 !== undefined){
-data113["balance"] = coerced119;
+if(data114 !== undefined){
+data114["name"] = coerced119;
 }
 }
 }
@@ -5983,55 +5998,27 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data113.allowed_models !== undefined){
-let data117 = data113.allowed_models;
+if(data114.balance !== undefined){
+let data117 = data114.balance;
 const _errs348 = errors;
-if(errors === _errs348){
-if(Array.isArray(data117)){
-var valid42 = true;
-const len6 = data117.length;
-for(let i6=0; i6<len6; i6++){
-let data118 = data117[i6];
-const _errs350 = errors;
-if(typeof data118 !== "string"){
-let dataType120 = typeof data118;
+if(!(typeof data117 == "number")){
+let dataType120 = typeof data117;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data118;
-}
-else if(data118 === null){
-coerced120 = "";
+if(dataType120 == "boolean" || data117 === null
+              || (dataType120 == "string" && data117 && data117 == +data117)){
+coerced120 = +data117;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data117}];
 return false;
 }
 }
 if(coerced120 !== undefined){
-data118 = coerced120;
-if(data117 !== undefined){
-data117[i6] = coerced120;
+data117 = coerced120;
+if(data114 !== undefined){
+data114["balance"] = coerced120;
 }
-}
-}
-if(errors === _errs350){
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data118}];
-return false;
-}
-}
-}
-var valid42 = _errs350 === errors;
-if(!valid42){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data117}];
-return false;
 }
 }
 var valid41 = _errs348 === errors;
@@ -6040,59 +6027,79 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data113.limits !== undefined){
-let data119 = data113.limits;
+if(data114.allowed_models !== undefined){
+let data118 = data114.allowed_models;
+const _errs350 = errors;
+if(errors === _errs350){
+if(Array.isArray(data118)){
+var valid42 = true;
+const len6 = data118.length;
+for(let i6=0; i6<len6; i6++){
+let data119 = data118[i6];
 const _errs352 = errors;
-if(errors === _errs352){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-const _errs354 = errors;
-for(const key25 in data119){
-if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data119}];
-return false;
-break;
-}
-}
-if(_errs354 === errors){
-if(data119.rpm !== undefined){
-let data120 = data119.rpm;
-const _errs355 = errors;
-if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
-let dataType121 = typeof data120;
+if(typeof data119 !== "string"){
+let dataType121 = typeof data119;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data120 === null
-              || (dataType121 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
-coerced121 = +data120;
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data119;
+}
+else if(data119 === null){
+coerced121 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
 return false;
 }
 }
 if(coerced121 !== undefined){
-data120 = coerced121;
-if(data119 !== undefined){
-data119["rpm"] = coerced121;
+data119 = coerced121;
+if(data118 !== undefined){
+data118[i6] = coerced121;
 }
 }
 }
-if(errors === _errs355){
-if(typeof data120 == "number"){
-if(data120 < 1 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data120}];
+if(errors === _errs352){
+if(typeof data119 === "string"){
+if(func3(data119) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
 return false;
 }
 }
 }
-var valid43 = _errs355 === errors;
+var valid42 = _errs352 === errors;
+if(!valid42){
+break;
+}
+}
 }
 else {
-var valid43 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data118}];
+return false;
 }
-if(valid43){
-if(data119.rps !== undefined){
-let data121 = data119.rps;
+}
+var valid41 = _errs350 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data114.limits !== undefined){
+let data120 = data114.limits;
+const _errs354 = errors;
+if(errors === _errs354){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+const _errs356 = errors;
+for(const key25 in data120){
+if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
+return false;
+break;
+}
+}
+if(_errs356 === errors){
+if(data120.rpm !== undefined){
+let data121 = data120.rpm;
 const _errs357 = errors;
 if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
 let dataType122 = typeof data121;
@@ -6103,21 +6110,21 @@ if(dataType122 === "boolean" || data121 === null
 coerced122 = +data121;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data121 = coerced122;
-if(data119 !== undefined){
-data119["rps"] = coerced122;
+if(data120 !== undefined){
+data120["rpm"] = coerced122;
 }
 }
 }
 if(errors === _errs357){
 if(typeof data121 == "number"){
 if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
 return false;
 }
 }
@@ -6128,8 +6135,8 @@ else {
 var valid43 = true;
 }
 if(valid43){
-if(data119.tpm !== undefined){
-let data122 = data119.tpm;
+if(data120.rps !== undefined){
+let data122 = data120.rps;
 const _errs359 = errors;
 if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
 let dataType123 = typeof data122;
@@ -6140,21 +6147,21 @@ if(dataType123 === "boolean" || data122 === null
 coerced123 = +data122;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data122 = coerced123;
-if(data119 !== undefined){
-data119["tpm"] = coerced123;
+if(data120 !== undefined){
+data120["rps"] = coerced123;
 }
 }
 }
 if(errors === _errs359){
 if(typeof data122 == "number"){
 if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
 return false;
 }
 }
@@ -6164,83 +6171,120 @@ var valid43 = _errs359 === errors;
 else {
 var valid43 = true;
 }
+if(valid43){
+if(data120.tpm !== undefined){
+let data123 = data120.tpm;
+const _errs361 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType124 = typeof data123;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data123 === null
+              || (dataType124 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced124 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data123 = coerced124;
+if(data120 !== undefined){
+data120["tpm"] = coerced124;
+}
+}
+}
+if(errors === _errs361){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+return false;
+}
+}
+}
+var valid43 = _errs361 === errors;
+}
+else {
+var valid43 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
 return false;
 }
 }
-var valid41 = _errs352 === errors;
+var valid41 = _errs354 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data113.policy !== undefined){
-let data123 = data113.policy;
-const _errs361 = errors;
-if(errors === _errs361){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+if(data114.policy !== undefined){
+let data124 = data114.policy;
 const _errs363 = errors;
-for(const key26 in data123){
+if(errors === _errs363){
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+const _errs365 = errors;
+for(const key26 in data124){
 if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
 return false;
 break;
 }
 }
-if(_errs363 === errors){
-if(data123.streaming !== undefined){
-let data124 = data123.streaming;
-const _errs364 = errors;
-if(typeof data124 !== "boolean"){
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(data124 === "false" || data124 === 0 || data124 === null){
-coerced124 = false;
+if(_errs365 === errors){
+if(data124.streaming !== undefined){
+let data125 = data124.streaming;
+const _errs366 = errors;
+if(typeof data125 !== "boolean"){
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(data125 === "false" || data125 === 0 || data125 === null){
+coerced125 = false;
 }
-else if(data124 === "true" || data124 === 1){
-coerced124 = true;
+else if(data125 === "true" || data125 === 1){
+coerced125 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data125}];
 return false;
 }
 }
-if(coerced124 !== undefined){
-data124 = coerced124;
-if(data123 !== undefined){
-data123["streaming"] = coerced124;
+if(coerced125 !== undefined){
+data125 = coerced125;
+if(data124 !== undefined){
+data124["streaming"] = coerced125;
 }
 }
 }
-var valid44 = _errs364 === errors;
+var valid44 = _errs366 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data123.max_reasoning_effort !== undefined){
-let data125 = data123.max_reasoning_effort;
-const _errs366 = errors;
-const _errs367 = errors;
-let valid45 = false;
+if(data124.max_reasoning_effort !== undefined){
+let data126 = data124.max_reasoning_effort;
 const _errs368 = errors;
-if(typeof data125 !== "string"){
-let dataType125 = typeof data125;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data125;
+const _errs369 = errors;
+let valid45 = false;
+const _errs370 = errors;
+if(typeof data126 !== "string"){
+let dataType126 = typeof data126;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data126;
 }
-else if(data125 === null){
-coerced125 = "";
+else if(data126 === null){
+coerced126 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data125};
+const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6250,15 +6294,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data125 = coerced125;
-if(data123 !== undefined){
-data123["max_reasoning_effort"] = coerced125;
+if(coerced126 !== undefined){
+data126 = coerced126;
+if(data124 !== undefined){
+data124["max_reasoning_effort"] = coerced126;
 }
 }
 }
-if("low" !== data125){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data125};
+if("low" !== data126){
+const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6267,22 +6311,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs368 === errors;
+var _valid11 = _errs370 === errors;
 valid45 = valid45 || _valid11;
 if(!valid45){
-const _errs370 = errors;
-if(typeof data125 !== "string"){
-let dataType126 = typeof data125;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data125;
+const _errs372 = errors;
+if(typeof data126 !== "string"){
+let dataType127 = typeof data126;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data126;
 }
-else if(data125 === null){
-coerced126 = "";
+else if(data126 === null){
+coerced127 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data125};
+const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6292,15 +6336,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data125 = coerced126;
-if(data123 !== undefined){
-data123["max_reasoning_effort"] = coerced126;
+if(coerced127 !== undefined){
+data126 = coerced127;
+if(data124 !== undefined){
+data124["max_reasoning_effort"] = coerced127;
 }
 }
 }
-if("medium" !== data125){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data125};
+if("medium" !== data126){
+const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6309,22 +6353,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
+var _valid11 = _errs372 === errors;
 valid45 = valid45 || _valid11;
 if(!valid45){
-const _errs372 = errors;
-if(typeof data125 !== "string"){
-let dataType127 = typeof data125;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data125;
+const _errs374 = errors;
+if(typeof data126 !== "string"){
+let dataType128 = typeof data126;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data126;
 }
-else if(data125 === null){
-coerced127 = "";
+else if(data126 === null){
+coerced128 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data125};
+const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6334,15 +6378,15 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data125 = coerced127;
-if(data123 !== undefined){
-data123["max_reasoning_effort"] = coerced127;
+if(coerced128 !== undefined){
+data126 = coerced128;
+if(data124 !== undefined){
+data124["max_reasoning_effort"] = coerced128;
 }
 }
 }
-if("high" !== data125){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data125};
+if("high" !== data126){
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6351,12 +6395,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs372 === errors;
+var _valid11 = _errs374 === errors;
 valid45 = valid45 || _valid11;
 }
 }
 if(!valid45){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data125};
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data126};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6368,17 +6412,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs367;
+errors = _errs369;
 if(vErrors !== null){
-if(_errs367){
-vErrors.length = _errs367;
+if(_errs369){
+vErrors.length = _errs369;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs366 === errors;
+var valid44 = _errs368 === errors;
 }
 else {
 var valid44 = true;
@@ -6387,11 +6431,11 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
 return false;
 }
 }
-var valid41 = _errs361 === errors;
+var valid41 = _errs363 === errors;
 }
 else {
 var valid41 = true;
@@ -6405,95 +6449,56 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data114}];
 return false;
 }
 }
-var valid40 = _errs339 === errors;
+var valid40 = _errs341 === errors;
 if(!valid40){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data113}];
 return false;
 }
 }
-var valid0 = _errs337 === errors;
+var valid0 = _errs339 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data126 = data.keys;
-const _errs374 = errors;
-if(errors === _errs374){
-if(Array.isArray(data126)){
-var valid46 = true;
-const len7 = data126.length;
-for(let i7=0; i7<len7; i7++){
-let data127 = data126[i7];
+let data127 = data.keys;
 const _errs376 = errors;
 if(errors === _errs376){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+if(Array.isArray(data127)){
+var valid46 = true;
+const len7 = data127.length;
+for(let i7=0; i7<len7; i7++){
+let data128 = data127[i7];
+const _errs378 = errors;
+if(errors === _errs378){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
 let missing8;
-if((data127.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data127}];
+if((data128.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data128}];
 return false;
 }
 else {
-const _errs378 = errors;
-for(const key27 in data127){
+const _errs380 = errors;
+for(const key27 in data128){
 if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data128}];
 return false;
 break;
 }
 }
-if(_errs378 === errors){
-if(data127.key !== undefined){
-let data128 = data127.key;
-const _errs379 = errors;
-if(typeof data128 !== "string"){
-let dataType128 = typeof data128;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data128;
-}
-else if(data128 === null){
-coerced128 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data128}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data128 = coerced128;
-if(data127 !== undefined){
-data127["key"] = coerced128;
-}
-}
-}
-if(errors === _errs379){
-if(typeof data128 === "string"){
-if(func3(data128) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data128}];
-return false;
-}
-}
-}
-var valid47 = _errs379 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.account !== undefined){
-let data129 = data127.account;
+if(_errs380 === errors){
+if(data128.key !== undefined){
+let data129 = data128.key;
 const _errs381 = errors;
 if(typeof data129 !== "string"){
 let dataType129 = typeof data129;
@@ -6506,21 +6511,21 @@ else if(data129 === null){
 coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data129 = coerced129;
-if(data127 !== undefined){
-data127["account"] = coerced129;
+if(data128 !== undefined){
+data128["key"] = coerced129;
 }
 }
 }
 if(errors === _errs381){
 if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data129}];
+if(func3(data129) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
 return false;
 }
 }
@@ -6531,8 +6536,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.name !== undefined){
-let data130 = data127.name;
+if(data128.account !== undefined){
+let data130 = data128.account;
 const _errs383 = errors;
 if(typeof data130 !== "string"){
 let dataType130 = typeof data130;
@@ -6545,14 +6550,22 @@ else if(data130 === null){
 coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data130 = coerced130;
-if(data127 !== undefined){
-data127["name"] = coerced130;
+if(data128 !== undefined){
+data128["account"] = coerced130;
+}
+}
+}
+if(errors === _errs383){
+if(typeof data130 === "string"){
+if(func3(data130) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
+return false;
 }
 }
 }
@@ -6562,34 +6575,28 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.spend_limit !== undefined){
-let data131 = data127.spend_limit;
+if(data128.name !== undefined){
+let data131 = data128.name;
 const _errs385 = errors;
-if(!(typeof data131 == "number")){
+if(typeof data131 !== "string"){
 let dataType131 = typeof data131;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
-if(dataType131 == "boolean" || data131 === null
-              || (dataType131 == "string" && data131 && data131 == +data131)){
-coerced131 = +data131;
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data131;
+}
+else if(data131 === null){
+coerced131 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data131}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data131 = coerced131;
-if(data127 !== undefined){
-data127["spend_limit"] = coerced131;
-}
-}
-}
-if(errors === _errs385){
-if(typeof data131 == "number"){
-if(data131 < 0 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data131}];
-return false;
+if(data128 !== undefined){
+data128["name"] = coerced131;
 }
 }
 }
@@ -6599,59 +6606,59 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.limits !== undefined){
-let data132 = data127.limits;
+if(data128.spend_limit !== undefined){
+let data132 = data128.spend_limit;
 const _errs387 = errors;
-if(errors === _errs387){
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
-const _errs389 = errors;
-for(const key28 in data132){
-if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data132}];
-return false;
-break;
-}
-}
-if(_errs389 === errors){
-if(data132.rpm !== undefined){
-let data133 = data132.rpm;
-const _errs390 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType132 = typeof data133;
+if(!(typeof data132 == "number")){
+let dataType132 = typeof data132;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 === "boolean" || data133 === null
-              || (dataType132 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced132 = +data133;
+if(dataType132 == "boolean" || data132 === null
+              || (dataType132 == "string" && data132 && data132 == +data132)){
+coerced132 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
 return false;
 }
 }
 if(coerced132 !== undefined){
-data133 = coerced132;
-if(data132 !== undefined){
-data132["rpm"] = coerced132;
+data132 = coerced132;
+if(data128 !== undefined){
+data128["spend_limit"] = coerced132;
 }
 }
 }
-if(errors === _errs390){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data133}];
+if(errors === _errs387){
+if(typeof data132 == "number"){
+if(data132 < 0 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
 return false;
 }
 }
 }
-var valid48 = _errs390 === errors;
+var valid47 = _errs387 === errors;
 }
 else {
-var valid48 = true;
+var valid47 = true;
 }
-if(valid48){
-if(data132.rps !== undefined){
-let data134 = data132.rps;
+if(valid47){
+if(data128.limits !== undefined){
+let data133 = data128.limits;
+const _errs389 = errors;
+if(errors === _errs389){
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+const _errs391 = errors;
+for(const key28 in data133){
+if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
+return false;
+break;
+}
+}
+if(_errs391 === errors){
+if(data133.rpm !== undefined){
+let data134 = data133.rpm;
 const _errs392 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType133 = typeof data134;
@@ -6662,21 +6669,21 @@ if(dataType133 === "boolean" || data134 === null
 coerced133 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
 return false;
 }
 }
 if(coerced133 !== undefined){
 data134 = coerced133;
-if(data132 !== undefined){
-data132["rps"] = coerced133;
+if(data133 !== undefined){
+data133["rpm"] = coerced133;
 }
 }
 }
 if(errors === _errs392){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
 return false;
 }
 }
@@ -6687,8 +6694,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data132.tpm !== undefined){
-let data135 = data132.tpm;
+if(data133.rps !== undefined){
+let data135 = data133.rps;
 const _errs394 = errors;
 if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
 let dataType134 = typeof data135;
@@ -6699,21 +6706,21 @@ if(dataType134 === "boolean" || data135 === null
 coerced134 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data135 = coerced134;
-if(data132 !== undefined){
-data132["tpm"] = coerced134;
+if(data133 !== undefined){
+data133["rps"] = coerced134;
 }
 }
 }
 if(errors === _errs394){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
 return false;
 }
 }
@@ -6723,140 +6730,177 @@ var valid48 = _errs394 === errors;
 else {
 var valid48 = true;
 }
+if(valid48){
+if(data133.tpm !== undefined){
+let data136 = data133.tpm;
+const _errs396 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType135 = typeof data136;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 === "boolean" || data136 === null
+              || (dataType135 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced135 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
+return false;
+}
+}
+if(coerced135 !== undefined){
+data136 = coerced135;
+if(data133 !== undefined){
+data133["tpm"] = coerced135;
+}
+}
+}
+if(errors === _errs396){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
+return false;
+}
+}
+}
+var valid48 = _errs396 === errors;
+}
+else {
+var valid48 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
 return false;
 }
 }
-var valid47 = _errs387 === errors;
+var valid47 = _errs389 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.allowed_models !== undefined){
-let data136 = data127.allowed_models;
-const _errs396 = errors;
-if(errors === _errs396){
-if(Array.isArray(data136)){
-var valid49 = true;
-const len8 = data136.length;
-for(let i8=0; i8<len8; i8++){
-let data137 = data136[i8];
+if(data128.allowed_models !== undefined){
+let data137 = data128.allowed_models;
 const _errs398 = errors;
-if(typeof data137 !== "string"){
-let dataType135 = typeof data137;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data137;
+if(errors === _errs398){
+if(Array.isArray(data137)){
+var valid49 = true;
+const len8 = data137.length;
+for(let i8=0; i8<len8; i8++){
+let data138 = data137[i8];
+const _errs400 = errors;
+if(typeof data138 !== "string"){
+let dataType136 = typeof data138;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data138;
 }
-else if(data137 === null){
-coerced135 = "";
+else if(data138 === null){
+coerced136 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
 return false;
 }
 }
-if(coerced135 !== undefined){
-data137 = coerced135;
-if(data136 !== undefined){
-data136[i8] = coerced135;
+if(coerced136 !== undefined){
+data138 = coerced136;
+if(data137 !== undefined){
+data137[i8] = coerced136;
 }
 }
 }
-if(errors === _errs398){
-if(typeof data137 === "string"){
-if(func3(data137) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data137}];
+if(errors === _errs400){
+if(typeof data138 === "string"){
+if(func3(data138) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
 return false;
 }
 }
 }
-var valid49 = _errs398 === errors;
+var valid49 = _errs400 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data137}];
 return false;
 }
 }
-var valid47 = _errs396 === errors;
+var valid47 = _errs398 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.policy !== undefined){
-let data138 = data127.policy;
-const _errs400 = errors;
-if(errors === _errs400){
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+if(data128.policy !== undefined){
+let data139 = data128.policy;
 const _errs402 = errors;
-for(const key29 in data138){
+if(errors === _errs402){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs404 = errors;
+for(const key29 in data139){
 if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
 return false;
 break;
 }
 }
-if(_errs402 === errors){
-if(data138.streaming !== undefined){
-let data139 = data138.streaming;
-const _errs403 = errors;
-if(typeof data139 !== "boolean"){
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(data139 === "false" || data139 === 0 || data139 === null){
-coerced136 = false;
+if(_errs404 === errors){
+if(data139.streaming !== undefined){
+let data140 = data139.streaming;
+const _errs405 = errors;
+if(typeof data140 !== "boolean"){
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(data140 === "false" || data140 === 0 || data140 === null){
+coerced137 = false;
 }
-else if(data139 === "true" || data139 === 1){
-coerced136 = true;
+else if(data140 === "true" || data140 === 1){
+coerced137 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data140}];
 return false;
 }
 }
-if(coerced136 !== undefined){
-data139 = coerced136;
-if(data138 !== undefined){
-data138["streaming"] = coerced136;
+if(coerced137 !== undefined){
+data140 = coerced137;
+if(data139 !== undefined){
+data139["streaming"] = coerced137;
 }
 }
 }
-var valid50 = _errs403 === errors;
+var valid50 = _errs405 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data138.max_reasoning_effort !== undefined){
-let data140 = data138.max_reasoning_effort;
-const _errs405 = errors;
-const _errs406 = errors;
-let valid51 = false;
+if(data139.max_reasoning_effort !== undefined){
+let data141 = data139.max_reasoning_effort;
 const _errs407 = errors;
-if(typeof data140 !== "string"){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data140;
+const _errs408 = errors;
+let valid51 = false;
+const _errs409 = errors;
+if(typeof data141 !== "string"){
+let dataType138 = typeof data141;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data141;
 }
-else if(data140 === null){
-coerced137 = "";
+else if(data141 === null){
+coerced138 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data140};
+const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6866,15 +6910,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data138 !== undefined){
-data138["max_reasoning_effort"] = coerced137;
+if(coerced138 !== undefined){
+data141 = coerced138;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced138;
 }
 }
 }
-if("low" !== data140){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data140};
+if("low" !== data141){
+const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6883,22 +6927,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs407 === errors;
+var _valid12 = _errs409 === errors;
 valid51 = valid51 || _valid12;
 if(!valid51){
-const _errs409 = errors;
-if(typeof data140 !== "string"){
-let dataType138 = typeof data140;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data140;
+const _errs411 = errors;
+if(typeof data141 !== "string"){
+let dataType139 = typeof data141;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data141;
 }
-else if(data140 === null){
-coerced138 = "";
+else if(data141 === null){
+coerced139 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data140};
+const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6908,15 +6952,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data140 = coerced138;
-if(data138 !== undefined){
-data138["max_reasoning_effort"] = coerced138;
+if(coerced139 !== undefined){
+data141 = coerced139;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced139;
 }
 }
 }
-if("medium" !== data140){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data140};
+if("medium" !== data141){
+const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6925,100 +6969,10 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs409 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs411 = errors;
-if(typeof data140 !== "string"){
-let dataType139 = typeof data140;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data140;
-}
-else if(data140 === null){
-coerced139 = "";
-}
-else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data140};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(coerced139 !== undefined){
-data140 = coerced139;
-if(data138 !== undefined){
-data138["max_reasoning_effort"] = coerced139;
-}
-}
-}
-if("high" !== data140){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data140};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
 var _valid12 = _errs411 === errors;
 valid51 = valid51 || _valid12;
-}
-}
 if(!valid51){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data140};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs406;
-if(vErrors !== null){
-if(_errs406){
-vErrors.length = _errs406;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs405 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data138}];
-return false;
-}
-}
-var valid47 = _errs400 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.status !== undefined){
-let data141 = data127.status;
 const _errs413 = errors;
-const _errs414 = errors;
-let valid52 = false;
-const _errs415 = errors;
 if(typeof data141 !== "string"){
 let dataType140 = typeof data141;
 let coerced140 = undefined;
@@ -7030,7 +6984,97 @@ else if(data141 === null){
 coerced140 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data141};
+const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+if(coerced140 !== undefined){
+data141 = coerced140;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced140;
+}
+}
+}
+if("high" !== data141){
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+var _valid12 = _errs413 === errors;
+valid51 = valid51 || _valid12;
+}
+}
+if(!valid51){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data141};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs408;
+if(vErrors !== null){
+if(_errs408){
+vErrors.length = _errs408;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid50 = _errs407 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
+return false;
+}
+}
+var valid47 = _errs402 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data128.status !== undefined){
+let data142 = data128.status;
+const _errs415 = errors;
+const _errs416 = errors;
+let valid52 = false;
+const _errs417 = errors;
+if(typeof data142 !== "string"){
+let dataType141 = typeof data142;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data142;
+}
+else if(data142 === null){
+coerced141 = "";
+}
+else {
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7040,15 +7084,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data127 !== undefined){
-data127["status"] = coerced140;
+if(coerced141 !== undefined){
+data142 = coerced141;
+if(data128 !== undefined){
+data128["status"] = coerced141;
 }
 }
 }
-if("active" !== data141){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data141};
+if("active" !== data142){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7057,22 +7101,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs415 === errors;
+var _valid13 = _errs417 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs417 = errors;
-if(typeof data141 !== "string"){
-let dataType141 = typeof data141;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data141;
+const _errs419 = errors;
+if(typeof data142 !== "string"){
+let dataType142 = typeof data142;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data142;
 }
-else if(data141 === null){
-coerced141 = "";
+else if(data142 === null){
+coerced142 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data141};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7082,15 +7126,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data141 = coerced141;
-if(data127 !== undefined){
-data127["status"] = coerced141;
+if(coerced142 !== undefined){
+data142 = coerced142;
+if(data128 !== undefined){
+data128["status"] = coerced142;
 }
 }
 }
-if("blocked" !== data141){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data141};
+if("blocked" !== data142){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7099,22 +7143,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs417 === errors;
+var _valid13 = _errs419 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs419 = errors;
-if(typeof data141 !== "string"){
-let dataType142 = typeof data141;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data141;
+const _errs421 = errors;
+if(typeof data142 !== "string"){
+let dataType143 = typeof data142;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data142;
 }
-else if(data141 === null){
-coerced142 = "";
+else if(data142 === null){
+coerced143 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data141};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7124,15 +7168,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data141 = coerced142;
-if(data127 !== undefined){
-data127["status"] = coerced142;
+if(coerced143 !== undefined){
+data142 = coerced143;
+if(data128 !== undefined){
+data128["status"] = coerced143;
 }
 }
 }
-if("revoked" !== data141){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data141};
+if("revoked" !== data142){
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7141,22 +7185,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs419 === errors;
+var _valid13 = _errs421 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs421 = errors;
-if(typeof data141 !== "string"){
-let dataType143 = typeof data141;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data141;
+const _errs423 = errors;
+if(typeof data142 !== "string"){
+let dataType144 = typeof data142;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data142;
 }
-else if(data141 === null){
-coerced143 = "";
+else if(data142 === null){
+coerced144 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data141};
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7166,15 +7210,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data141 = coerced143;
-if(data127 !== undefined){
-data127["status"] = coerced143;
+if(coerced144 !== undefined){
+data142 = coerced144;
+if(data128 !== undefined){
+data128["status"] = coerced144;
 }
 }
 }
-if("deleted" !== data141){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data141};
+if("deleted" !== data142){
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7183,13 +7227,13 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs421 === errors;
+var _valid13 = _errs423 === errors;
 valid52 = valid52 || _valid13;
 }
 }
 }
 if(!valid52){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data141};
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data142};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7201,17 +7245,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs414;
+errors = _errs416;
 if(vErrors !== null){
-if(_errs414){
-vErrors.length = _errs414;
+if(_errs416){
+vErrors.length = _errs416;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs413 === errors;
+var valid47 = _errs415 === errors;
 }
 else {
 var valid47 = true;
@@ -7227,22 +7271,22 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data128}];
 return false;
 }
 }
-var valid46 = _errs376 === errors;
+var valid46 = _errs378 === errors;
 if(!valid46){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data127}];
 return false;
 }
 }
-var valid0 = _errs374 === errors;
+var valid0 = _errs376 === errors;
 }
 else {
 var valid0 = true;
