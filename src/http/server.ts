@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
-import type { Logger } from '../observability/logger.js';
+import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { renderError } from './error-renderer.js';
@@ -87,6 +87,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     routes.set('/metrics', { method: 'GET', handler: metricsRoute(services, { requireAdminKey: true }) });
   }
   const admin = adminRoute(services);
+  const requestLog = requestLineLogger(logger);
   const inFlight = new Set<InFlightRequest>();
   let onIdle: (() => void) | undefined;
 
@@ -106,10 +107,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (logger.isLevelEnabled('debug')) logger.debug(logFields(request, context, path, totalMs), 'request');
+      if (requestLog.isLevelEnabled('debug')) requestLog.debug(logFields(request, context, path, totalMs), 'request');
       return;
     }
-    logger.info(logFields(request, context, path, totalMs), 'request');
+    requestLog.info(logFields(request, context, path, totalMs), 'request');
     services.metrics.observeRequest(context.record, totalMs);
   }
 
@@ -166,7 +167,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   );
   server.maxConnections = http.maxConnections > 0 ? http.maxConnections : Number.POSITIVE_INFINITY;
   server.on('drop', () => services.metrics.connectionDropped());
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, logger, services));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, requestLog, services));
 
   const waitIdle = (timeoutMs: number) =>
     new Promise<boolean>((resolve) => {

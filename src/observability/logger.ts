@@ -23,4 +23,15 @@ export function createLogger(level: string, format: LogFormat = 'auto', isTty = 
   return pino(options);
 }
 
+/**
+ * The logger of the per-request line: the process logger without redaction. Redaction
+ * with wildcard paths runs a censor over every field of every line (measured ~15 µs of
+ * a ~2.5 µs line). The request line's fields are fixed (ids, status, model, node,
+ * attempts, usage, timings; the body only with `log.bodies`), none of them a header or
+ * a key, so there is nothing in it to redact.
+ */
+export function requestLineLogger(logger: Logger): Logger {
+  return logger.child({}, { redact: [] });
+}
+
 export type { Logger };
