@@ -8,7 +8,7 @@ import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { RequestContext } from './request-context.js';
 
 /** Whose limits a request counts against: its key, the key's account and the client's address. */
-export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList): RateLimitSubject {
+export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList | undefined): RateLimitSubject {
   return {
     keyId: key.record.id,
     keyLimits: key.record.limits ?? undefined,
