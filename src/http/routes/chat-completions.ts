@@ -13,7 +13,7 @@ import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { readBody } from '../read-body.js';
-import { responseHeaders } from '../response-headers.js';
+import { withResponseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
@@ -77,11 +77,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         context.record.status = 200;
         context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
         charge.settle(context, { status: 200 });
-        response.writeHead(200, {
-          ...responseHeaders(context),
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(execution.body),
-        });
+        response.writeHead(200, withResponseHeaders(context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(execution.body) }));
         response.end(execution.body);
         return;
       }
