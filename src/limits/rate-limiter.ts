@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { LimitSettings, RateLimitSettings } from '../config/gateway-config.js';
 import { FallbackLimitStore } from './fallback-limit-store.js';
 import type { LimitMode, LimitOutcome, LimitRule } from './limit-rule.js';
-import { systemClock, type Clock, type LimitStore } from './limit-store.js';
+import { systemClock, type Clock, type LimitStore, type LimitStoreResult } from './limit-store.js';
 import { MemoryLimitStore } from './memory-limit-store.js';
 import { RedisLimitStore, type RedisLimitStoreOptions } from './redis-limit-store.js';
 
@@ -64,12 +64,15 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   private readonly store: LimitStore;
   private readonly fallback: FallbackLimitStore | undefined;
+  /** The store when it is the in-process one (no Redis configured): decisions need no await. */
+  private readonly local: MemoryLimitStore | undefined;
   private started: Promise<boolean> | undefined;
 
   constructor(private readonly options: RateLimiterOptions) {
     const local = new MemoryLimitStore(options.clock ?? systemClock);
     if (options.redisUrl === undefined) {
       this.store = local;
+      this.local = local;
     } else {
       const redis = new RedisLimitStore({ ...options.redis, url: options.redisUrl });
       this.fallback = new FallbackLimitStore(redis, local, options.logger, options.redisRetryDelayMs);
@@ -107,6 +110,16 @@ export class RateLimiter {
   }
 
   /**
+   * `acquire` answered at once when the limits are counted in this process (no Redis
+   * configured), so the request path need not wait a turn; undefined with Redis.
+   */
+  acquireNow(subject: RateLimitSubject): RateLimitDecision | undefined {
+    if (this.local === undefined) return undefined;
+    const rules = this.rules(subject, 1, 'consume', 'check');
+    return rules.length === 0 ? this.nothingApplied() : decisionOf(rules, this.local.applyNow(rules));
+  }
+
+  /**
    * After a reply: charges the tokens actually used to every tpm limit of the subject,
    * whether they fit or not. A limit pushed past its TPM refuses the next `acquire`
    * until enough of the minute has passed (a debt). Never refuses itself.
@@ -126,18 +139,7 @@ export class RateLimiter {
 
   private async decide(rules: readonly LimitRule[]): Promise<RateLimitDecision> {
     if (rules.length === 0) return this.nothingApplied();
-    const result = await this.store.apply(rules);
-    let retryAfterMs = 0;
-    let consumed = 0;
-    for (let index = 0; index < rules.length; index++) {
-      retryAfterMs = Math.max(retryAfterMs, result.outcomes[index]!.retryAfterMs);
-      if (rules[index]!.mode === 'consume') consumed++;
-    }
-    let headline: LimitOutcome | undefined;
-    if (!result.allowed) headline = longestWait(result.outcomes);
-    else if (consumed === 0) headline = leastRemaining(result.outcomes);
-    else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => rules[index]!.mode === 'consume'));
-    return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
+    return decisionOf(rules, await this.store.apply(rules));
   }
 
   /** The rules of a subject: request limits in `requestMode` (none if undefined), token limits in `tokenMode`. */
@@ -149,6 +151,21 @@ export class RateLimiter {
     if (subject.ip !== undefined) addRules(rules, IP_SCOPE, subject.ip, defaults.ip, tokenCost, requestMode, tokenMode);
     return rules;
   }
+}
+
+/** A limiter's answer from a store's result for `rules`. */
+function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): RateLimitDecision {
+  let retryAfterMs = 0;
+  let consumed = 0;
+  for (let index = 0; index < rules.length; index++) {
+    retryAfterMs = Math.max(retryAfterMs, result.outcomes[index]!.retryAfterMs);
+    if (rules[index]!.mode === 'consume') consumed++;
+  }
+  let headline: LimitOutcome | undefined;
+  if (!result.allowed) headline = longestWait(result.outcomes);
+  else if (consumed === 0) headline = leastRemaining(result.outcomes);
+  else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => rules[index]!.mode === 'consume'));
+  return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
 }
 
 /** Rule names of one scope, built once. */
