@@ -105,15 +105,30 @@ export class Billing {
     return { key, account: this.cache.account(key.record.accountId) };
   }
 
-  /** Checks and reserves the request's worst-case cost; free models reserve nothing. */
-  async reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): Promise<RequestCharge> {
+  /**
+   * Checks and reserves the request's worst-case cost; free models reserve nothing. A
+   * promise only while the tokenizer is still loading (the first requests after start),
+   * so the request path need not wait a turn.
+   */
+  reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0);
     const counter = tokenCounter();
-    const count = typeof counter === 'function' ? counter : await counter;
+    if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count));
+    return this.reserveCounted(key, account, model, request, prices, counter);
+  }
+
+  private reserveCounted(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    model: ModelConfig,
+    request: ChatRequest,
+    prices: NanoPrices,
+    count: (text: string) => number,
+  ): RequestCharge {
     const promptTokens = countPromptTokens(request, count);
     const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
-    // From here to the reservation nothing awaits: checks and reservation are one step.
+    // Nothing awaits from here to the reservation: checks and reservation are one step.
     const limit = key.record.spendLimitNano;
     if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit) {
       throw gatewayError('api_key_limit_exceeded');

@@ -32,15 +32,8 @@ export class NodeClient {
   }
 
   /** Sends the call; resolves once the node's response headers arrived. */
-  async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
-    const response = await this.pool.request({
-      method: 'POST',
-      path: this.basePath + call.path,
-      headers: call.headers,
-      body: call.body,
-      signal,
-    });
-    return response;
+  send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
+    return this.pool.request({ method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body, signal });
   }
 
   /** GET `path` under the node's base URL; true for a 2xx within `timeoutMs`. Never throws. */

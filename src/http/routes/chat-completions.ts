@@ -5,7 +5,7 @@ import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import { execute } from '../../pipeline/execute.js';
-import { applyRateLimits, chargeTokens, rateLimitSubject } from '../../pipeline/rate-limit.js';
+import { applyRateLimitsNow, chargeTokens, rateLimitSubject } from '../../pipeline/rate-limit.js';
 import { relayStream } from '../../pipeline/relay-stream.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
@@ -55,8 +55,10 @@ export function chatCompletionsRoute(services: GatewayServices) {
     });
     const limiter = services.limiter;
     const subject = rateLimitSubject(request, key, account, services.trustedProxies);
-    await applyRateLimits(limiter, subject, context);
-    const charge: RequestCharge = await services.billing.reserve(key, account, model, chatRequest);
+    const limited = applyRateLimitsNow(limiter, subject, context);
+    if (limited !== undefined) await limited;
+    const reserved = services.billing.reserve(key, account, model, chatRequest);
+    const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
     const sink = stream ? new SseResponse(response, context, config.http.sseKeepaliveMs) : undefined;
     sink?.startKeepalive();
     try {
