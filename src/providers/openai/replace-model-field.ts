@@ -10,8 +10,7 @@
 export function replaceModelField(text: string, nodeModelField: string, clientModelField: string): string | undefined {
   const at = text.indexOf(nodeModelField);
   if (at === -1) return undefined;
-  const choicesAt = text.indexOf('"choices"');
-  if (choicesAt !== -1 && choicesAt < at) return undefined;
+  if (text.lastIndexOf('"choices"', at) !== -1) return undefined;
   return text.slice(0, at) + clientModelField + text.slice(at + nodeModelField.length);
 }
 
