@@ -107,10 +107,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (requestLog.isLevelEnabled('debug')) requestLog.debug(logFields(request, context, path, totalMs), 'request');
+      if (requestLog.isLevelEnabled('debug')) requestLog.write('debug', logFields(request, context, path, totalMs));
       return;
     }
-    requestLog.info(logFields(request, context, path, totalMs), 'request');
+    if (requestLog.isLevelEnabled('info')) requestLog.write('info', logFields(request, context, path, totalMs));
     services.metrics.observeRequest(context.record, totalMs);
   }
 
@@ -167,7 +167,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   );
   server.maxConnections = http.maxConnections > 0 ? http.maxConnections : Number.POSITIVE_INFINITY;
   server.on('drop', () => services.metrics.connectionDropped());
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, requestLog, services));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, logger, services));
 
   const waitIdle = (timeoutMs: number) =>
     new Promise<boolean>((resolve) => {
