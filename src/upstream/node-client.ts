@@ -1,13 +1,9 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import type { NodeConfig } from '../config/gateway-config.js';
-import type { UpstreamCall } from '../providers/types.js';
+import type { UpstreamCall as UpstreamRequest } from '../providers/types.js';
+import { UpstreamCall, type UpstreamResponse } from './upstream-call.js';
 
-/** A node's reply as it starts: status, headers, and the body still to be read. */
-export interface UpstreamResponse {
-  readonly statusCode: number;
-  readonly headers: Dispatcher.ResponseData['headers'];
-  readonly body: Dispatcher.ResponseData['body'];
-}
+export type { UpstreamResponse } from './upstream-call.js';
 
 /**
  * One keep-alive connection pool per node (undici). The pool's connection count is the
@@ -32,8 +28,10 @@ export class NodeClient {
   }
 
   /** Sends the call; resolves once the node's response headers arrived. */
-  send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
-    return this.pool.request({ method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body, signal });
+  send(call: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+    const upstream = new UpstreamCall(signal);
+    this.pool.dispatch({ method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body }, upstream);
+    return upstream.promise;
   }
 
   /** GET `path` under the node's base URL; true for a 2xx within `timeoutMs`. Never throws. */
