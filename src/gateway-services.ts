@@ -31,7 +31,8 @@ export interface GatewayServices {
   readonly usage: UsageLedger;
   /** Replaced on reload when the limit settings change. */
   limiter: RateLimiter;
-  trustedProxies: BlockList;
+  /** Undefined when no proxy is trusted. */
+  trustedProxies: BlockList | undefined;
   /** Named dependency checks behind GET /readyz and `switchyard_dependency_up`; register store/Redis pings here. */
   readonly readiness: ReadinessChecks;
   /** Run once at shutdown after in-flight requests ended (flush usage rows, close stores). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { KeyStatus } from '../config/gateway-config.js';
 
 /** Who is calling: what the rest of the pipeline may know about a key (never the key itself). */
@@ -19,6 +19,11 @@ export interface KeyLookup {
 /** SHA-256 of a key: what the store and the cache keep instead of the key. */
 export function hashKey(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
+}
+
+/** `hashKey` as hex, in one call (the request path's form: about 5x cheaper than createHash). */
+export function hashKeyHex(secret: string): string {
+  return hash('sha256', secret, 'hex');
 }
 
 /** The short, loggable prefix of a key. */

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashKey, type KeyLookup, type Principal } from '../auth/key-registry.js';
+import { hashKeyHex, type KeyLookup, type Principal } from '../auth/key-registry.js';
 import type { AccountRecord, KeyRecord, SettledBalances, StoreChange, UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 
@@ -50,9 +50,9 @@ export class AccountCache implements KeyLookup {
   }
 
   find(secret: string): Principal | undefined {
-    const hash = hashKey(secret);
-    const entry = this.byHash.get(hash.toString('hex'));
-    return entry !== undefined && timingSafeEqual(entry.hash, hash) ? entry.principal : undefined;
+    const hex = hashKeyHex(secret);
+    const entry = this.byHash.get(hex);
+    return entry !== undefined && timingSafeEqual(entry.hash, Buffer.from(hex, 'hex')) ? entry.principal : undefined;
   }
 
   key(id: string): CachedKey | undefined {

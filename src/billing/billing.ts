@@ -9,7 +9,7 @@ import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js'
 import { countPromptTokens, outputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
-import type { HoldRequest, SpendHoldBook } from './spend-hold-book.js';
+import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
 
 const NO_TOKENS = { prompt: 0, cached: 0, completion: 0, reasoning: 0 };
@@ -115,16 +115,39 @@ export class Billing {
     return { key, account: this.cache.account(key.record.accountId) };
   }
 
-  /** Checks and reserves the request's worst-case cost; free models reserve nothing. */
-  async reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): Promise<RequestCharge> {
+  /**
+   * Checks and reserves the request's worst-case cost; free models reserve nothing. A
+   * promise only while the tokenizer is still loading (the first requests after start),
+   * so the request path need not wait a turn.
+   */
+  reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0);
     const counter = tokenCounter();
-    const count = typeof counter === 'function' ? counter : await counter;
+    if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count));
+    return this.reserveCounted(key, account, model, request, prices, counter);
+  }
+
+  private reserveCounted(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    model: ModelConfig,
+    request: ChatRequest,
+    prices: NanoPrices,
+    count: (text: string) => number,
+  ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
-    if (this.holds !== undefined) await this.coverByHolds(this.holds, key, account, estimateNano);
-    // From the last await to the reservation nothing awaits: checks and reservation are one step.
+    const holds = this.holds;
+    if (holds !== undefined && !holds.covers(key, account, estimateNano)) {
+      return this.coverByHolds(holds, key, account, estimateNano).then(() => this.reserveEstimate(key, account, model, prices, estimateNano));
+    }
+    holds?.touchAll(key, account);
+    return this.reserveEstimate(key, account, model, prices, estimateNano);
+  }
+
+  /** Checks the cached figures and reserves; nothing awaits from the check to the reservation. */
+  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, prices: NanoPrices, estimateNano: number): RequestCharge {
     checkCachedFunds(key, account, estimateNano);
     if (account !== undefined) account.reservedNano += estimateNano;
     key.reservedNano += estimateNano;
@@ -138,10 +161,9 @@ export class Billing {
    */
   private async coverByHolds(holds: SpendHoldBook, key: CachedKey, account: CachedAccount | undefined, estimateNano: number): Promise<void> {
     const keyLimited = key.record.spendLimitNano !== null;
-    const shortOf = (entry: CachedKey | CachedAccount) => entry.reservedNano + entry.pendingNano + estimateNano - entry.heldNano;
     for (let asks = 0; ; asks++) {
-      const keyShort = keyLimited ? shortOf(key) : 0;
-      const accountShort = account === undefined ? 0 : shortOf(account);
+      const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
+      const accountShort = account === undefined ? 0 : holdShortfall(account, estimateNano);
       if (keyShort <= 0 && accountShort <= 0) break;
       const refusal = gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
       // Short after asking: refused, unless other instances were holding the budget and have
@@ -165,8 +187,7 @@ export class Billing {
         return;
       }
     }
-    if (keyLimited) holds.touch('key', key.record.id, key);
-    if (account !== undefined) holds.touch('account', account.record.id, account);
+    holds.touchAll(key, account);
   }
 }
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.js';
 import type { StoreChange } from '../store/records.js';
 import { holdKey, type HoldAmount, type HoldDemand, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
-import type { AccountCache } from './account-cache.js';
+import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 
 /** A cached key or account as far as holds are concerned. */
 export interface HoldingEntry {
@@ -43,6 +43,11 @@ export interface SpendHoldSettings {
 }
 
 export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = { ttlMs: 30_000, renewMs: 10_000, idleMs: 2_000, retryAfterFailureMs: 1_000, exhaustedMs: 500, wantedIdleMs: 40, wantedForMs: 1_000 };
+
+/** What the entry's hold lacks to cover `estimateNano` more on top of what is in flight (≤ 0: covered). */
+export function holdShortfall(entry: HoldingEntry, estimateNano: number): number {
+  return entry.reservedNano + entry.pendingNano + estimateNano - entry.heldNano;
+}
 
 interface Tracked {
   readonly kind: HoldKind;
@@ -160,6 +165,17 @@ export class SpendHoldBook {
       this.failedAt = performance.now();
       this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
     });
+  }
+
+  /** Whether the holds of a key (with a spend limit) and its account cover `estimateNano` more: no store needed. */
+  covers(key: CachedKey, account: CachedAccount | undefined, estimateNano: number): boolean {
+    return (key.record.spendLimitNano === null || holdShortfall(key, estimateNano) <= 0) && (account === undefined || holdShortfall(account, estimateNano) <= 0);
+  }
+
+  /** Marks the key (when it has a spend limit) and its account as in use. */
+  touchAll(key: CachedKey, account: CachedAccount | undefined): void {
+    if (key.record.spendLimitNano !== null) this.touch('key', key.record.id, key);
+    if (account !== undefined) this.touch('account', account.record.id, account);
   }
 
   /** Marks the subjects as in use (not idle). */

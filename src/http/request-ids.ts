@@ -15,15 +15,9 @@ function encode(value: number, length: number): string {
   return out;
 }
 
-function randomChars(length: number): string {
-  if (randomOffset + length > RANDOM_POOL.length) {
-    randomFillSync(RANDOM_POOL);
-    randomOffset = 0;
-  }
-  let out = '';
-  for (let i = 0; i < length; i++) out += CROCKFORD[(RANDOM_POOL[randomOffset++] as number) & 31];
-  return out;
-}
+/** One id in a reused byte buffer, turned into a string once (no per-character strings). */
+const ID = Buffer.alloc(28);
+ID.write('req_', 'latin1');
 
 /**
  * A unique, sortable request id (PRODUCT.md decision 9): `req_` + 10 characters of
@@ -36,8 +30,19 @@ export function newRequestId(): string {
   else {
     lastMs = now;
     sequence = 0;
+    ID.write(encode(now, 10), 4, 'latin1');
   }
-  return `req_${encode(now, 10)}${encode(sequence, 4)}${randomChars(10)}`;
+  let value = sequence;
+  for (let index = 17; index >= 14; index--) {
+    ID[index] = CROCKFORD.charCodeAt(value % 32);
+    value = Math.floor(value / 32);
+  }
+  if (randomOffset + 10 > RANDOM_POOL.length) {
+    randomFillSync(RANDOM_POOL);
+    randomOffset = 0;
+  }
+  for (let index = 18; index < 28; index++) ID[index] = CROCKFORD.charCodeAt((RANDOM_POOL[randomOffset++] as number) & 31);
+  return ID.toString('latin1', 0, 28);
 }
 
 const SANE_CORRELATION_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;

@@ -6,10 +6,22 @@ import type { RequestContext } from '../pipeline/request-context.js';
  * against its rate limits the X-RateLimit-* headers.
  */
 export function responseHeaders(context: RequestContext): Record<string, string> {
+  const headers: Record<string, string> = {};
+  addResponseHeaders(context, headers);
+  return headers;
+}
+
+/** `headers` (a response's own) with those of `responseHeaders` added: one object per response. */
+export function withResponseHeaders(context: RequestContext, headers: Record<string, string | number>): Record<string, string | number> {
+  addResponseHeaders(context, headers);
+  return headers;
+}
+
+function addResponseHeaders(context: RequestContext, headers: Record<string, string | number>): void {
+  headers['x-request-id'] = context.requestId;
+  headers['x-correlation-id'] = context.correlationId;
   const attempts = context.record.attempts.length;
-  const ids: Record<string, string> =
-    attempts === 0
-      ? { 'x-request-id': context.requestId, 'x-correlation-id': context.correlationId }
-      : { 'x-request-id': context.requestId, 'x-correlation-id': context.correlationId, 'x-switchyard-attempts': String(attempts) };
-  return context.rateLimitHeaders === undefined ? ids : { ...ids, ...context.rateLimitHeaders };
+  if (attempts !== 0) headers['x-switchyard-attempts'] = String(attempts);
+  const limits = context.rateLimitHeaders;
+  if (limits !== undefined) for (const name in limits) headers[name] = limits[name] as string;
 }

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
-import type { Logger } from '../observability/logger.js';
+import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { renderError } from './error-renderer.js';
@@ -88,6 +88,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   }
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
+  const requestLog = requestLineLogger(logger);
   const inFlight = new Set<InFlightRequest>();
   let onIdle: (() => void) | undefined;
 
@@ -110,10 +111,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (logger.isLevelEnabled('debug')) logger.debug(logFields(request, context, path, totalMs), 'request');
+      if (requestLog.isLevelEnabled('debug')) requestLog.write('debug', logFields(request, context, path, totalMs));
       return;
     }
-    logger.info(logFields(request, context, path, totalMs), 'request');
+    if (requestLog.isLevelEnabled('info')) requestLog.write('info', logFields(request, context, path, totalMs));
     services.metrics.observeRequest(context.record, totalMs);
   }
 

@@ -3,7 +3,7 @@ import { asGatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import type { StreamSink } from '../pipeline/stream-sink.js';
 import { errorEnvelopeJson } from './error-envelope.js';
-import { responseHeaders } from './response-headers.js';
+import { withResponseHeaders } from './response-headers.js';
 
 const KEEPALIVE = ': keep-alive\n\n';
 
@@ -77,12 +77,10 @@ export class SseResponse implements StreamSink {
   private startHeaders(): void {
     if (this.response.headersSent) return;
     this.context.record.status = 200;
-    this.response.writeHead(200, {
-      ...responseHeaders(this.context),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    });
+    this.response.writeHead(
+      200,
+      withResponseHeaders(this.context, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }),
+    );
     // No flushHeaders(): every caller writes right after, and the headers leave with it.
   }
 }

@@ -22,9 +22,11 @@ export function addressRangeProblem(entry: string): string | undefined {
 
 /**
  * The set of proxies whose X-Forwarded-For is believed, from `trusted_proxies` entries
- * (addresses and CIDRs, IPv4 and IPv6). Throws on an entry `addressRangeProblem` rejects.
+ * (addresses and CIDRs, IPv4 and IPv6); undefined when there are none, so the request
+ * path skips the look-up. Throws on an entry `addressRangeProblem` rejects.
  */
-export function trustedProxyList(entries: readonly string[]): BlockList {
+export function trustedProxyList(entries: readonly string[]): BlockList | undefined {
+  if (entries.length === 0) return undefined;
   const list = new BlockList();
   for (const entry of entries) {
     const problem = addressRangeProblem(entry);
@@ -46,7 +48,7 @@ export function trustedProxyList(entries: readonly string[]): BlockList {
  * IPv4-mapped IPv6 peers (`::ffff:10.0.0.1`) count as IPv4.
  */
 export function clientIp(request: ClientIpSource, trustedProxies: BlockList | undefined): string {
-  const peer = normalizeAddress(request.socket.remoteAddress ?? '') ?? 'unknown';
+  const peer = peerAddress(request.socket);
   if (trustedProxies === undefined || !isTrusted(peer, trustedProxies)) return peer;
   const header = request.headers['x-forwarded-for'];
   const chain = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
@@ -59,6 +61,18 @@ export function clientIp(request: ClientIpSource, trustedProxies: BlockList | un
     if (!isTrusted(address, trustedProxies)) break;
   }
   return client;
+}
+
+/** Normalized peer addresses by socket: a keep-alive connection's peer never changes. */
+const peers = new WeakMap<object, string>();
+
+function peerAddress(socket: ClientIpSource['socket']): string {
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    peer = normalizeAddress(socket.remoteAddress ?? '') ?? 'unknown';
+    peers.set(socket, peer);
+  }
+  return peer;
 }
 
 function isTrusted(address: string, list: BlockList): boolean {

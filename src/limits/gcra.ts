@@ -38,37 +38,44 @@ export interface GcraResult {
  * (`undefined` for an empty bucket). Pure: the caller stores `newStates`.
  */
 export function applyGcra(rules: readonly LimitRule[], stored: readonly (BucketState | undefined)[], nowMs: number): GcraResult {
-  const levels: number[] = [];
-  const stamps: number[] = [];
-  const fits: boolean[] = [];
+  // Plain loops and preallocated arrays: this runs for every request.
+  const count = rules.length;
+  const levels = new Array<number>(count);
+  const stamps = new Array<number>(count);
   let allowed = true;
-  rules.forEach((rule, index) => {
+  for (let index = 0; index < count; index++) {
+    const rule = rules[index]!;
     const state = stored[index];
     const elapsed = state === undefined ? 0 : Math.max(0, nowMs - state.stamp);
     const level = state === undefined ? 0 : Math.max(0, state.level - (elapsed * rule.limit) / rule.periodMs);
-    const ruleFits = rule.mode === 'force' || level + rule.cost <= rule.limit + GCRA_EPSILON;
-    levels.push(level);
+    levels[index] = level;
     // A clock behind the stored stamp (another instance's) must not drain the bucket twice.
-    stamps.push(state === undefined ? nowMs : Math.max(state.stamp, nowMs));
-    fits.push(ruleFits);
-    if (!ruleFits) allowed = false;
-  });
-  const newStates: (BucketState | undefined)[] = [];
-  const outcomes = rules.map((rule, index): LimitOutcome => {
+    stamps[index] = state === undefined ? nowMs : Math.max(state.stamp, nowMs);
+    if (!fitsIn(rule, level)) allowed = false;
+  }
+  const newStates = new Array<BucketState | undefined>(count);
+  const outcomes = new Array<LimitOutcome>(count);
+  for (let index = 0; index < count; index++) {
+    const rule = rules[index]!;
     const level = levels[index]!;
     const next = level + rule.cost;
+    const fits = fitsIn(rule, level);
     const takes = allowed && rule.mode !== 'check';
     const after = takes ? next : level;
-    newStates.push(takes ? { level: next, stamp: stamps[index]! } : undefined);
-    return {
+    newStates[index] = takes ? { level: next, stamp: stamps[index]! } : undefined;
+    outcomes[index] = {
       name: rule.name,
       limit: rule.limit,
       periodMs: rule.periodMs,
-      fits: fits[index]!,
+      fits,
       remaining: Math.max(0, Math.floor(rule.limit - after + GCRA_EPSILON)),
       resetMs: (after * rule.periodMs) / rule.limit,
-      retryAfterMs: fits[index]! ? 0 : ((next - rule.limit) * rule.periodMs) / rule.limit,
+      retryAfterMs: fits ? 0 : ((next - rule.limit) * rule.periodMs) / rule.limit,
     };
-  });
+  }
   return { allowed, outcomes, newStates };
+}
+
+function fitsIn(rule: LimitRule, level: number): boolean {
+  return rule.mode === 'force' || level + rule.cost <= rule.limit + GCRA_EPSILON;
 }

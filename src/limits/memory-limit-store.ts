@@ -25,12 +25,15 @@ export class MemoryLimitStore implements LimitStore {
   applyNow(rules: readonly LimitRule[]): LimitStoreResult {
     const now = this.clock();
     if (++this.batches % SWEEP_EVERY === 0) this.sweep(now);
-    const result = applyGcra(rules, rules.map((rule) => this.buckets.get(rule.key)), now);
-    result.newStates.forEach((state, index) => {
-      if (state === undefined) return;
+    const stored = new Array<StoredBucket | undefined>(rules.length);
+    for (let index = 0; index < rules.length; index++) stored[index] = this.buckets.get(rules[index]!.key);
+    const result = applyGcra(rules, stored, now);
+    for (let index = 0; index < rules.length; index++) {
+      const state = result.newStates[index];
+      if (state === undefined) continue;
       const rule = rules[index]!;
-      this.buckets.set(rule.key, { ...state, emptyAt: state.stamp + (state.level * rule.periodMs) / rule.limit });
-    });
+      this.buckets.set(rule.key, { level: state.level, stamp: state.stamp, emptyAt: state.stamp + (state.level * rule.periodMs) / rule.limit });
+    }
     return { allowed: result.allowed, outcomes: result.outcomes, shared: false };
   }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { LimitSettings, RateLimitSettings } from '../config/gateway-config.js';
 import type { FallbackLimitStore } from './fallback-limit-store.js';
 import type { LimitMode, LimitOutcome, LimitRule } from './limit-rule.js';
-import { systemClock, type Clock, type LimitStore } from './limit-store.js';
+import { systemClock, type Clock, type LimitStore, type LimitStoreResult } from './limit-store.js';
 import { MemoryLimitStore } from './memory-limit-store.js';
 import type { RedisLimitStoreOptions } from './redis-limit-store.js';
 
@@ -115,13 +115,23 @@ export class RateLimiter {
   }
 
   /**
+   * `acquire` answered at once when the limits are counted in this process (no Redis
+   * configured), so the request path need not wait a turn; undefined with Redis.
+   */
+  acquireNow(subject: RateLimitSubject): RateLimitDecision | undefined {
+    if (this.options.redisUrl !== undefined) return undefined;
+    const rules = this.rules(subject, 1, 'consume', 'check');
+    return rules.length === 0 ? this.nothingApplied() : decisionOf(rules, this.local.applyNow(rules));
+  }
+
+  /**
    * After a reply: charges the tokens actually used to every tpm limit of the subject,
    * whether they fit or not. A limit pushed past its TPM refuses the next `acquire`
    * until enough of the minute has passed (a debt). Never refuses itself.
    */
   chargeTokens(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
     const rules = tokens > 0 ? this.rules(subject, tokens, undefined, 'force') : [];
-    return this.decide(rules);
+    return rules.length === 0 ? Promise.resolve(this.nothingApplied()) : this.decide(rules);
   }
 
   async close(): Promise<void> {
@@ -129,39 +139,72 @@ export class RateLimiter {
     await this.store.close();
   }
 
+  private nothingApplied(): RateLimitDecision {
+    return { allowed: true, retryAfterMs: 0, outcomes: [], headline: undefined, shared: this.shared };
+  }
+
   private async decide(rules: readonly LimitRule[]): Promise<RateLimitDecision> {
-    if (rules.length === 0) return { allowed: true, retryAfterMs: 0, outcomes: [], headline: undefined, shared: this.shared };
-    const result = await this.store.apply(rules);
-    const requestOutcomes = result.outcomes.filter((_, index) => rules[index]!.mode === 'consume');
-    return {
-      allowed: result.allowed,
-      retryAfterMs: result.outcomes.reduce((longest, outcome) => Math.max(longest, outcome.retryAfterMs), 0),
-      outcomes: result.outcomes,
-      headline: result.allowed ? leastRemaining(requestOutcomes.length > 0 ? requestOutcomes : result.outcomes) : longestWait(result.outcomes),
-      shared: result.shared,
-    };
+    if (rules.length === 0) return this.nothingApplied();
+    return decisionOf(rules, await this.store.apply(rules));
   }
 
   /** The rules of a subject: request limits in `requestMode` (none if undefined), token limits in `tokenMode`. */
   private rules(subject: RateLimitSubject, tokenCost: number, requestMode: LimitMode | undefined, tokenMode: LimitMode): LimitRule[] {
     const defaults = this.options.settings;
-    const scopes: [string, string | undefined, RateLimitSettings][] = [
-      ['key', subject.keyId, merge(defaults.key, subject.keyLimits)],
-      ['account', subject.accountId, merge(defaults.account, subject.accountLimits)],
-      ['ip', subject.ip, defaults.ip],
-    ];
     const rules: LimitRule[] = [];
-    for (const [scope, id, limits] of scopes) {
-      if (id === undefined) continue;
-      const rule = (metric: string, limit: number | undefined, periodMs: number, cost: number, mode: LimitMode | undefined) => {
-        if (limit !== undefined && mode !== undefined) rules.push({ name: `${scope}.${metric}`, key: `${scope}:${id}:${metric}`, limit, periodMs, cost, mode });
-      };
-      rule('rpm', limits.rpm, MINUTE_MS, 1, requestMode);
-      rule('rps', limits.rps, SECOND_MS, 1, requestMode);
-      rule('tpm', limits.tpm, MINUTE_MS, tokenCost, tokenMode);
-    }
+    if (subject.keyId !== undefined) addRules(rules, KEY_SCOPE, subject.keyId, merge(defaults.key, subject.keyLimits), tokenCost, requestMode, tokenMode);
+    if (subject.accountId !== undefined) addRules(rules, ACCOUNT_SCOPE, subject.accountId, merge(defaults.account, subject.accountLimits), tokenCost, requestMode, tokenMode);
+    if (subject.ip !== undefined) addRules(rules, IP_SCOPE, subject.ip, defaults.ip, tokenCost, requestMode, tokenMode);
     return rules;
   }
+}
+
+/** A limiter's answer from a store's result for `rules`. */
+function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): RateLimitDecision {
+  let retryAfterMs = 0;
+  let consumed = 0;
+  for (let index = 0; index < rules.length; index++) {
+    retryAfterMs = Math.max(retryAfterMs, result.outcomes[index]!.retryAfterMs);
+    if (rules[index]!.mode === 'consume') consumed++;
+  }
+  let headline: LimitOutcome | undefined;
+  if (!result.allowed) headline = longestWait(result.outcomes);
+  else if (consumed === 0) headline = leastRemaining(result.outcomes);
+  else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => rules[index]!.mode === 'consume'));
+  return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
+}
+
+/** Rule names of one scope, built once. */
+interface Scope {
+  readonly name: string;
+  readonly rpm: string;
+  readonly rps: string;
+  readonly tpm: string;
+}
+
+function scope(name: string): Scope {
+  return { name, rpm: `${name}.rpm`, rps: `${name}.rps`, tpm: `${name}.tpm` };
+}
+
+const KEY_SCOPE = scope('key');
+const ACCOUNT_SCOPE = scope('account');
+const IP_SCOPE = scope('ip');
+
+/** Appends a scope's rules in the order rpm, rps, tpm (the order of `RateLimitDecision.outcomes`). */
+function addRules(
+  rules: LimitRule[],
+  scope: Scope,
+  id: string,
+  limits: RateLimitSettings,
+  tokenCost: number,
+  requestMode: LimitMode | undefined,
+  tokenMode: LimitMode,
+): void {
+  if (requestMode !== undefined) {
+    if (limits.rpm !== undefined) rules.push({ name: scope.rpm, key: `${scope.name}:${id}:rpm`, limit: limits.rpm, periodMs: MINUTE_MS, cost: 1, mode: requestMode });
+    if (limits.rps !== undefined) rules.push({ name: scope.rps, key: `${scope.name}:${id}:rps`, limit: limits.rps, periodMs: SECOND_MS, cost: 1, mode: requestMode });
+  }
+  if (limits.tpm !== undefined) rules.push({ name: scope.tpm, key: `${scope.name}:${id}:tpm`, limit: limits.tpm, periodMs: MINUTE_MS, cost: tokenCost, mode: tokenMode });
 }
 
 /** Creates a rate limiter; call `start()` to connect to Redis when one is configured. */

@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BoundCounter, type CounterSeries } from './bound-counter.js';
+import { BoundHistogram, type HistogramSeries } from './bound-histogram.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../pipeline/request-context.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
@@ -30,18 +32,18 @@ const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 const MAX_CACHED_CHILDREN = 10_000;
 
 interface ModelChildren {
-  readonly duration: Histogram.Internal<'model' | 'stream'>;
-  readonly firstByte: Histogram.Internal<'model' | 'stream'>;
-  readonly overhead: Histogram.Internal<'stream'>;
-  readonly promptTokens: Counter.Internal;
-  readonly completionTokens: Counter.Internal;
+  readonly duration: HistogramSeries;
+  readonly firstByte: HistogramSeries;
+  readonly overhead: HistogramSeries;
+  readonly promptTokens: CounterSeries;
+  readonly completionTokens: CounterSeries;
 }
 
 interface NodeChildren {
-  readonly ok: Counter.Internal;
-  readonly failed: Counter.Internal;
-  readonly aborted: Counter.Internal;
-  readonly failovers: Counter.Internal;
+  readonly ok: CounterSeries;
+  readonly failed: CounterSeries;
+  readonly aborted: CounterSeries;
+  readonly failovers: CounterSeries;
 }
 
 /**
@@ -52,81 +54,75 @@ interface NodeChildren {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'model' | 'status' | 'code'>;
-  private readonly rejections: Counter<'code'>;
-  private readonly duration: Histogram<'model' | 'stream'>;
-  private readonly firstByte: Histogram<'model' | 'stream'>;
-  private readonly overhead: Histogram<'stream'>;
-  private readonly tokens: Counter<'model' | 'kind'>;
-  private readonly cost: Counter<'model'>;
-  private readonly attempts: Counter<'node' | 'outcome'>;
-  private readonly failovers: Counter<'node'>;
+  // The per-request families are bound (see bound-counter.ts): a request costs a few map
+  // look-ups and additions instead of prom-client's label checks and hashing per call.
+  private readonly requests: BoundCounter;
+  private readonly rejections: BoundCounter;
+  private readonly duration: BoundHistogram;
+  private readonly firstByte: BoundHistogram;
+  private readonly overhead: BoundHistogram;
+  private readonly tokens: BoundCounter;
+  private readonly cost: BoundCounter;
+  private readonly attempts: BoundCounter;
+  private readonly failovers: BoundCounter;
   private readonly dropped: Counter;
-  private readonly requestChildren = new Map<string, Counter.Internal>();
+  private readonly requestChildren = new Map<string, CounterSeries>();
+  private readonly rejectionChildren = new Map<string, CounterSeries>();
   private readonly modelChildren = new Map<string, ModelChildren>();
   private readonly nodeChildren = new Map<string, NodeChildren>();
-  private readonly costChildren = new Map<string, Counter.Internal>();
+  private readonly costChildren = new Map<string, CounterSeries>();
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'switchyard_requests_total',
-      help: 'Requests answered, by model, HTTP status and error code ("" on success).',
-      labelNames: ['model', 'status', 'code'],
-      registers,
-    });
-    this.rejections = new Counter({
-      name: 'switchyard_rejections_total',
-      help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
-      labelNames: ['code'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'switchyard_request_duration_seconds',
-      help: 'Total time from request arrival to the end of the response (whole stream included).',
-      labelNames: ['model', 'stream'],
-      buckets: SECONDS_BUCKETS,
-      registers,
-    });
-    this.firstByte = new Histogram({
-      name: 'switchyard_time_to_first_byte_seconds',
-      help: 'Time from request arrival to the first byte of a successful reply (first event of a stream).',
-      labelNames: ['model', 'stream'],
-      buckets: SECONDS_BUCKETS,
-      registers,
-    });
-    this.overhead = new Histogram({
-      name: 'switchyard_gateway_overhead_seconds',
-      help: "The gateway's own time: time to the client's first byte minus the time spent in node attempts.",
-      labelNames: ['stream'],
-      buckets: OVERHEAD_BUCKETS,
-      registers,
-    });
-    this.tokens = new Counter({
-      name: 'switchyard_tokens_total',
-      help: 'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
-      labelNames: ['model', 'kind'],
-      registers,
-    });
-    this.cost = new Counter({
-      name: 'switchyard_cost_usd_total',
-      help: 'Cost booked, in USD, by model.',
-      labelNames: ['model'],
-      registers,
-    });
-    this.attempts = new Counter({
-      name: 'switchyard_node_attempts_total',
-      help: 'Node attempts, by node and outcome (ok, failed, aborted).',
-      labelNames: ['node', 'outcome'],
-      registers,
-    });
-    this.failovers = new Counter({
-      name: 'switchyard_failovers_total',
-      help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
-      labelNames: ['node'],
-      registers,
-    });
+    const registry = this.registry;
+    this.requests = new BoundCounter(
+      'switchyard_requests_total',
+      'Requests answered, by model, HTTP status and error code ("" on success).',
+      ['model', 'status', 'code'],
+      registry,
+    );
+    this.rejections = new BoundCounter(
+      'switchyard_rejections_total',
+      'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
+      ['code'],
+      registry,
+    );
+    this.duration = new BoundHistogram(
+      'switchyard_request_duration_seconds',
+      'Total time from request arrival to the end of the response (whole stream included).',
+      ['model', 'stream'],
+      SECONDS_BUCKETS,
+      registry,
+    );
+    this.firstByte = new BoundHistogram(
+      'switchyard_time_to_first_byte_seconds',
+      'Time from request arrival to the first byte of a successful reply (first event of a stream).',
+      ['model', 'stream'],
+      SECONDS_BUCKETS,
+      registry,
+    );
+    this.overhead = new BoundHistogram(
+      'switchyard_gateway_overhead_seconds',
+      "The gateway's own time: time to the client's first byte minus the time spent in node attempts.",
+      ['stream'],
+      OVERHEAD_BUCKETS,
+      registry,
+    );
+    this.tokens = new BoundCounter(
+      'switchyard_tokens_total',
+      'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
+      ['model', 'kind'],
+      registry,
+    );
+    this.cost = new BoundCounter('switchyard_cost_usd_total', 'Cost booked, in USD, by model.', ['model'], registry);
+    this.attempts = new BoundCounter('switchyard_node_attempts_total', 'Node attempts, by node and outcome (ok, failed, aborted).', ['node', 'outcome'], registry);
+    this.failovers = new BoundCounter(
+      'switchyard_failovers_total',
+      'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
+      ['node'],
+      registry,
+    );
     this.dropped = new Counter({
       name: 'switchyard_connections_dropped_total',
       help: 'Client connections refused at accept because http.max_connections were open.',
@@ -232,7 +228,7 @@ export class GatewayMetrics {
     const label = this.modelLabel(model);
     let child = this.costChildren.get(label);
     if (child === undefined) {
-      child = this.cost.labels({ model: label });
+      child = this.cost.series({ model: label });
       this.costChildren.set(label, child);
     }
     child.inc(usd);
@@ -250,7 +246,7 @@ export class GatewayMetrics {
     const code = record.errorCode ?? '';
     this.requestChild(model, status, code).inc();
     const attempts = record.attempts;
-    if (code !== '' && attempts.length === 0) this.rejections.labels({ code }).inc();
+    if (code !== '' && attempts.length === 0) this.rejectionChild(code).inc();
 
     const children = this.modelChildrenFor(model, record.stream);
     children.duration.observe(totalMs / 1000);
@@ -281,11 +277,20 @@ export class GatewayMetrics {
     return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
   }
 
-  private requestChild(model: string, status: number, code: string): Counter.Internal {
+  private rejectionChild(code: string): CounterSeries {
+    let child = this.rejectionChildren.get(code);
+    if (child === undefined) {
+      child = this.rejections.series({ code });
+      cacheChild(this.rejectionChildren, code, child);
+    }
+    return child;
+  }
+
+  private requestChild(model: string, status: number, code: string): CounterSeries {
     const key = `${model}\u0000${status}\u0000${code}`;
     let child = this.requestChildren.get(key);
     if (child === undefined) {
-      child = this.requests.labels({ model, status: String(status), code });
+      child = this.requests.series({ model, status: String(status), code });
       cacheChild(this.requestChildren, key, child);
     }
     return child;
@@ -297,11 +302,11 @@ export class GatewayMetrics {
     if (children === undefined) {
       const streamLabel = stream ? 'true' : 'false';
       children = {
-        duration: this.duration.labels({ model, stream: streamLabel }),
-        firstByte: this.firstByte.labels({ model, stream: streamLabel }),
-        overhead: this.overhead.labels({ stream: streamLabel }),
-        promptTokens: this.tokens.labels({ model, kind: 'prompt' }),
-        completionTokens: this.tokens.labels({ model, kind: 'completion' }),
+        duration: this.duration.series({ model, stream: streamLabel }),
+        firstByte: this.firstByte.series({ model, stream: streamLabel }),
+        overhead: this.overhead.series({ stream: streamLabel }),
+        promptTokens: this.tokens.series({ model, kind: 'prompt' }),
+        completionTokens: this.tokens.series({ model, kind: 'completion' }),
       };
       cacheChild(this.modelChildren, key, children);
     }
@@ -312,10 +317,10 @@ export class GatewayMetrics {
     let children = this.nodeChildren.get(node);
     if (children === undefined) {
       children = {
-        ok: this.attempts.labels({ node, outcome: 'ok' }),
-        failed: this.attempts.labels({ node, outcome: 'failed' }),
-        aborted: this.attempts.labels({ node, outcome: 'aborted' }),
-        failovers: this.failovers.labels({ node }),
+        ok: this.attempts.series({ node, outcome: 'ok' }),
+        failed: this.attempts.series({ node, outcome: 'failed' }),
+        aborted: this.attempts.series({ node, outcome: 'aborted' }),
+        failovers: this.failovers.series({ node }),
       };
       cacheChild(this.nodeChildren, node, children);
     }

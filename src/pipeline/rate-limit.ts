@@ -3,12 +3,12 @@ import type { BlockList } from 'node:net';
 import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
 import { clientIp } from '../limits/client-ip.js';
 import { rateLimitError, rateLimitHeaders } from '../limits/rate-limit-response.js';
-import type { RateLimiter, RateLimitSubject } from '../limits/rate-limiter.js';
+import type { RateLimitDecision, RateLimiter, RateLimitSubject } from '../limits/rate-limiter.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { RequestContext } from './request-context.js';
 
 /** Whose limits a request counts against: its key, the key's account and the client's address. */
-export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList): RateLimitSubject {
+export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList | undefined): RateLimitSubject {
   return {
     keyId: key.record.id,
     keyLimits: key.record.limits ?? undefined,
@@ -24,7 +24,21 @@ export function rateLimitSubject(request: IncomingMessage, key: CachedKey, accou
  * rate_limited with Retry-After. Either way the response carries X-RateLimit-*.
  */
 export async function applyRateLimits(limiter: RateLimiter, subject: RateLimitSubject, context: RequestContext): Promise<void> {
-  const decision = await limiter.acquire(subject);
+  applyDecision(await limiter.acquire(subject), context);
+}
+
+/**
+ * `applyRateLimits` without waiting a turn when the limits are in this process: returns
+ * undefined once applied (or throws the 429), a promise only when Redis decides.
+ */
+export function applyRateLimitsNow(limiter: RateLimiter, subject: RateLimitSubject, context: RequestContext): Promise<void> | undefined {
+  const decision = limiter.acquireNow(subject);
+  if (decision === undefined) return applyRateLimits(limiter, subject, context);
+  applyDecision(decision, context);
+  return undefined;
+}
+
+function applyDecision(decision: RateLimitDecision, context: RequestContext): void {
   if (!decision.allowed) throw rateLimitError(decision);
   context.rateLimitHeaders = rateLimitHeaders(decision);
 }

@@ -22,13 +22,21 @@ export class SseParser {
     if (this.pending !== '') start = 0;
     this.pending = '';
     const length = buffer.length;
+    // Nearly every node ends lines with LF alone: then the native indexOf finds them.
+    const lineFeedOnly = buffer.indexOf('\r', start) === -1;
     while (start < length) {
       let end = start;
       let code = 0;
-      while (end < length) {
-        code = buffer.charCodeAt(end);
-        if (code === 10 || code === 13) break;
-        end++;
+      if (lineFeedOnly) {
+        end = buffer.indexOf('\n', start);
+        if (end === -1) end = length;
+        else code = 10;
+      } else {
+        while (end < length) {
+          code = buffer.charCodeAt(end);
+          if (code === 10 || code === 13) break;
+          end++;
+        }
       }
       if (end === length) {
         this.pending = buffer.slice(start);

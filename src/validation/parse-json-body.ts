@@ -12,7 +12,9 @@ const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as c
  */
 export function parseJsonBody(text: string): unknown {
   try {
-    return secureJsonParse.parse(text, null, FORBIDDEN_KEYS);
+    // A body without a BOM, `\u` escapes or either key's name cannot match secure-json-parse's
+    // tests: the plain parse is the same answer without its two regular expressions.
+    return mayHideForbiddenKey(text) ? secureJsonParse.parse(text, null, FORBIDDEN_KEYS) : JSON.parse(text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     if (/prototype property/.test(detail)) {
@@ -23,6 +25,10 @@ export function parseJsonBody(text: string): unknown {
     }
     throw validationFailed(`The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
   }
+}
+
+function mayHideForbiddenKey(text: string): boolean {
+  return text.charCodeAt(0) === 0xfeff || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 }
 
 function validationFailed(english: string, russian: string): GatewayError {

@@ -5,7 +5,7 @@ import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
 import { execute } from '../../pipeline/execute.js';
-import { applyRateLimits, chargeTokens, rateLimitSubject } from '../../pipeline/rate-limit.js';
+import { applyRateLimitsNow, chargeTokens, rateLimitSubject } from '../../pipeline/rate-limit.js';
 import { relayStream } from '../../pipeline/relay-stream.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
@@ -13,7 +13,7 @@ import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { readBody } from '../read-body.js';
-import { responseHeaders } from '../response-headers.js';
+import { withResponseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
@@ -55,10 +55,12 @@ export function chatCompletionsRoute(services: GatewayServices) {
     });
     const limiter = services.limiter;
     const subject = rateLimitSubject(request, key, account, services.trustedProxies);
-    await applyRateLimits(limiter, subject, context);
+    const limited = applyRateLimitsNow(limiter, subject, context);
+    if (limited !== undefined) await limited;
     // Every request that reaches a node is booked: with no room left to keep its row, none is sent.
     if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
-    const charge: RequestCharge = await services.billing.reserve(key, account, model, chatRequest);
+    const reserved = services.billing.reserve(key, account, model, chatRequest);
+    const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
     const sink = stream ? new SseResponse(response, context, config.http.sseKeepaliveMs) : undefined;
     sink?.startKeepalive();
     try {
@@ -79,11 +81,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         context.record.status = 200;
         context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
         charge.settle(context, { status: 200 });
-        response.writeHead(200, {
-          ...responseHeaders(context),
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(execution.body),
-        });
+        response.writeHead(200, withResponseHeaders(context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(execution.body) }));
         response.end(execution.body);
         return;
       }

@@ -93,6 +93,9 @@ test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` be
   assert.equal('reasoning' in message, false);
   const nodeNamed = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model":"Qwen/Qwen3-32B-0425"'), context({ stream: false }));
   assert.equal(JSON.parse(nodeNamed.body).model, 'qwen3');
+  assert.equal(nodeNamed.body, untouched, 'only the model id changes: the rest is the node\'s text');
+  const spaced = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model": "Qwen/Qwen3-32B"'), context({ stream: false }));
+  assert.equal(JSON.parse(spaced.body).model, 'qwen3', 'a field not in compact form is re-serialized');
 });
 
 test('fromUpstream: a body that is not a completion is a retryable bad_gateway', () => {

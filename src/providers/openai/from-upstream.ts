@@ -2,11 +2,13 @@ import { invalidReply } from '../../upstream/node-failure.js';
 import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
+import { modelField, replaceModelField } from './replace-model-field.js';
 
 /**
  * Maps a node's `chat.completion`. The node's own bytes go to the client unless a field
  * had to change (reasoning field name; `model` is always the id the client asked for), so
- * most replies are parsed once and never re-serialized.
+ * most replies are parsed once and never re-serialized (a different model id is swapped
+ * in the text).
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   let completion: ChatCompletion;
@@ -28,11 +30,12 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
     if (typeof message.reasoning_content === 'string') summary.reasoningCharacters += message.reasoning_content.length;
     summary.finishReason ??= choice.finish_reason ?? undefined;
   }
-  if (completion.model !== context.clientModel) {
-    completion.model = context.clientModel;
-    changed = true;
-  }
   summary.usage = completion.usage ?? undefined;
-  return { body: changed ? JSON.stringify(completion) : bodyText, summary };
+  if (completion.model === context.clientModel && !changed) return { body: bodyText, summary };
+  // Only the model id differs (the usual case: the node names a dated snapshot): swap
+  // that field in the node's text rather than serializing the whole reply again.
+  const body = changed || typeof completion.model !== 'string' ? undefined : replaceModelField(bodyText, modelField(completion.model), modelField(context.clientModel));
+  completion.model = context.clientModel;
+  return { body: body ?? JSON.stringify(completion), summary };
 }
 

@@ -2,6 +2,7 @@ import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
+import { modelField, replaceModelField } from './replace-model-field.js';
 
 /**
  * OpenAI-protocol stream → client chunks. Every event is parsed (usage, reasoning field,
@@ -10,7 +11,7 @@ import { normalizeReasoningField } from './normalize-reasoning-field.js';
 export function createStreamMapper(context: CallContext): StreamMapper {
   const summary = emptySummary();
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
-  const clientModelField = `"model":${JSON.stringify(context.clientModel)}`;
+  const clientModelField = modelField(context.clientModel);
   let nodeModel = '';
   let nodeModelField = '';
 
@@ -47,18 +48,12 @@ export function createStreamMapper(context: CallContext): StreamMapper {
       chunk.model = context.clientModel;
       emit(JSON.stringify(chunk));
     } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
-      // The client sees the model id it asked for. A JSON string value cannot contain an
-      // unescaped quote, so the first `"model":"<node model>"` in the text is this field
-      // (top-level fields come before choices in every server we know; checked below).
+      // The client sees the model id it asked for.
       if (chunk.model !== nodeModel) {
         nodeModel = chunk.model;
-        nodeModelField = `"model":${JSON.stringify(nodeModel)}`;
+        nodeModelField = modelField(nodeModel);
       }
-      const at = data.indexOf(nodeModelField);
-      const choicesAt = data.indexOf('"choices"');
-      emit(at !== -1 && (choicesAt === -1 || at < choicesAt)
-        ? data.slice(0, at) + clientModelField + data.slice(at + nodeModelField.length)
-        : JSON.stringify({ ...chunk, model: context.clientModel }));
+      emit(replaceModelField(data, nodeModelField, clientModelField) ?? JSON.stringify({ ...chunk, model: context.clientModel }));
     } else {
       emit(data);
     }

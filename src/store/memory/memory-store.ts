@@ -160,20 +160,35 @@ export class MemoryStore implements Store {
   }
 
   async recordUsage(rows: readonly UsageRow[]): Promise<SettledBalances> {
+    // Totals per account and key first, then one new record each: a batch holds up to
+    // `usage.max_batch_rows` rows, mostly of the same few keys.
+    const charged = new Map<string, number>();
+    const spent = new Map<string, { costNano: number; lastUsedAt: string }>();
+    for (const row of rows) {
+      if (this.booked.has(row.requestId)) continue;
+      this.booked.add(row.requestId);
+      this.usage.push(row);
+      if (row.accountId !== null) charged.set(row.accountId, (charged.get(row.accountId) ?? 0) + row.costNano);
+      const total = spent.get(row.keyId);
+      if (total === undefined) spent.set(row.keyId, { costNano: row.costNano, lastUsedAt: row.createdAt });
+      else {
+        total.costNano += row.costNano;
+        if (total.lastUsedAt < row.createdAt) total.lastUsedAt = row.createdAt;
+      }
+    }
+    for (const [id, costNano] of charged) {
+      const account = this.accounts.get(id);
+      if (account !== undefined) this.accounts.set(id, { ...account, balanceNano: account.balanceNano - costNano });
+    }
+    for (const [id, total] of spent) {
+      const key = this.keys.get(id);
+      if (key === undefined) continue;
+      const lastUsedAt = key.lastUsedAt === null || key.lastUsedAt < total.lastUsedAt ? total.lastUsedAt : key.lastUsedAt;
+      this.keys.set(id, { ...key, spentNano: key.spentNano + total.costNano, lastUsedAt });
+    }
     const accounts = new Map<string, number>();
     const keys = new Map<string, number>();
     for (const row of rows) {
-      if (!this.booked.has(row.requestId)) {
-        this.booked.add(row.requestId);
-        this.usage.push(row);
-        const account = row.accountId === null ? undefined : this.accounts.get(row.accountId);
-        if (account !== undefined) this.accounts.set(account.id, { ...account, balanceNano: account.balanceNano - row.costNano });
-        const key = this.keys.get(row.keyId);
-        if (key !== undefined) {
-          const lastUsedAt = key.lastUsedAt === null || key.lastUsedAt < row.createdAt ? row.createdAt : key.lastUsedAt;
-          this.keys.set(key.id, { ...key, spentNano: key.spentNano + row.costNano, lastUsedAt });
-        }
-      }
       const account = row.accountId === null ? undefined : this.accounts.get(row.accountId);
       if (account !== undefined) accounts.set(account.id, account.balanceNano);
       const key = this.keys.get(row.keyId);

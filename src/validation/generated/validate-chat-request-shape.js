@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateChatRequestShape = validate10;
-const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"anyOf":[{"const":"system","type":"string"},{"const":"developer","type":"string"},{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"function","type":"string"}]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
+const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^(.*)$", "u");
 
@@ -65,178 +65,9 @@ else {
 if(data2.role !== undefined){
 let data3 = data2.role;
 const _errs7 = errors;
-const _errs8 = errors;
-let valid3 = false;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-const err0 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[0].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[0],data:data3};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if("system" !== data3){
-const err1 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/0/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.messages.items.properties.role.anyOf[0],data:data3};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs11 = errors;
-if(typeof data3 !== "string"){
-const err2 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[1].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[1],data:data3};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if("developer" !== data3){
-const err3 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/1/const",keyword:"const",params:{allowedValue: "developer"},message:"must be equal to constant",schema:"developer",parentSchema:schema11.properties.messages.items.properties.role.anyOf[1],data:data3};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs13 = errors;
-if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[2].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[2],data:data3};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if("user" !== data3){
-const err5 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/2/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.messages.items.properties.role.anyOf[2],data:data3};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs15 = errors;
-if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[3].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[3],data:data3};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if("assistant" !== data3){
-const err7 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/3/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.messages.items.properties.role.anyOf[3],data:data3};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs17 = errors;
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[4].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[4],data:data3};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if("tool" !== data3){
-const err9 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/4/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.messages.items.properties.role.anyOf[4],data:data3};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const _errs19 = errors;
-if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.role.anyOf[5].type,parentSchema:schema11.properties.messages.items.properties.role.anyOf[5],data:data3};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if("function" !== data3){
-const err11 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf/5/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant",schema:"function",parentSchema:schema11.properties.messages.items.properties.role.anyOf[5],data:data3};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs19 === errors;
-valid3 = valid3 || _valid0;
-}
-}
-}
-}
-}
-if(!valid3){
-const err12 = {instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.messages.items.properties.role.anyOf,parentSchema:schema11.properties.messages.items.properties.role,data:data3};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-validate10.errors = vErrors;
+if(!((((((data3 === "system") || (data3 === "developer")) || (data3 === "user")) || (data3 === "assistant")) || (data3 === "tool")) || (data3 === "function"))){
+validate10.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema11.properties.messages.items.properties.role.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.messages.items.properties.role.enum,parentSchema:schema11.properties.messages.items.properties.role,data:data3}];
 return false;
-}
-else {
-errors = _errs8;
-if(vErrors !== null){
-if(_errs8){
-vErrors.length = _errs8;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid2 = _errs7 === errors;
 }
@@ -246,68 +77,68 @@ var valid2 = true;
 if(valid2){
 if(data2.content !== undefined){
 let data4 = data2.content;
-const _errs21 = errors;
-const _errs22 = errors;
-let valid4 = false;
-const _errs23 = errors;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid3 = false;
+const _errs10 = errors;
 if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.content.anyOf[0].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[0],data:data4};
+const err0 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.content.anyOf[0].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[0],data:data4};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err0];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err0);
 }
 errors++;
 }
-var _valid1 = _errs23 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs25 = errors;
-if(errors === _errs25){
+var _valid0 = _errs10 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs12 = errors;
+if(errors === _errs12){
 if(Array.isArray(data4)){
-var valid5 = true;
+var valid4 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
-const _errs27 = errors;
-if(errors === _errs27){
+const _errs14 = errors;
+if(errors === _errs14){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.type === undefined) && (missing2 = "type")){
-const err14 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1,schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.required,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items,data:data5};
+const err1 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1,schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.required,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items,data:data5};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err1];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err1);
 }
 errors++;
 }
 else {
 if(data5.type !== undefined){
 let data6 = data5.type;
-const _errs29 = errors;
-if(errors === _errs29){
+const _errs16 = errors;
+if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-const err15 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/type",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type,data:data6};
+const err2 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/type",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type,data:data6};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err2];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/type",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type.type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type,data:data6};
+const err3 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/type",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type.type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items.properties.type,data:data6};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err3];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -316,75 +147,75 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1,schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items,data:data5};
+const err4 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1,schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.messages.items.properties.content.anyOf[1].items.type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1].items,data:data5};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err4];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err4);
 }
 errors++;
 }
 }
-var valid5 = _errs27 === errors;
-if(!valid5){
+var valid4 = _errs14 === errors;
+if(!valid4){
 break;
 }
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.messages.items.properties.content.anyOf[1].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1],data:data4};
+const err5 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.messages.items.properties.content.anyOf[1].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[1],data:data4};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err5];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err5);
 }
 errors++;
 }
 }
-var _valid1 = _errs25 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const _errs31 = errors;
+var _valid0 = _errs12 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs18 = errors;
 if(data4 !== null){
-const err19 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.messages.items.properties.content.anyOf[2].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[2],data:data4};
+const err6 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.messages.items.properties.content.anyOf[2].type,parentSchema:schema11.properties.messages.items.properties.content.anyOf[2],data:data4};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err6];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err6);
 }
 errors++;
 }
-var _valid1 = _errs31 === errors;
-valid4 = valid4 || _valid1;
+var _valid0 = _errs18 === errors;
+valid3 = valid3 || _valid0;
 }
 }
-if(!valid4){
-const err20 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.messages.items.properties.content.anyOf,parentSchema:schema11.properties.messages.items.properties.content,data:data4};
+if(!valid3){
+const err7 = {instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/properties/messages/items/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.messages.items.properties.content.anyOf,parentSchema:schema11.properties.messages.items.properties.content,data:data4};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err7];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err7);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs22;
+errors = _errs9;
 if(vErrors !== null){
-if(_errs22){
-vErrors.length = _errs22;
+if(_errs9){
+vErrors.length = _errs9;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid2 = _errs21 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
@@ -392,12 +223,12 @@ var valid2 = true;
 if(valid2){
 if(data2.name !== undefined){
 let data7 = data2.name;
-const _errs33 = errors;
+const _errs20 = errors;
 if(typeof data7 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"#/properties/messages/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.name.type,parentSchema:schema11.properties.messages.items.properties.name,data:data7}];
 return false;
 }
-var valid2 = _errs33 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -405,22 +236,22 @@ var valid2 = true;
 if(valid2){
 if(data2.tool_calls !== undefined){
 let data8 = data2.tool_calls;
-const _errs35 = errors;
-if(errors === _errs35){
+const _errs22 = errors;
+if(errors === _errs22){
 if(Array.isArray(data8)){
-var valid7 = true;
+var valid6 = true;
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
 let data9 = data8[i2];
-const _errs37 = errors;
-if(errors === _errs37){
+const _errs24 = errors;
+if(errors === _errs24){
 if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
 validate10.errors = [{instancePath:instancePath+"/messages/" + i0+"/tool_calls/" + i2,schemaPath:"#/properties/messages/items/properties/tool_calls/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.messages.items.properties.tool_calls.items.type,parentSchema:schema11.properties.messages.items.properties.tool_calls.items,data:data9}];
 return false;
 }
 }
-var valid7 = _errs37 === errors;
-if(!valid7){
+var valid6 = _errs24 === errors;
+if(!valid6){
 break;
 }
 }
@@ -430,7 +261,7 @@ validate10.errors = [{instancePath:instancePath+"/messages/" + i0+"/tool_calls",
 return false;
 }
 }
-var valid2 = _errs35 === errors;
+var valid2 = _errs22 === errors;
 }
 else {
 var valid2 = true;
@@ -438,12 +269,12 @@ var valid2 = true;
 if(valid2){
 if(data2.tool_call_id !== undefined){
 let data10 = data2.tool_call_id;
-const _errs39 = errors;
+const _errs26 = errors;
 if(typeof data10 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/messages/" + i0+"/tool_call_id",schemaPath:"#/properties/messages/items/properties/tool_call_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.messages.items.properties.tool_call_id.type,parentSchema:schema11.properties.messages.items.properties.tool_call_id,data:data10}];
 return false;
 }
-var valid2 = _errs39 === errors;
+var valid2 = _errs26 === errors;
 }
 else {
 var valid2 = true;
@@ -479,12 +310,228 @@ var valid0 = true;
 if(valid0){
 if(data.stream !== undefined){
 let data11 = data.stream;
-const _errs41 = errors;
-const _errs42 = errors;
-let valid8 = false;
-const _errs43 = errors;
+const _errs28 = errors;
+const _errs29 = errors;
+let valid7 = false;
+const _errs30 = errors;
 if(typeof data11 !== "boolean"){
-const err21 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.stream.anyOf[0].type,parentSchema:schema11.properties.stream.anyOf[0],data:data11};
+const err8 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.stream.anyOf[0].type,parentSchema:schema11.properties.stream.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid1 = _errs30 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const _errs32 = errors;
+if(data11 !== null){
+const err9 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stream.anyOf[1].type,parentSchema:schema11.properties.stream.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid1 = _errs32 === errors;
+valid7 = valid7 || _valid1;
+}
+if(!valid7){
+const err10 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stream.anyOf,parentSchema:schema11.properties.stream,data:data11};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs29;
+if(vErrors !== null){
+if(_errs29){
+vErrors.length = _errs29;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stream_options !== undefined){
+let data12 = data.stream_options;
+const _errs34 = errors;
+const _errs35 = errors;
+let valid8 = false;
+const _errs36 = errors;
+if(errors === _errs36){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.include_usage !== undefined){
+let data13 = data12.include_usage;
+if(typeof data13 !== "boolean"){
+const err11 = {instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/anyOf/0/properties/include_usage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.stream_options.anyOf[0].properties.include_usage.type,parentSchema:schema11.properties.stream_options.anyOf[0].properties.include_usage,data:data13};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.stream_options.anyOf[0].type,parentSchema:schema11.properties.stream_options.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+var _valid2 = _errs36 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const _errs40 = errors;
+if(data12 !== null){
+const err13 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stream_options.anyOf[1].type,parentSchema:schema11.properties.stream_options.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs40 === errors;
+valid8 = valid8 || _valid2;
+}
+if(!valid8){
+const err14 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stream_options.anyOf,parentSchema:schema11.properties.stream_options,data:data12};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs35;
+if(vErrors !== null){
+if(_errs35){
+vErrors.length = _errs35;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs34 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning_effort !== undefined){
+let data14 = data.reasoning_effort;
+const _errs42 = errors;
+const _errs43 = errors;
+let valid10 = false;
+const _errs44 = errors;
+const _errs45 = errors;
+let valid11 = false;
+const _errs46 = errors;
+if(typeof data14 !== "string"){
+const err15 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if("low" !== data14){
+const err16 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid4 = _errs46 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs48 = errors;
+if(typeof data14 !== "string"){
+const err17 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if("medium" !== data14){
+const err18 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs50 = errors;
+if(typeof data14 !== "string"){
+const err19 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if("high" !== data14){
+const err20 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid4 = _errs50 === errors;
+valid11 = valid11 || _valid4;
+}
+}
+if(!valid11){
+const err21 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning_effort.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -493,12 +540,23 @@ vErrors.push(err21);
 }
 errors++;
 }
-var _valid2 = _errs43 === errors;
-valid8 = valid8 || _valid2;
-if(!valid8){
-const _errs45 = errors;
-if(data11 !== null){
-const err22 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stream.anyOf[1].type,parentSchema:schema11.properties.stream.anyOf[1],data:data11};
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid3 = _errs44 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const _errs52 = errors;
+if(data14 !== null){
+const err22 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -507,11 +565,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid2 = _errs45 === errors;
-valid8 = valid8 || _valid2;
+var _valid3 = _errs52 === errors;
+valid10 = valid10 || _valid3;
 }
-if(!valid8){
-const err23 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stream.anyOf,parentSchema:schema11.properties.stream,data:data11};
+if(!valid10){
+const err23 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf,parentSchema:schema11.properties.reasoning_effort,data:data14};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -523,34 +581,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs42;
+errors = _errs43;
 if(vErrors !== null){
-if(_errs42){
-vErrors.length = _errs42;
+if(_errs43){
+vErrors.length = _errs43;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs41 === errors;
+var valid0 = _errs42 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.stream_options !== undefined){
-let data12 = data.stream_options;
-const _errs47 = errors;
-const _errs48 = errors;
-let valid9 = false;
-const _errs49 = errors;
-if(errors === _errs49){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.include_usage !== undefined){
-let data13 = data12.include_usage;
-if(typeof data13 !== "boolean"){
-const err24 = {instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/anyOf/0/properties/include_usage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.stream_options.anyOf[0].properties.include_usage.type,parentSchema:schema11.properties.stream_options.anyOf[0].properties.include_usage,data:data13};
+if(data.reasoning !== undefined){
+let data15 = data.reasoning;
+const _errs54 = errors;
+const _errs55 = errors;
+let valid12 = false;
+const _errs56 = errors;
+if(errors === _errs56){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.effort !== undefined){
+let data16 = data15.effort;
+const _errs59 = errors;
+let valid14 = false;
+const _errs60 = errors;
+const _errs61 = errors;
+let valid15 = false;
+const _errs62 = errors;
+if(typeof data16 !== "string"){
+const err24 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -559,10 +623,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.stream_options.anyOf[0].type,parentSchema:schema11.properties.stream_options.anyOf[0],data:data12};
+if("low" !== data16){
+const err25 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -571,13 +633,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-var _valid3 = _errs49 === errors;
-valid9 = valid9 || _valid3;
-if(!valid9){
-const _errs53 = errors;
-if(data12 !== null){
-const err26 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stream_options.anyOf[1].type,parentSchema:schema11.properties.stream_options.anyOf[1],data:data12};
+var _valid7 = _errs62 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs64 = errors;
+if(typeof data16 !== "string"){
+const err26 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -586,11 +647,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-var _valid3 = _errs53 === errors;
-valid9 = valid9 || _valid3;
-}
-if(!valid9){
-const err27 = {instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stream_options.anyOf,parentSchema:schema11.properties.stream_options,data:data12};
+if("medium" !== data16){
+const err27 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -598,37 +656,13 @@ else {
 vErrors.push(err27);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs48;
-if(vErrors !== null){
-if(_errs48){
-vErrors.length = _errs48;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs47 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reasoning_effort !== undefined){
-let data14 = data.reasoning_effort;
-const _errs55 = errors;
-const _errs56 = errors;
-let valid11 = false;
-const _errs57 = errors;
-const _errs58 = errors;
-let valid12 = false;
-const _errs59 = errors;
-if(typeof data14 !== "string"){
-const err28 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
+var _valid7 = _errs64 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs66 = errors;
+if(typeof data16 !== "string"){
+const err28 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -637,8 +671,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if("low" !== data14){
-const err29 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
+if("high" !== data16){
+const err29 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -647,12 +681,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid5 = _errs59 === errors;
-valid12 = valid12 || _valid5;
-if(!valid12){
-const _errs61 = errors;
-if(typeof data14 !== "string"){
-const err30 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
+var _valid7 = _errs66 === errors;
+valid15 = valid15 || _valid7;
+}
+}
+if(!valid15){
+const err30 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -661,8 +695,23 @@ vErrors.push(err30);
 }
 errors++;
 }
-if("medium" !== data14){
-const err31 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
+else {
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid6 = _errs60 === errors;
+valid14 = valid14 || _valid6;
+if(!valid14){
+const _errs68 = errors;
+if(data16 !== null){
+const err31 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -671,12 +720,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-var _valid5 = _errs61 === errors;
-valid12 = valid12 || _valid5;
-if(!valid12){
-const _errs63 = errors;
-if(typeof data14 !== "string"){
-const err32 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
+var _valid6 = _errs68 === errors;
+valid14 = valid14 || _valid6;
+}
+if(!valid14){
+const err32 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort,data:data16};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -685,8 +733,21 @@ vErrors.push(err32);
 }
 errors++;
 }
-if("high" !== data14){
-const err33 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -695,12 +756,13 @@ vErrors.push(err33);
 }
 errors++;
 }
-var _valid5 = _errs63 === errors;
+}
+var _valid5 = _errs56 === errors;
 valid12 = valid12 || _valid5;
-}
-}
 if(!valid12){
-const err34 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning_effort.anyOf[0],data:data14};
+const _errs70 = errors;
+if(data15 !== null){
+const err34 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -709,23 +771,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-else {
-errors = _errs58;
-if(vErrors !== null){
-if(_errs58){
-vErrors.length = _errs58;
+var _valid5 = _errs70 === errors;
+valid12 = valid12 || _valid5;
 }
-else {
-vErrors = null;
-}
-}
-}
-var _valid4 = _errs57 === errors;
-valid11 = valid11 || _valid4;
-if(!valid11){
-const _errs65 = errors;
-if(data14 !== null){
-const err35 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[1],data:data14};
+if(!valid12){
+const err35 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -733,12 +783,36 @@ else {
 vErrors.push(err35);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid4 = _errs65 === errors;
-valid11 = valid11 || _valid4;
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
 }
-if(!valid11){
-const err36 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf,parentSchema:schema11.properties.reasoning_effort,data:data14};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.temperature !== undefined){
+let data17 = data.temperature;
+const _errs72 = errors;
+const _errs73 = errors;
+let valid16 = false;
+const _errs74 = errors;
+if(errors === _errs74){
+if(typeof data17 == "number"){
+if(data17 > 2 || isNaN(data17)){
+const err36 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -746,44 +820,10 @@ else {
 vErrors.push(err36);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs56;
-if(vErrors !== null){
-if(_errs56){
-vErrors.length = _errs56;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs55 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reasoning !== undefined){
-let data15 = data.reasoning;
-const _errs67 = errors;
-const _errs68 = errors;
-let valid13 = false;
-const _errs69 = errors;
-if(errors === _errs69){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.effort !== undefined){
-let data16 = data15.effort;
-const _errs72 = errors;
-let valid15 = false;
-const _errs73 = errors;
-const _errs74 = errors;
-let valid16 = false;
-const _errs75 = errors;
-if(typeof data16 !== "string"){
-const err37 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
+if(data17 < 0 || isNaN(data17)){
+const err37 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -792,8 +832,10 @@ vErrors.push(err37);
 }
 errors++;
 }
-if("low" !== data16){
-const err38 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -802,12 +844,13 @@ vErrors.push(err38);
 }
 errors++;
 }
-var _valid8 = _errs75 === errors;
+}
+var _valid8 = _errs74 === errors;
 valid16 = valid16 || _valid8;
 if(!valid16){
-const _errs77 = errors;
-if(typeof data16 !== "string"){
-const err39 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
+const _errs76 = errors;
+if(data17 !== null){
+const err39 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -816,8 +859,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if("medium" !== data16){
-const err40 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
+var _valid8 = _errs76 === errors;
+valid16 = valid16 || _valid8;
+}
+if(!valid16){
+const err40 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data17};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -825,13 +871,36 @@ else {
 vErrors.push(err40);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid8 = _errs77 === errors;
-valid16 = valid16 || _valid8;
-if(!valid16){
+else {
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs72 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top_p !== undefined){
+let data18 = data.top_p;
+const _errs78 = errors;
 const _errs79 = errors;
-if(typeof data16 !== "string"){
-const err41 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
+let valid17 = false;
+const _errs80 = errors;
+if(errors === _errs80){
+if(typeof data18 == "number"){
+if(data18 > 1 || isNaN(data18)){
+const err41 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -840,8 +909,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if("high" !== data16){
-const err42 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
+else {
+if(data18 < 0 || isNaN(data18)){
+const err42 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -850,12 +920,10 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid8 = _errs79 === errors;
-valid16 = valid16 || _valid8;
 }
 }
-if(!valid16){
-const err43 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0],data:data16};
+else {
+const err43 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -864,23 +932,13 @@ vErrors.push(err43);
 }
 errors++;
 }
-else {
-errors = _errs74;
-if(vErrors !== null){
-if(_errs74){
-vErrors.length = _errs74;
 }
-else {
-vErrors = null;
-}
-}
-}
-var _valid7 = _errs73 === errors;
-valid15 = valid15 || _valid7;
-if(!valid15){
-const _errs81 = errors;
-if(data16 !== null){
-const err44 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1],data:data16};
+var _valid9 = _errs80 === errors;
+valid17 = valid17 || _valid9;
+if(!valid17){
+const _errs82 = errors;
+if(data18 !== null){
+const err44 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -889,11 +947,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid7 = _errs81 === errors;
-valid15 = valid15 || _valid7;
+var _valid9 = _errs82 === errors;
+valid17 = valid17 || _valid9;
 }
-if(!valid15){
-const err45 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort,data:data16};
+if(!valid17){
+const err45 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data18};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -901,22 +959,34 @@ else {
 vErrors.push(err45);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-errors = _errs72;
+errors = _errs79;
 if(vErrors !== null){
-if(_errs72){
-vErrors.length = _errs72;
+if(_errs79){
+vErrors.length = _errs79;
 }
 else {
 vErrors = null;
 }
 }
 }
-}
+var valid0 = _errs78 === errors;
 }
 else {
-const err46 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
+var valid0 = true;
+}
+if(valid0){
+if(data.n !== undefined){
+let data19 = data.n;
+const _errs84 = errors;
+const _errs85 = errors;
+let valid18 = false;
+const _errs86 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err46 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -925,13 +995,10 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-var _valid6 = _errs69 === errors;
-valid13 = valid13 || _valid6;
-if(!valid13){
-const _errs83 = errors;
-if(data15 !== null){
-const err47 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
+if(errors === _errs86){
+if(typeof data19 == "number"){
+if(data19 > 128 || isNaN(data19)){
+const err47 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -940,11 +1007,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs83 === errors;
-valid13 = valid13 || _valid6;
-}
-if(!valid13){
-const err48 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
+else {
+if(data19 < 1 || isNaN(data19)){
+const err48 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -952,36 +1017,16 @@ else {
 vErrors.push(err48);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs68;
-if(vErrors !== null){
-if(_errs68){
-vErrors.length = _errs68;
-}
-else {
-vErrors = null;
 }
 }
 }
-var valid0 = _errs67 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.temperature !== undefined){
-let data17 = data.temperature;
-const _errs85 = errors;
-const _errs86 = errors;
-let valid17 = false;
-const _errs87 = errors;
-if(errors === _errs87){
-if(typeof data17 == "number"){
-if(data17 > 2 || isNaN(data17)){
-const err49 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
+var _valid10 = _errs86 === errors;
+valid18 = valid18 || _valid10;
+if(!valid18){
+const _errs88 = errors;
+if(data19 !== null){
+const err49 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -990,9 +1035,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-else {
-if(data17 < 0 || isNaN(data17)){
-const err50 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
+var _valid10 = _errs88 === errors;
+valid18 = valid18 || _valid10;
+}
+if(!valid18){
+const err50 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data19};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1000,11 +1047,34 @@ else {
 vErrors.push(err50);
 }
 errors++;
-}
-}
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err51 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
+errors = _errs85;
+if(vErrors !== null){
+if(_errs85){
+vErrors.length = _errs85;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_tokens !== undefined){
+let data20 = data.max_tokens;
+const _errs90 = errors;
+const _errs91 = errors;
+let valid19 = false;
+const _errs92 = errors;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err51 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1013,13 +1083,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-var _valid9 = _errs87 === errors;
-valid17 = valid17 || _valid9;
-if(!valid17){
-const _errs89 = errors;
-if(data17 !== null){
-const err52 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data17};
+if(errors === _errs92){
+if(typeof data20 == "number"){
+if(data20 < 1 || isNaN(data20)){
+const err52 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1028,11 +1095,14 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid9 = _errs89 === errors;
-valid17 = valid17 || _valid9;
 }
-if(!valid17){
-const err53 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data17};
+}
+var _valid11 = _errs92 === errors;
+valid19 = valid19 || _valid11;
+if(!valid19){
+const _errs94 = errors;
+if(data20 !== null){
+const err53 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data20};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1040,36 +1110,12 @@ else {
 vErrors.push(err53);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs86;
-if(vErrors !== null){
-if(_errs86){
-vErrors.length = _errs86;
+var _valid11 = _errs94 === errors;
+valid19 = valid19 || _valid11;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs85 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.top_p !== undefined){
-let data18 = data.top_p;
-const _errs91 = errors;
-const _errs92 = errors;
-let valid18 = false;
-const _errs93 = errors;
-if(errors === _errs93){
-if(typeof data18 == "number"){
-if(data18 > 1 || isNaN(data18)){
-const err54 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+if(!valid19){
+const err54 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data20};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1077,10 +1123,34 @@ else {
 vErrors.push(err54);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-if(data18 < 0 || isNaN(data18)){
-const err55 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+errors = _errs91;
+if(vErrors !== null){
+if(_errs91){
+vErrors.length = _errs91;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs90 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_completion_tokens !== undefined){
+let data21 = data.max_completion_tokens;
+const _errs96 = errors;
+const _errs97 = errors;
+let valid20 = false;
+const _errs98 = errors;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err55 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1089,10 +1159,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+if(errors === _errs98){
+if(typeof data21 == "number"){
+if(data21 < 1 || isNaN(data21)){
+const err56 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1102,12 +1172,13 @@ vErrors.push(err56);
 errors++;
 }
 }
-var _valid10 = _errs93 === errors;
-valid18 = valid18 || _valid10;
-if(!valid18){
-const _errs95 = errors;
-if(data18 !== null){
-const err57 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data18};
+}
+var _valid12 = _errs98 === errors;
+valid20 = valid20 || _valid12;
+if(!valid20){
+const _errs100 = errors;
+if(data21 !== null){
+const err57 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data21};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1116,11 +1187,11 @@ vErrors.push(err57);
 }
 errors++;
 }
-var _valid10 = _errs95 === errors;
-valid18 = valid18 || _valid10;
+var _valid12 = _errs100 === errors;
+valid20 = valid20 || _valid12;
 }
-if(!valid18){
-const err58 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data18};
+if(!valid20){
+const err58 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data21};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1132,30 +1203,32 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs92;
+errors = _errs97;
 if(vErrors !== null){
-if(_errs92){
-vErrors.length = _errs92;
+if(_errs97){
+vErrors.length = _errs97;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs91 === errors;
+var valid0 = _errs96 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.n !== undefined){
-let data19 = data.n;
-const _errs97 = errors;
-const _errs98 = errors;
-let valid19 = false;
-const _errs99 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-const err59 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+if(data.presence_penalty !== undefined){
+let data22 = data.presence_penalty;
+const _errs102 = errors;
+const _errs103 = errors;
+let valid21 = false;
+const _errs104 = errors;
+if(errors === _errs104){
+if(typeof data22 == "number"){
+if(data22 > 2 || isNaN(data22)){
+const err59 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1164,10 +1237,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(errors === _errs99){
-if(typeof data19 == "number"){
-if(data19 > 128 || isNaN(data19)){
-const err60 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+else {
+if(data22 < -2 || isNaN(data22)){
+const err60 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1176,9 +1248,10 @@ vErrors.push(err60);
 }
 errors++;
 }
+}
+}
 else {
-if(data19 < 1 || isNaN(data19)){
-const err61 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+const err61 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1188,14 +1261,12 @@ vErrors.push(err61);
 errors++;
 }
 }
-}
-}
-var _valid11 = _errs99 === errors;
-valid19 = valid19 || _valid11;
-if(!valid19){
-const _errs101 = errors;
-if(data19 !== null){
-const err62 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data19};
+var _valid13 = _errs104 === errors;
+valid21 = valid21 || _valid13;
+if(!valid21){
+const _errs106 = errors;
+if(data22 !== null){
+const err62 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1204,11 +1275,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-var _valid11 = _errs101 === errors;
-valid19 = valid19 || _valid11;
+var _valid13 = _errs106 === errors;
+valid21 = valid21 || _valid13;
 }
-if(!valid19){
-const err63 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data19};
+if(!valid21){
+const err63 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data22};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1220,30 +1291,32 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs98;
+errors = _errs103;
 if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
+if(_errs103){
+vErrors.length = _errs103;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs97 === errors;
+var valid0 = _errs102 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max_tokens !== undefined){
-let data20 = data.max_tokens;
-const _errs103 = errors;
-const _errs104 = errors;
-let valid20 = false;
-const _errs105 = errors;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err64 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
+if(data.frequency_penalty !== undefined){
+let data23 = data.frequency_penalty;
+const _errs108 = errors;
+const _errs109 = errors;
+let valid22 = false;
+const _errs110 = errors;
+if(errors === _errs110){
+if(typeof data23 == "number"){
+if(data23 > 2 || isNaN(data23)){
+const err64 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1252,10 +1325,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(errors === _errs105){
-if(typeof data20 == "number"){
-if(data20 < 1 || isNaN(data20)){
-const err65 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
+else {
+if(data23 < -2 || isNaN(data23)){
+const err65 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1266,12 +1338,8 @@ errors++;
 }
 }
 }
-var _valid12 = _errs105 === errors;
-valid20 = valid20 || _valid12;
-if(!valid20){
-const _errs107 = errors;
-if(data20 !== null){
-const err66 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data20};
+else {
+const err66 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1280,11 +1348,13 @@ vErrors.push(err66);
 }
 errors++;
 }
-var _valid12 = _errs107 === errors;
-valid20 = valid20 || _valid12;
 }
-if(!valid20){
-const err67 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data20};
+var _valid14 = _errs110 === errors;
+valid22 = valid22 || _valid14;
+if(!valid22){
+const _errs112 = errors;
+if(data23 !== null){
+const err67 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1292,34 +1362,12 @@ else {
 vErrors.push(err67);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs104;
-if(vErrors !== null){
-if(_errs104){
-vErrors.length = _errs104;
+var _valid14 = _errs112 === errors;
+valid22 = valid22 || _valid14;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs103 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max_completion_tokens !== undefined){
-let data21 = data.max_completion_tokens;
-const _errs109 = errors;
-const _errs110 = errors;
-let valid21 = false;
-const _errs111 = errors;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err68 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
+if(!valid22){
+const err68 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data23};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1327,11 +1375,34 @@ else {
 vErrors.push(err68);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-if(errors === _errs111){
-if(typeof data21 == "number"){
-if(data21 < 1 || isNaN(data21)){
-const err69 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
+else {
+errors = _errs109;
+if(vErrors !== null){
+if(_errs109){
+vErrors.length = _errs109;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs108 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logprobs !== undefined){
+let data24 = data.logprobs;
+const _errs114 = errors;
+const _errs115 = errors;
+let valid23 = false;
+const _errs116 = errors;
+if(typeof data24 !== "boolean"){
+const err69 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1340,14 +1411,12 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-}
-var _valid13 = _errs111 === errors;
-valid21 = valid21 || _valid13;
-if(!valid21){
-const _errs113 = errors;
-if(data21 !== null){
-const err70 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data21};
+var _valid15 = _errs116 === errors;
+valid23 = valid23 || _valid15;
+if(!valid23){
+const _errs118 = errors;
+if(data24 !== null){
+const err70 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1356,11 +1425,11 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid13 = _errs113 === errors;
-valid21 = valid21 || _valid13;
+var _valid15 = _errs118 === errors;
+valid23 = valid23 || _valid15;
 }
-if(!valid21){
-const err71 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data21};
+if(!valid23){
+const err71 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data24};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1372,32 +1441,30 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs110;
+errors = _errs115;
 if(vErrors !== null){
-if(_errs110){
-vErrors.length = _errs110;
+if(_errs115){
+vErrors.length = _errs115;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs109 === errors;
+var valid0 = _errs114 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.presence_penalty !== undefined){
-let data22 = data.presence_penalty;
-const _errs115 = errors;
-const _errs116 = errors;
-let valid22 = false;
-const _errs117 = errors;
-if(errors === _errs117){
-if(typeof data22 == "number"){
-if(data22 > 2 || isNaN(data22)){
-const err72 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
+if(data.top_logprobs !== undefined){
+let data25 = data.top_logprobs;
+const _errs120 = errors;
+const _errs121 = errors;
+let valid24 = false;
+const _errs122 = errors;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+const err72 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1406,9 +1473,10 @@ vErrors.push(err72);
 }
 errors++;
 }
-else {
-if(data22 < -2 || isNaN(data22)){
-const err73 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
+if(errors === _errs122){
+if(typeof data25 == "number"){
+if(data25 > 20 || isNaN(data25)){
+const err73 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1417,10 +1485,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-}
 else {
-const err74 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
+if(data25 < 0 || isNaN(data25)){
+const err74 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1430,12 +1497,14 @@ vErrors.push(err74);
 errors++;
 }
 }
-var _valid14 = _errs117 === errors;
-valid22 = valid22 || _valid14;
-if(!valid22){
-const _errs119 = errors;
-if(data22 !== null){
-const err75 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data22};
+}
+}
+var _valid16 = _errs122 === errors;
+valid24 = valid24 || _valid16;
+if(!valid24){
+const _errs124 = errors;
+if(data25 !== null){
+const err75 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data25};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1444,11 +1513,11 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid14 = _errs119 === errors;
-valid22 = valid22 || _valid14;
+var _valid16 = _errs124 === errors;
+valid24 = valid24 || _valid16;
 }
-if(!valid22){
-const err76 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data22};
+if(!valid24){
+const err76 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data25};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1460,32 +1529,30 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs116;
+errors = _errs121;
 if(vErrors !== null){
-if(_errs116){
-vErrors.length = _errs116;
+if(_errs121){
+vErrors.length = _errs121;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs115 === errors;
+var valid0 = _errs120 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.frequency_penalty !== undefined){
-let data23 = data.frequency_penalty;
-const _errs121 = errors;
-const _errs122 = errors;
-let valid23 = false;
-const _errs123 = errors;
-if(errors === _errs123){
-if(typeof data23 == "number"){
-if(data23 > 2 || isNaN(data23)){
-const err77 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
+if(data.seed !== undefined){
+let data26 = data.seed;
+const _errs126 = errors;
+const _errs127 = errors;
+let valid25 = false;
+const _errs128 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err77 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data26};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1494,9 +1561,12 @@ vErrors.push(err77);
 }
 errors++;
 }
-else {
-if(data23 < -2 || isNaN(data23)){
-const err78 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
+var _valid17 = _errs128 === errors;
+valid25 = valid25 || _valid17;
+if(!valid25){
+const _errs130 = errors;
+if(data26 !== null){
+const err78 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data26};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1505,10 +1575,11 @@ vErrors.push(err78);
 }
 errors++;
 }
+var _valid17 = _errs130 === errors;
+valid25 = valid25 || _valid17;
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
+if(!valid25){
+const err79 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data26};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1516,14 +1587,37 @@ else {
 vErrors.push(err79);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs127;
+if(vErrors !== null){
+if(_errs127){
+vErrors.length = _errs127;
+}
+else {
+vErrors = null;
 }
 }
-var _valid15 = _errs123 === errors;
-valid23 = valid23 || _valid15;
-if(!valid23){
-const _errs125 = errors;
-if(data23 !== null){
-const err80 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data23};
+}
+var valid0 = _errs126 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stop !== undefined){
+let data27 = data.stop;
+const _errs132 = errors;
+const _errs133 = errors;
+let valid26 = false;
+const _errs134 = errors;
+const _errs135 = errors;
+let valid27 = false;
+const _errs136 = errors;
+if(typeof data27 !== "string"){
+const err80 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1532,11 +1626,14 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid15 = _errs125 === errors;
-valid23 = valid23 || _valid15;
-}
-if(!valid23){
-const err81 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data23};
+var _valid19 = _errs136 === errors;
+valid27 = valid27 || _valid19;
+if(!valid27){
+const _errs138 = errors;
+if(errors === _errs138){
+if(Array.isArray(data27)){
+if(data27.length > 4){
+const err81 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1544,34 +1641,15 @@ else {
 vErrors.push(err81);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs122;
-if(vErrors !== null){
-if(_errs122){
-vErrors.length = _errs122;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs121 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logprobs !== undefined){
-let data24 = data.logprobs;
-const _errs127 = errors;
-const _errs128 = errors;
-let valid24 = false;
-const _errs129 = errors;
-if(typeof data24 !== "boolean"){
-const err82 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data24};
+var valid28 = true;
+const len3 = data27.length;
+for(let i3=0; i3<len3; i3++){
+let data28 = data27[i3];
+const _errs140 = errors;
+if(typeof data28 !== "string"){
+const err82 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data28};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1580,12 +1658,15 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid16 = _errs129 === errors;
-valid24 = valid24 || _valid16;
-if(!valid24){
-const _errs131 = errors;
-if(data24 !== null){
-const err83 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data24};
+var valid28 = _errs140 === errors;
+if(!valid28){
+break;
+}
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1594,11 +1675,12 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid16 = _errs131 === errors;
-valid24 = valid24 || _valid16;
 }
-if(!valid24){
-const err84 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data24};
+var _valid19 = _errs138 === errors;
+valid27 = valid27 || _valid19;
+}
+if(!valid27){
+const err84 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1606,34 +1688,24 @@ else {
 vErrors.push(err84);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs128;
+errors = _errs135;
 if(vErrors !== null){
-if(_errs128){
-vErrors.length = _errs128;
+if(_errs135){
+vErrors.length = _errs135;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs127 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.top_logprobs !== undefined){
-let data25 = data.top_logprobs;
-const _errs133 = errors;
-const _errs134 = errors;
-let valid25 = false;
-const _errs135 = errors;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err85 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
+var _valid18 = _errs134 === errors;
+valid26 = valid26 || _valid18;
+if(!valid26){
+const _errs142 = errors;
+if(data27 !== null){
+const err85 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data27};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1642,10 +1714,11 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(errors === _errs135){
-if(typeof data25 == "number"){
-if(data25 > 20 || isNaN(data25)){
-const err86 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
+var _valid18 = _errs142 === errors;
+valid26 = valid26 || _valid18;
+}
+if(!valid26){
+const err86 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data27};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1653,10 +1726,43 @@ else {
 vErrors.push(err86);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-if(data25 < 0 || isNaN(data25)){
-const err87 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
+errors = _errs133;
+if(vErrors !== null){
+if(_errs133){
+vErrors.length = _errs133;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs132 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logit_bias !== undefined){
+let data29 = data.logit_bias;
+const _errs144 = errors;
+const _errs145 = errors;
+let valid29 = false;
+const _errs146 = errors;
+if(errors === _errs146){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+var valid30 = true;
+for(const key0 in data29){
+if(pattern0.test(key0)){
+let data30 = data29[key0];
+const _errs148 = errors;
+if(errors === _errs148){
+if(typeof data30 == "number"){
+if(data30 > 100 || isNaN(data30)){
+const err87 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1665,15 +1771,9 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-}
-}
-var _valid17 = _errs135 === errors;
-valid25 = valid25 || _valid17;
-if(!valid25){
-const _errs137 = errors;
-if(data25 !== null){
-const err88 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data25};
+else {
+if(data30 < -100 || isNaN(data30)){
+const err88 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1682,11 +1782,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid17 = _errs137 === errors;
-valid25 = valid25 || _valid17;
 }
-if(!valid25){
-const err89 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data25};
+}
+else {
+const err89 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1694,34 +1793,17 @@ else {
 vErrors.push(err89);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs134;
-if(vErrors !== null){
-if(_errs134){
-vErrors.length = _errs134;
 }
-else {
-vErrors = null;
+var valid30 = _errs148 === errors;
+if(!valid30){
+break;
 }
 }
 }
-var valid0 = _errs133 === errors;
 }
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seed !== undefined){
-let data26 = data.seed;
-const _errs139 = errors;
-const _errs140 = errors;
-let valid26 = false;
-const _errs141 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err90 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data26};
+const err90 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data29};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1730,12 +1812,13 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid18 = _errs141 === errors;
-valid26 = valid26 || _valid18;
-if(!valid26){
-const _errs143 = errors;
-if(data26 !== null){
-const err91 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data26};
+}
+var _valid20 = _errs146 === errors;
+valid29 = valid29 || _valid20;
+if(!valid29){
+const _errs150 = errors;
+if(data29 !== null){
+const err91 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data29};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1744,11 +1827,11 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid18 = _errs143 === errors;
-valid26 = valid26 || _valid18;
+var _valid20 = _errs150 === errors;
+valid29 = valid29 || _valid20;
 }
-if(!valid26){
-const err92 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data26};
+if(!valid29){
+const err92 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data29};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1760,269 +1843,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs140;
+errors = _errs145;
 if(vErrors !== null){
-if(_errs140){
-vErrors.length = _errs140;
+if(_errs145){
+vErrors.length = _errs145;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs139 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stop !== undefined){
-let data27 = data.stop;
-const _errs145 = errors;
-const _errs146 = errors;
-let valid27 = false;
-const _errs147 = errors;
-const _errs148 = errors;
-let valid28 = false;
-const _errs149 = errors;
-if(typeof data27 !== "string"){
-const err93 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data27};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-var _valid20 = _errs149 === errors;
-valid28 = valid28 || _valid20;
-if(!valid28){
-const _errs151 = errors;
-if(errors === _errs151){
-if(Array.isArray(data27)){
-if(data27.length > 4){
-const err94 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-else {
-var valid29 = true;
-const len3 = data27.length;
-for(let i3=0; i3<len3; i3++){
-let data28 = data27[i3];
-const _errs153 = errors;
-if(typeof data28 !== "string"){
-const err95 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data28};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-var valid29 = _errs153 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-else {
-const err96 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-}
-var _valid20 = _errs151 === errors;
-valid28 = valid28 || _valid20;
-}
-if(!valid28){
-const err97 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data27};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-else {
-errors = _errs148;
-if(vErrors !== null){
-if(_errs148){
-vErrors.length = _errs148;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid19 = _errs147 === errors;
-valid27 = valid27 || _valid19;
-if(!valid27){
-const _errs155 = errors;
-if(data27 !== null){
-const err98 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data27};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-var _valid19 = _errs155 === errors;
-valid27 = valid27 || _valid19;
-}
-if(!valid27){
-const err99 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data27};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs146;
-if(vErrors !== null){
-if(_errs146){
-vErrors.length = _errs146;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs145 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logit_bias !== undefined){
-let data29 = data.logit_bias;
-const _errs157 = errors;
-const _errs158 = errors;
-let valid30 = false;
-const _errs159 = errors;
-if(errors === _errs159){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-var valid31 = true;
-for(const key0 in data29){
-if(pattern0.test(key0)){
-let data30 = data29[key0];
-const _errs161 = errors;
-if(errors === _errs161){
-if(typeof data30 == "number"){
-if(data30 > 100 || isNaN(data30)){
-const err100 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-else {
-if(data30 < -100 || isNaN(data30)){
-const err101 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-}
-else {
-const err102 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-}
-var valid31 = _errs161 === errors;
-if(!valid31){
-break;
-}
-}
-}
-}
-else {
-const err103 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data29};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-var _valid21 = _errs159 === errors;
-valid30 = valid30 || _valid21;
-if(!valid30){
-const _errs163 = errors;
-if(data29 !== null){
-const err104 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data29};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-var _valid21 = _errs163 === errors;
-valid30 = valid30 || _valid21;
-}
-if(!valid30){
-const err105 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data29};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs158;
-if(vErrors !== null){
-if(_errs158){
-vErrors.length = _errs158;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs157 === errors;
+var valid0 = _errs144 === errors;
 }
 else {
 var valid0 = true;
@@ -2030,15 +1861,15 @@ var valid0 = true;
 if(valid0){
 if(data.tools !== undefined){
 let data31 = data.tools;
-const _errs165 = errors;
-if(errors === _errs165){
+const _errs152 = errors;
+if(errors === _errs152){
 if(Array.isArray(data31)){
-var valid32 = true;
+var valid31 = true;
 const len4 = data31.length;
 for(let i4=0; i4<len4; i4++){
 let data32 = data31[i4];
-const _errs167 = errors;
-if(errors === _errs167){
+const _errs154 = errors;
+if(errors === _errs154){
 if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 let missing3;
 if((data32.type === undefined) && (missing3 = "type")){
@@ -2048,8 +1879,8 @@ return false;
 else {
 if(data32.type !== undefined){
 let data33 = data32.type;
-const _errs169 = errors;
-if(errors === _errs169){
+const _errs156 = errors;
+if(errors === _errs156){
 if(typeof data33 === "string"){
 if(func2(data33) < 1){
 validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.tools.items.properties.type,data:data33}];
@@ -2069,8 +1900,8 @@ validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/pro
 return false;
 }
 }
-var valid32 = _errs167 === errors;
-if(!valid32){
+var valid31 = _errs154 === errors;
+if(!valid31){
 break;
 }
 }
@@ -2080,7 +1911,7 @@ validate10.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs165 === errors;
+var valid0 = _errs152 === errors;
 }
 else {
 var valid0 = true;
@@ -2088,34 +1919,34 @@ var valid0 = true;
 if(valid0){
 if(data.tool_choice !== undefined){
 let data34 = data.tool_choice;
-const _errs171 = errors;
-const _errs172 = errors;
-let valid34 = false;
-const _errs173 = errors;
+const _errs158 = errors;
+const _errs159 = errors;
+let valid33 = false;
+const _errs160 = errors;
 if(typeof data34 !== "string"){
-const err106 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data34};
+const err93 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data34};
 if(vErrors === null){
-vErrors = [err106];
+vErrors = [err93];
 }
 else {
-vErrors.push(err106);
+vErrors.push(err93);
 }
 errors++;
 }
-var _valid22 = _errs173 === errors;
-valid34 = valid34 || _valid22;
-if(!valid34){
-const _errs175 = errors;
-if(errors === _errs175){
+var _valid21 = _errs160 === errors;
+valid33 = valid33 || _valid21;
+if(!valid33){
+const _errs162 = errors;
+if(errors === _errs162){
 if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 let missing4;
 if((data34.type === undefined) && (missing4 = "type")){
-const err107 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
+const err94 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
 if(vErrors === null){
-vErrors = [err107];
+vErrors = [err94];
 }
 else {
-vErrors.push(err107);
+vErrors.push(err94);
 }
 errors++;
 }
@@ -2123,12 +1954,12 @@ else {
 if(data34.type !== undefined){
 let data35 = data34.type;
 if(typeof data35 !== "string"){
-const err108 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data35};
+const err95 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data35};
 if(vErrors === null){
-vErrors = [err108];
+vErrors = [err95];
 }
 else {
-vErrors.push(err108);
+vErrors.push(err95);
 }
 errors++;
 }
@@ -2136,43 +1967,43 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
+const err96 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
 if(vErrors === null){
-vErrors = [err109];
+vErrors = [err96];
 }
 else {
-vErrors.push(err109);
+vErrors.push(err96);
 }
 errors++;
 }
 }
-var _valid22 = _errs175 === errors;
-valid34 = valid34 || _valid22;
+var _valid21 = _errs162 === errors;
+valid33 = valid33 || _valid21;
 }
-if(!valid34){
-const err110 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data34};
+if(!valid33){
+const err97 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data34};
 if(vErrors === null){
-vErrors = [err110];
+vErrors = [err97];
 }
 else {
-vErrors.push(err110);
+vErrors.push(err97);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs172;
+errors = _errs159;
 if(vErrors !== null){
-if(_errs172){
-vErrors.length = _errs172;
+if(_errs159){
+vErrors.length = _errs159;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs171 === errors;
+var valid0 = _errs158 === errors;
 }
 else {
 var valid0 = true;
@@ -2180,61 +2011,61 @@ var valid0 = true;
 if(valid0){
 if(data.parallel_tool_calls !== undefined){
 let data36 = data.parallel_tool_calls;
-const _errs179 = errors;
-const _errs180 = errors;
-let valid36 = false;
-const _errs181 = errors;
+const _errs166 = errors;
+const _errs167 = errors;
+let valid35 = false;
+const _errs168 = errors;
 if(typeof data36 !== "boolean"){
-const err111 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data36};
+const err98 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data36};
 if(vErrors === null){
-vErrors = [err111];
+vErrors = [err98];
 }
 else {
-vErrors.push(err111);
+vErrors.push(err98);
 }
 errors++;
 }
-var _valid23 = _errs181 === errors;
-valid36 = valid36 || _valid23;
-if(!valid36){
-const _errs183 = errors;
+var _valid22 = _errs168 === errors;
+valid35 = valid35 || _valid22;
+if(!valid35){
+const _errs170 = errors;
 if(data36 !== null){
-const err112 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data36};
+const err99 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data36};
 if(vErrors === null){
-vErrors = [err112];
+vErrors = [err99];
 }
 else {
-vErrors.push(err112);
+vErrors.push(err99);
 }
 errors++;
 }
-var _valid23 = _errs183 === errors;
-valid36 = valid36 || _valid23;
+var _valid22 = _errs170 === errors;
+valid35 = valid35 || _valid22;
 }
-if(!valid36){
-const err113 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data36};
+if(!valid35){
+const err100 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data36};
 if(vErrors === null){
-vErrors = [err113];
+vErrors = [err100];
 }
 else {
-vErrors.push(err113);
+vErrors.push(err100);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs180;
+errors = _errs167;
 if(vErrors !== null){
-if(_errs180){
-vErrors.length = _errs180;
+if(_errs167){
+vErrors.length = _errs167;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs179 === errors;
+var valid0 = _errs166 === errors;
 }
 else {
 var valid0 = true;
@@ -2242,47 +2073,47 @@ var valid0 = true;
 if(valid0){
 if(data.response_format !== undefined){
 let data37 = data.response_format;
-const _errs185 = errors;
-const _errs186 = errors;
-let valid37 = false;
-const _errs187 = errors;
-if(errors === _errs187){
+const _errs172 = errors;
+const _errs173 = errors;
+let valid36 = false;
+const _errs174 = errors;
+if(errors === _errs174){
 if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 let missing5;
 if((data37.type === undefined) && (missing5 = "type")){
-const err114 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
+const err101 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err101];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err101);
 }
 errors++;
 }
 else {
 if(data37.type !== undefined){
 let data38 = data37.type;
-const _errs189 = errors;
-if(errors === _errs189){
+const _errs176 = errors;
+if(errors === _errs176){
 if(typeof data38 === "string"){
 if(func2(data38) < 1){
-const err115 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
+const err102 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
 if(vErrors === null){
-vErrors = [err115];
+vErrors = [err102];
 }
 else {
-vErrors.push(err115);
+vErrors.push(err102);
 }
 errors++;
 }
 }
 else {
-const err116 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
+const err103 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
 if(vErrors === null){
-vErrors = [err116];
+vErrors = [err103];
 }
 else {
-vErrors.push(err116);
+vErrors.push(err103);
 }
 errors++;
 }
@@ -2291,57 +2122,57 @@ errors++;
 }
 }
 else {
-const err117 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
+const err104 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
 if(vErrors === null){
-vErrors = [err117];
+vErrors = [err104];
 }
 else {
-vErrors.push(err117);
+vErrors.push(err104);
 }
 errors++;
 }
 }
-var _valid24 = _errs187 === errors;
-valid37 = valid37 || _valid24;
-if(!valid37){
-const _errs191 = errors;
+var _valid23 = _errs174 === errors;
+valid36 = valid36 || _valid23;
+if(!valid36){
+const _errs178 = errors;
 if(data37 !== null){
-const err118 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data37};
+const err105 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data37};
 if(vErrors === null){
-vErrors = [err118];
+vErrors = [err105];
 }
 else {
-vErrors.push(err118);
+vErrors.push(err105);
 }
 errors++;
 }
-var _valid24 = _errs191 === errors;
-valid37 = valid37 || _valid24;
+var _valid23 = _errs178 === errors;
+valid36 = valid36 || _valid23;
 }
-if(!valid37){
-const err119 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data37};
+if(!valid36){
+const err106 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data37};
 if(vErrors === null){
-vErrors = [err119];
+vErrors = [err106];
 }
 else {
-vErrors.push(err119);
+vErrors.push(err106);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs186;
+errors = _errs173;
 if(vErrors !== null){
-if(_errs186){
-vErrors.length = _errs186;
+if(_errs173){
+vErrors.length = _errs173;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs185 === errors;
+var valid0 = _errs172 === errors;
 }
 else {
 var valid0 = true;
@@ -2349,12 +2180,12 @@ var valid0 = true;
 if(valid0){
 if(data.user !== undefined){
 let data39 = data.user;
-const _errs193 = errors;
+const _errs180 = errors;
 if(typeof data39 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.user.type,parentSchema:schema11.properties.user,data:data39}];
 return false;
 }
-var valid0 = _errs193 === errors;
+var valid0 = _errs180 === errors;
 }
 else {
 var valid0 = true;

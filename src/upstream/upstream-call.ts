@@ -1,0 +1,188 @@
+import type { Dispatcher } from 'undici';
+
+/** A node's response body as it arrives: read as text, iterated by chunk, drained or torn down. */
+export interface UpstreamBody extends AsyncIterable<Buffer> {
+  text(): Promise<string>;
+  /** Reads and discards what is left (up to `limit` bytes, default no limit) so the connection can be reused. */
+  dump(options?: { limit: number }): Promise<void>;
+  /** Stops the response; the connection is closed, not reused. */
+  destroy(error?: Error): void;
+}
+
+/** A node's reply as it starts: status, headers, and the body still to be read. */
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: UpstreamBody;
+}
+
+/** Above this many bytes read from the node but not yet taken by the gateway, the socket is paused. */
+const HIGH_WATER_MARK = 64 * 1024;
+const DONE: IteratorResult<Buffer> = { done: true, value: undefined };
+
+type Controller = Dispatcher.DispatchController;
+
+/**
+ * One request to a node through undici's `dispatch` handler interface. undici's
+ * `request()` wraps the same calls in an async resource, a Node Readable for the body
+ * and a consumer for `text()`; on the gateway's path (one JSON body, or a stream read
+ * chunk by chunk by one reader) that machinery was a measurable share of each request.
+ * The body here is a plain queue: chunks wait until read, the socket is paused above
+ * 64 KB waiting (backpressure) and resumed as they are taken. The abort signal aborts
+ * the request (before or after the response started); undici's own errors (connect,
+ * header and body time-outs, sockets) reach the caller unchanged.
+ */
+export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
+  readonly promise: Promise<UpstreamResponse>;
+  private resolveResponse!: (response: UpstreamResponse) => void;
+  private rejectResponse!: (error: unknown) => void;
+  private controller: Controller | undefined;
+  private started = false;
+  private chunks: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: unknown = undefined;
+  /** Discarding the rest (dump): chunks are dropped as they come, up to `dumpLimit` bytes. */
+  private dumping = false;
+  /** The gateway itself stopped the body (dump over its limit, destroy): the error that follows is expected. */
+  private stoppedOnPurpose = false;
+  private dumpLimit = Number.POSITIVE_INFINITY;
+  private dumped = 0;
+  private waiter: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
+  private finished: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private abortReason: unknown = undefined;
+  private readonly onAbort = (): void => this.abort(this.signal.reason);
+
+  constructor(private readonly signal: AbortSignal) {
+    this.promise = new Promise<UpstreamResponse>((resolve, reject) => {
+      this.resolveResponse = resolve;
+      this.rejectResponse = reject;
+    });
+    if (signal.aborted) this.abortReason = signal.reason;
+    else signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  // --- undici handler ---
+
+  onRequestStart(controller: Controller): void {
+    this.controller = controller;
+    if (this.abortReason !== undefined) controller.abort(this.abortReason as Error);
+  }
+
+  onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.started = true;
+    this.resolveResponse({ statusCode, headers, body: this });
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    if (this.dumping) {
+      this.dumped += chunk.length;
+      if (this.dumped > this.dumpLimit) this.stop(new Error('upstream body over the dump limit'));
+      return;
+    }
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      waiter.resolve({ done: false, value: chunk });
+      return;
+    }
+    this.chunks.push(chunk);
+    this.queued += chunk.length;
+    if (this.queued > HIGH_WATER_MARK) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    this.settle();
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.resolve(DONE);
+    this.finished?.resolve();
+  }
+
+  onResponseError(controller: Controller | undefined, error: Error): void {
+    this.failure = error;
+    this.settle();
+    if (!this.started) {
+      this.rejectResponse(error);
+      return;
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.reject(error);
+    if (this.stoppedOnPurpose) this.finished?.resolve();
+    else this.finished?.reject(error);
+  }
+
+  // --- body ---
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        if (!this.ended) this.destroy();
+        return Promise.resolve(DONE);
+      },
+    };
+  }
+
+  async text(): Promise<string> {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for (let result = await this.next(); !result.done; result = await this.next()) {
+      parts.push(result.value);
+      size += result.value.length;
+    }
+    return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts, size).toString('utf8');
+  }
+
+  dump(options?: { limit: number }): Promise<void> {
+    if (this.ended || this.failure !== undefined) return Promise.resolve();
+    this.dumping = true;
+    this.dumpLimit = options?.limit ?? Number.POSITIVE_INFINITY;
+    this.dumped = this.queued;
+    this.chunks = [];
+    this.queued = 0;
+    const promise = new Promise<void>((resolve, reject) => {
+      this.finished = { resolve, reject };
+    });
+    if (this.dumped > this.dumpLimit) this.stop(new Error('upstream body over the dump limit'));
+    else if (this.controller?.paused) this.controller.resume();
+    return promise;
+  }
+
+  destroy(error?: Error): void {
+    this.stop(error ?? new Error('upstream body destroyed'));
+  }
+
+  private next(): Promise<IteratorResult<Buffer>> {
+    const chunk = this.chunks.shift();
+    if (chunk !== undefined) {
+      this.queued -= chunk.length;
+      if (this.queued <= HIGH_WATER_MARK && this.controller?.paused) this.controller.resume();
+      return Promise.resolve({ done: false, value: chunk });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  private stop(reason: Error): void {
+    if (this.ended || this.failure !== undefined) return;
+    this.stoppedOnPurpose = true;
+    this.abort(reason);
+  }
+
+  private abort(reason: unknown): void {
+    if (this.ended || this.failure !== undefined) return;
+    if (this.controller === undefined) this.abortReason = reason;
+    else this.controller.abort(reason as Error);
+  }
+
+  /** The call is over: the abort listener goes. */
+  private settle(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
+}
