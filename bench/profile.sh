@@ -11,7 +11,7 @@ npm run --silent --prefix "$ROOT" build
 MOCK_PORT=18203 MOCK_DELAY_MS=0 taskset -c 1 node "$KIT/mock/delay-mock.mjs" >/dev/null 2>&1 &
 MOCK=$!
 BENCH_GATEWAY_PORT=18210 BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:18203/v1 \
-  taskset -c 0 node --cpu-prof --cpu-prof-dir="$OUT" "$ROOT/dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml" &
+  taskset -c 0 node --cpu-prof --cpu-prof-dir="$OUT" "$ROOT/dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml" >"$OUT/gateway.log" &
 GATEWAY=$!
 trap 'kill $MOCK $GATEWAY 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:18210/v1/models && break; sleep 0.2; done
