@@ -11,6 +11,7 @@ import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
 import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
+import { isoNow } from '../time/iso-now.js';
 
 const NO_TOKENS = { prompt: 0, cached: 0, completion: 0, reasoning: 0 };
 
@@ -71,7 +72,7 @@ export class RequestCharge {
       firstByteMs: record.firstByteMs ?? null,
       stream: record.stream,
       finishReason: record.finishReason ?? null,
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     });
   }
 }

@@ -18,7 +18,7 @@ export function createOpsServer(services: GatewayServices, shuttingDown: () => b
     ['/readyz', readyzRoute(services, shuttingDown)],
   ]);
   return createServer((request, response) => {
-    const context = newRequestContext(request, new AbortController().signal);
+    const context = newRequestContext(request);
     const path = pathOf(request.url);
     const handler = routes.get(path);
     const handled =

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
+import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { renderError } from './error-renderer.js';
 import { preferredLanguage } from './preferred-language.js';
@@ -33,7 +34,6 @@ const MAX_LOGGED_BODY = 64 * 1024;
 /** One request being handled. */
 interface InFlightRequest {
   readonly context: RequestContext;
-  readonly controller: AbortController;
   readonly response: ServerResponse;
 }
 
@@ -52,15 +52,15 @@ export interface GatewayHttpServer {
   shutdown(graceMs: number): Promise<{ readonly finished: number; readonly cut: number }>;
 }
 
-/** A fresh per-request context: ids, language, abort signal. */
-export function newRequestContext(request: IncomingMessage, signal: AbortSignal): RequestContext {
+/** A fresh per-request context: ids, language, cancellation. */
+export function newRequestContext(request: IncomingMessage, cancellation: Cancellation = new Cancellation()): RequestContext {
   const requestId = newRequestId();
   return {
     requestId,
     correlationId: correlationIdFor(request.headers['x-correlation-id'], requestId),
     language: preferredLanguage(request.headers['accept-language']),
     startedAt: performance.now(),
-    signal,
+    cancellation,
     abortCause: undefined,
     record: { stream: false, attempts: [], clientAborted: false },
   };
@@ -127,16 +127,16 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(http.headersTimeoutMs / 4))),
     },
     (request, response) => {
-      const controller = new AbortController();
-      const context = newRequestContext(request, controller.signal);
+      const context = newRequestContext(request);
+      const { cancellation } = context;
       const path = pathOf(request.url);
-      const entry: InFlightRequest = { context, controller, response };
+      const entry: InFlightRequest = { context, response };
       inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;
       const totalMs = services.config.timeouts.totalMs;
       const deadline = setTimeout(() => {
         context.abortCause = 'deadline';
-        controller.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
+        cancellation.abort(gatewayError('upstream_timeout', { params: { timeout_ms: totalMs } }));
       }, totalMs);
       // One log line once both the handler has finished and the response is closed, so it
       // carries what the handler booked after a client disconnect (usage of a cut stream).
@@ -151,9 +151,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         clearTimeout(deadline);
         if (!response.writableFinished) {
           context.record.clientAborted = true;
-          if (!controller.signal.aborted) {
+          if (!cancellation.aborted) {
             context.abortCause = 'client';
-            controller.abort(new ClientGoneError());
+            cancellation.abort(new ClientGoneError());
           }
         }
         partDone();
@@ -199,10 +199,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       let cut = 0;
       if (!(await waitIdle(graceMs))) {
         for (const entry of inFlight) {
-          if (entry.controller.signal.aborted) continue;
+          if (entry.context.cancellation.aborted) continue;
           cut++;
           entry.context.abortCause = 'shutdown';
-          entry.controller.abort(gatewayError('shutting_down', { retryAfter: 1 }));
+          entry.context.cancellation.abort(gatewayError('shutting_down', { retryAfter: 1 }));
         }
         await waitIdle(CUT_WAIT_MS);
       }
@@ -248,7 +248,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger:
     correlationId: requestId,
     language: 'en',
     startedAt: performance.now(),
-    signal: AbortSignal.abort(),
+    cancellation: Cancellation.aborted(undefined),
     abortCause: undefined,
     record: { stream: false, attempts: [], clientAborted: false, status: failure.status, errorCode: failure.code },
   };

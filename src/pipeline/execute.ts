@@ -92,15 +92,12 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     retryOnStatus: options.retryOnStatus,
   };
   const adapter = adapterFor(node.protocol);
-  const signal =
-    node.timeouts.totalMs < options.totalTimeoutMs
-      ? AbortSignal.any([context.signal, AbortSignal.timeout(node.timeouts.totalMs)])
-      : context.signal;
+  const cancellation = node.timeouts.totalMs < options.totalTimeoutMs ? context.cancellation.withTimeout(node.timeouts.totalMs) : context.cancellation;
   let status: number | undefined;
   let firstByteMs: number | undefined;
   let keepSlot = false;
   try {
-    const response = await candidate.client.send(adapter.toUpstream(options.request, callContext), signal);
+    const response = await candidate.client.send(adapter.toUpstream(options.request, callContext), cancellation);
     status = response.statusCode;
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
@@ -126,9 +123,9 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       if (!keepSlot) reader.release();
     }
   } catch (error) {
-    if (context.signal.aborted) {
+    if (context.cancellation.aborted) {
       record(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : (context.abortCause ?? 'deadline'));
-      throw context.signal.reason;
+      throw context.cancellation.reason;
     }
     const failure = asNodeFailure(node.id, error);
     if (failure.retryable) state.recordFailure();

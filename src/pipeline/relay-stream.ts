@@ -44,7 +44,7 @@ export async function relayStream(
     while (!batch.done) {
       const pending = sink.write(batch.text);
       if (pending !== undefined) await pending;
-      if (context.signal.aborted) throw context.signal.reason;
+      if (context.cancellation.aborted) throw context.cancellation.reason;
       batch = await reader.read();
     }
     const tail = batch.text + missingUsageChunk(context, options.request, mapper) + DONE;
@@ -53,9 +53,9 @@ export async function relayStream(
     sink.finish(tail);
   } catch (error) {
     reader.release();
-    if (context.signal.aborted) {
+    if (context.cancellation.aborted) {
       // The gateway cut the stream (deadline, shutdown): the client still gets one error event.
-      if (context.abortCause !== 'client') sink.fail(context.signal.reason);
+      if (context.abortCause !== 'client') sink.fail(context.cancellation.reason);
       return;
     }
     const failure =

@@ -1,5 +1,6 @@
 import type { Language } from '../errors/codes.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { Cancellation } from '../upstream/cancellation.js';
 
 /** One try of one node, as logged (issue: failover observability). */
 export interface AttemptRecord {
@@ -37,9 +38,9 @@ export interface RequestContext {
   readonly language: Language;
   /** performance.now() when the request arrived. */
   readonly startedAt: number;
-  /** Aborted when the client goes away or the total deadline passes. */
-  readonly signal: AbortSignal;
-  /** Why `signal` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */
+  /** Aborted when the client goes away, the total deadline passes or the gateway cuts the request at shutdown. */
+  readonly cancellation: Cancellation;
+  /** Why `cancellation` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */
   abortCause: 'client' | 'deadline' | 'shutdown' | undefined;
   readonly record: RequestRecord;
   /** X-RateLimit-* of the limits this request was counted against, once it was. */

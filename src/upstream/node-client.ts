@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { UpstreamCall as UpstreamRequest } from '../providers/types.js';
+import type { Cancellation } from './cancellation.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-call.js';
 
 // undici's entry point loads all of undici (fetch, WebSocket, caches, mocks, proxy agents,
@@ -39,8 +40,8 @@ export class NodeClient {
   }
 
   /** Sends the call; resolves once the node's response headers arrived. */
-  send(call: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
-    const upstream = new UpstreamCall(signal);
+  send(call: UpstreamRequest, cancellation: Cancellation): Promise<UpstreamResponse> {
+    const upstream = new UpstreamCall(cancellation);
     this.pool.dispatch({ method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body }, upstream);
     return upstream.promise;
   }

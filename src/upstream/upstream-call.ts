@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { Cancellation } from './cancellation.js';
 
 /** A node's response body as it arrives: read as text, iterated by chunk, drained or torn down. */
 export interface UpstreamBody extends AsyncIterable<Buffer> {
@@ -28,7 +29,7 @@ type Controller = Dispatcher.DispatchController;
  * and a consumer for `text()`; on the gateway's path (one JSON body, or a stream read
  * chunk by chunk by one reader) that machinery was a measurable share of each request.
  * The body here is a plain queue: chunks wait until read, the socket is paused above
- * 64 KB waiting (backpressure) and resumed as they are taken. The abort signal aborts
+ * 64 KB waiting (backpressure) and resumed as they are taken. The cancellation aborts
  * the request (before or after the response started); undici's own errors (connect,
  * header and body time-outs, sockets) reach the caller unchanged.
  */
@@ -51,15 +52,15 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
   private waiter: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
   private finished: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private abortReason: unknown = undefined;
-  private readonly onAbort = (): void => this.abort(this.signal.reason);
+  private readonly onAbort = (): void => this.abort(this.cancellation.reason);
 
-  constructor(private readonly signal: AbortSignal) {
+  constructor(private readonly cancellation: Cancellation) {
     this.promise = new Promise<UpstreamResponse>((resolve, reject) => {
       this.resolveResponse = resolve;
       this.rejectResponse = reject;
     });
-    if (signal.aborted) this.abortReason = signal.reason;
-    else signal.addEventListener('abort', this.onAbort, { once: true });
+    if (cancellation.aborted) this.abortReason = cancellation.reason;
+    else cancellation.onAbort(this.onAbort);
   }
 
   // --- undici handler ---
@@ -183,6 +184,6 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
 
   /** The call is over: the abort listener goes. */
   private settle(): void {
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.cancellation.offAbort(this.onAbort);
   }
 }
