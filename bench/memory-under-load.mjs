@@ -3,14 +3,18 @@
 // chat completions at a fixed concurrency and samples its RSS from /proc every 200 ms.
 //
 //   node bench/memory-under-load.mjs [--requests 60000] [--concurrency 64] [--phases json,stream]
-//     [--url http://127.0.0.1:18410/v1] [--key sk-…] [--body FILE] [--model M] -- <gateway command…>
+//     [--url http://127.0.0.1:18410/v1] [--key sk-…] [--body FILE] [--model M] [--probe chat|models]
+//     [--admin-key K] -- <gateway command…>
 //
 // The gateway command is spawned without a shell (so its pid is the one sampled); its
 // output goes to --log (default /dev/null). Prints one JSON object: startup_ms (spawn →
-// first 200), idle (RSS 2 s after that first request), and per phase the sampled peak,
-// the kernel's high-water mark (VmHWM) and RSS 2 s after the phase. RSS in MiB.
+// first 200 of the probe: a chat completion, or GET /v1/models), idle (RSS 2 s after that
+// first 200), and per phase the sampled peak, the kernel's high-water mark (VmHWM) and RSS
+// 2 s after the phase. RSS in MiB; with --admin-key (the configuration's admin_key) also
+// V8's used heap, from GET /metrics.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -28,6 +32,8 @@ const { values } = parseArgs({
     body: { type: 'string', default: '/work/shared/bench/mock/fixtures/request.json' },
     model: { type: 'string' },
     log: { type: 'string', default: '/dev/null' },
+    probe: { type: 'string', default: 'chat' },
+    'admin-key': { type: 'string' },
   },
 });
 const [command, ...commandArgs] = process.argv.slice(separator + 1);
@@ -60,10 +66,30 @@ async function send(kind) {
   return response.statusCode;
 }
 
+async function probe() {
+  if (values.probe === 'chat') return send('json');
+  const response = await pool.request({ method: 'GET', path: `${url.pathname.replace(/\/$/, '')}/models`, headers });
+  await response.body.text();
+  return response.statusCode;
+}
+
+/** V8's used heap as prom-client reports it, in MiB; undefined without an admin key. */
+async function heapUsed() {
+  if (values['admin-key'] === undefined) return undefined;
+  try {
+    const response = await pool.request({ method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${values['admin-key']}` } });
+    const text = await response.body.text();
+    const bytes = /^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1];
+    return bytes === undefined ? undefined : mib(Number(bytes) / 1024);
+  } catch {
+    return undefined;
+  }
+}
+
 async function firstOk() {
   for (;;) {
     if (exited) throw new Error('the gateway exited before answering');
-    const code = await send('json').catch(() => 0);
+    const code = await probe().catch(() => 0);
     if (code === 200) return performance.now() - started;
     await sleep(10);
   }
@@ -89,6 +115,7 @@ async function phase(kind) {
   const { rss, hwm } = status(gateway.pid);
   peak = Math.max(peak, rss);
   await sleep(2000);
+  const after = status(gateway.pid).rss;
   return {
     phase: kind,
     requests,
@@ -96,17 +123,23 @@ async function phase(kind) {
     requests_per_second: Math.round(requests / seconds),
     peak_sampled_mib: mib(peak),
     hwm_mib: mib(hwm),
-    after_2s_mib: mib(status(gateway.pid).rss),
+    after_2s_mib: mib(after),
+    heap_used_mib: await heapUsed(),
   };
 }
 
 try {
   const startupMs = Math.round(await firstOk());
   await sleep(2000);
-  const report = { command: [command, ...commandArgs].join(' '), startup_ms: startupMs, idle_mib: mib(status(gateway.pid).rss), phases: [] };
+  const idle = mib(status(gateway.pid).rss);
+  const report = { command: [command, ...commandArgs].join(' '), startup_ms: startupMs, idle_mib: idle, idle_heap_used_mib: await heapUsed(), phases: [] };
   for (const kind of values.phases.split(',').filter(Boolean)) report.phases.push(await phase(kind));
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
   await pool.close();
-  gateway.kill('SIGTERM');
+  if (!exited) {
+    const gone = once(gateway, 'exit');
+    gateway.kill('SIGTERM');
+    await gone;
+  }
 }
