@@ -159,6 +159,7 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** `pglite:<dir>` (default), `postgres://…`, or `memory` (tests, demos: keeps the last 10,000 usage rows only). */
     store: Type.Optional(Type.String({ pattern: '^(memory|pglite:.*|postgres(ql)?://.+)$' })),
     usage: Type.Optional(
       Type.Object(

@@ -17,12 +17,21 @@ import type {
 } from '../records.js';
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
+import { MEMORY_STORE_KEPT_USAGE_ROWS, RecentUsageRows } from './recent-usage-rows.js';
 
 const now = () => new Date().toISOString();
 
+export interface MemoryStoreOptions {
+  /** Usage rows kept for queries, newest; older ones are dropped (default MEMORY_STORE_KEPT_USAGE_ROWS). */
+  readonly keptUsageRows?: number;
+}
+
 /**
  * The store kept in this process only (`store: memory`): for tests and throwaway demos.
- * Same behaviour as the SQL store, nothing survives a restart.
+ * Same behaviour as the SQL store, nothing survives a restart, with one difference: only
+ * the most recent usage rows are kept (`keptUsageRows`), so usage queries cover those
+ * rows only. Balances and key spend are counters and stay exact however many rows
+ * were dropped.
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
@@ -30,10 +39,13 @@ export class MemoryStore implements Store {
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly keys = new Map<string, KeyRecord>();
   private readonly entries: BalanceEntry[] = [];
-  private readonly usage: UsageRow[] = [];
-  private readonly booked = new Set<string>();
+  private readonly usage: RecentUsageRows;
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.usage = new RecentUsageRows(options.keptUsageRows ?? MEMORY_STORE_KEPT_USAGE_ROWS);
+  }
 
   onChange(listener: (change: StoreChange) => void): void {
     this.listeners.push(listener);
@@ -165,9 +177,13 @@ export class MemoryStore implements Store {
     const charged = new Map<string, number>();
     const spent = new Map<string, { costNano: number; lastUsedAt: string }>();
     for (const row of rows) {
-      if (this.booked.has(row.requestId)) continue;
-      this.booked.add(row.requestId);
-      this.usage.push(row);
+      // A row whose request id was booked already is skipped, like the SQL store's unique
+      // request id. Here only the kept rows' ids are remembered, and that is enough: the
+      // duplicates the SQL store guards against come from replaying the crash journal at
+      // start, and `store: memory` has no journal (nothing survives a restart to replay).
+      // A batch the store refuses is retried as a whole, but this store never refuses one.
+      if (this.usage.has(row.requestId)) continue;
+      this.usage.add(row);
       if (row.accountId !== null) charged.set(row.accountId, (charged.get(row.accountId) ?? 0) + row.costNano);
       const total = spent.get(row.keyId);
       if (total === undefined) spent.set(row.keyId, { costNano: row.costNano, lastUsedAt: row.createdAt });
@@ -197,17 +213,23 @@ export class MemoryStore implements Store {
     return { accounts, keys };
   }
 
+  /** Over the kept rows only (see `keptUsageRows`). */
   async queryUsage(filter: UsageFilter): Promise<UsageReport> {
-    const matching = this.usage.filter(
-      (row) =>
-        (filter.keyId === undefined || row.keyId === filter.keyId) &&
-        (filter.accountId === undefined || row.accountId === filter.accountId) &&
-        (filter.model === undefined || row.model === filter.model) &&
-        (filter.from === undefined || row.createdAt >= new Date(filter.from).toISOString()) &&
-        (filter.to === undefined || row.createdAt < new Date(filter.to).toISOString()),
-    );
+    const from = filter.from === undefined ? undefined : new Date(filter.from).toISOString();
+    const to = filter.to === undefined ? undefined : new Date(filter.to).toISOString();
+    const newest: UsageRow[] = [];
     const totals = { requests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedTokens: 0, costNano: 0 };
-    for (const row of matching) {
+    for (const row of this.usage.newestFirst()) {
+      if (
+        (filter.keyId !== undefined && row.keyId !== filter.keyId) ||
+        (filter.accountId !== undefined && row.accountId !== filter.accountId) ||
+        (filter.model !== undefined && row.model !== filter.model) ||
+        (from !== undefined && row.createdAt < from) ||
+        (to !== undefined && row.createdAt >= to)
+      ) {
+        continue;
+      }
+      if (newest.length < filter.limit) newest.push(row);
       totals.requests++;
       totals.promptTokens += row.promptTokens;
       totals.completionTokens += row.completionTokens;
@@ -215,7 +237,7 @@ export class MemoryStore implements Store {
       totals.cachedTokens += row.cachedTokens;
       totals.costNano += row.costNano;
     }
-    return { rows: matching.slice().reverse().slice(0, filter.limit), totals };
+    return { rows: newest, totals };
   }
 
   async ping() {}
