@@ -108,7 +108,7 @@ export class JsonCursor {
     if (code === 110 /* n */) return this.skipWord('null');
     if (code === 116 /* t */) return this.skipWord('true');
     if (code === 102 /* f */) return this.skipWord('false');
-    return this.skipNumber();
+    return this.readNumber();
   }
 
   private skipObject(depth: number): boolean {
@@ -137,8 +137,9 @@ export class JsonCursor {
     return true;
   }
 
-  /** `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` */
-  private skipNumber(): boolean {
+  /** Reads a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` (whitespace first). */
+  readNumber(): boolean {
+    this.peek();
     const text = this.text;
     let position = this.position;
     if (text.charCodeAt(position) === 45 /* - */) position++;

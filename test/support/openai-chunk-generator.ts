@@ -116,7 +116,7 @@ function choice(random: () => number, index: number): string {
 function chunk(random: () => number, models: readonly string[]): string {
   const members = [member(random, 'id', random() < 0.95 ? '"chatcmpl-1"' : textValue(random))];
   members.push(member(random, 'object', '"chat.completion.chunk"'));
-  members.push(member(random, 'created', pick(random, ['1735689600', '1.5e9', '"x"'])));
+  members.push(member(random, 'created', pick(random, ['1735689600', '1735689600', '1.5e9', '"x"', '-0', '1E400', '0.1e1', 'null', '017'])));
   const modelPlace = random();
   const model = member(random, 'model', random() < 0.95 ? JSON.stringify(pick(random, models)) : pick(random, ['null', '1', '"gpt\\u002d4o"', '"a\\"b"']));
   if (modelPlace < 0.85) members.push(model);

@@ -11,7 +11,7 @@ const COLON = 58;
  * Reads what the stream mapper needs from an OpenAI `chat.completion.chunk` straight from
  * its JSON text, without `JSON.parse` and the objects it builds: the character counts of
  * `delta.content` and `delta.reasoning_content`, the first finish reason, and where the
- * top-level `model` string is. It recognizes the common shape only; `scan` answers false
+ * top-level `model` string is; `id` and `created` for the stream's identity. It recognizes the common shape only; `scan` answers false
  * for anything the mapper must look at parsed: a `usage` or `error` that is not null, a
  * `reasoning` string to rename, an escaped or repeated key, a choice or delta that is
  * not an object, a finish reason with escapes, or text that is not valid JSON. The facts
@@ -39,6 +39,13 @@ export class ChunkScanner {
 
   private readonly cursor = new JsonCursor();
   private seenModel = false;
+  private seenId = false;
+  private seenCreated = false;
+  /** Where the top-level `id` string (no escapes) and `created` number are; -1 when there is none. */
+  private idStart = -1;
+  private idEnd = -1;
+  private createdStart = -1;
+  private createdEnd = -1;
   private seenChoices = false;
   private inFirstChoice = false;
   private seenDelta = false;
@@ -61,6 +68,16 @@ export class ChunkScanner {
     return this.remembered;
   }
 
+  /** The last chunk's top-level `id` if it is a string. */
+  id(): string | undefined {
+    return this.idStart === -1 ? undefined : copyOf(this.cursor.text.slice(this.idStart, this.idEnd));
+  }
+
+  /** The last chunk's top-level `created` if it is a number. */
+  created(): number | undefined {
+    return this.createdStart === -1 ? undefined : Number(this.cursor.text.slice(this.createdStart, this.createdEnd));
+  }
+
   /** Reads one chunk's JSON text; false when the mapper must parse it instead. */
   scan(text: string): boolean {
     const prefix = this.remembered;
@@ -77,6 +94,12 @@ export class ChunkScanner {
     this.modelStart = -1;
     this.modelEnd = -1;
     this.seenModel = false;
+    this.idStart = -1;
+    this.idEnd = -1;
+    this.seenId = false;
+    this.createdStart = -1;
+    this.createdEnd = -1;
+    this.seenCreated = false;
     this.seenChoices = false;
     this.inFirstChoice = false;
     this.candidate = undefined;
@@ -102,6 +125,12 @@ export class ChunkScanner {
     this.modelStart = state.modelStart;
     this.modelEnd = state.modelEnd;
     this.seenModel = state.seenModel;
+    this.idStart = state.idStart;
+    this.idEnd = state.idEnd;
+    this.seenId = state.seenId;
+    this.createdStart = state.createdStart;
+    this.createdEnd = state.createdEnd;
+    this.seenCreated = state.seenCreated;
     this.seenChoices = true;
     this.inFirstChoice = false;
     this.seenDelta = true;
@@ -120,8 +149,8 @@ export class ChunkScanner {
     const contentCharacters = this.contentCharacters;
     const reasoningCharacters = this.reasoningCharacters;
     if (!(this.readRestOfChoice() && this.readRestOfChoices() && this.readRestOfTop() && cursor.atEnd())) return false;
-    if (this.modelStart === state.modelStart) {
-      // (A model field after the delta would move with the delta's length.)
+    if (this.modelStart === state.modelStart && this.idStart === state.idStart && this.createdStart === state.createdStart) {
+      // (A model, id or created field after the delta would move with the delta's length.)
       this.suffix = copyOf(text.slice(deltaEnd));
       this.suffixFinishReason = this.finishReason;
       this.suffixContentCharacters = this.contentCharacters - contentCharacters;
@@ -145,6 +174,26 @@ export class ChunkScanner {
       if (cursor.stringEscaped) return false;
       this.modelStart = cursor.stringStart;
       this.modelEnd = cursor.stringEnd;
+      return true;
+    }
+    if (cursor.stringIs('id')) {
+      if (this.seenId) return false;
+      this.seenId = true;
+      if (cursor.readString() === -1) return cursor.skipValue();
+      if (cursor.stringEscaped) return false;
+      this.idStart = cursor.stringStart;
+      this.idEnd = cursor.stringEnd;
+      return true;
+    }
+    if (cursor.stringIs('created')) {
+      if (this.seenCreated) return false;
+      this.seenCreated = true;
+      const code = cursor.peek();
+      if (code !== 45 /* - */ && !(code >= 48 && code <= 57)) return cursor.skipValue();
+      const start = cursor.position;
+      if (!cursor.readNumber()) return false;
+      this.createdStart = start;
+      this.createdEnd = cursor.position;
       return true;
     }
     if (cursor.stringIs('usage') || cursor.stringIs('error')) return cursor.readNull();
@@ -216,6 +265,12 @@ export class ChunkScanner {
       seenModel: this.seenModel,
       modelStart: this.modelStart,
       modelEnd: this.modelEnd,
+      seenId: this.seenId,
+      idStart: this.idStart,
+      idEnd: this.idEnd,
+      seenCreated: this.seenCreated,
+      createdStart: this.createdStart,
+      createdEnd: this.createdEnd,
       finishReason: this.finishReason,
       seenFinishReason: this.seenFinishReason,
     };
@@ -258,6 +313,12 @@ interface PrefixState {
   readonly seenModel: boolean;
   readonly modelStart: number;
   readonly modelEnd: number;
+  readonly seenId: boolean;
+  readonly idStart: number;
+  readonly idEnd: number;
+  readonly seenCreated: boolean;
+  readonly createdStart: number;
+  readonly createdEnd: number;
   readonly finishReason: string | undefined;
   readonly seenFinishReason: boolean;
 }

@@ -47,8 +47,8 @@ function assertSamePaths(records: readonly SseRecord[], clientModel: string, lab
     });
     assert.equal(viaScan, viaParse, `${label}, event ${index}: ${record.data}`);
     assert.deepEqual(scanned.summary, parsed.summary, `${label}, summary after event ${index}: ${record.data}`);
+    assert.deepEqual(scanned.identity, parsed.identity, `${label}, identity after event ${index}: ${record.data}`);
   }
-  assert.deepEqual(scanned.identity, parsed.identity, label);
 }
 
 /** The `data:` records of an SSE text (one event per `data:` line). */

@@ -15,8 +15,8 @@ export interface StreamMapperOptions {
  * OpenAI-protocol stream → client chunks. Every event is inspected (usage, reasoning field,
  * finish reason, text lengths, in-stream errors); an event that needed no change is
  * forwarded as the node's own text. Events of the common shape are read by a scan of
- * their text (ChunkScanner), the rest (the first event, usage, errors, renames, anything
- * unusual) are parsed.
+ * their text (ChunkScanner), the rest (usage, errors, renames, anything unusual) are
+ * parsed.
  */
 export function createStreamMapper(context: CallContext, options: StreamMapperOptions = {}): StreamMapper {
   const summary = emptySummary();
@@ -33,10 +33,16 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
     const data = record.data;
     if (data === '[DONE]') return 'end';
-    // The identity comes from the first event with an id, which is parsed.
-    if (scanner !== undefined && identity.id !== '' && record.event !== 'error' && scanner.scan(data)) {
+    if (scanner !== undefined && record.event !== 'error' && scanner.scan(data)) {
       const text = scannedText(scanner, data);
       if (text === undefined) return mapParsed(record, emit);
+      if (identity.id === '') {
+        const id = scanner.id();
+        if (id !== undefined) {
+          identity.id = id;
+          identity.created = scanner.created() ?? identity.created;
+        }
+      }
       summary.contentCharacters += scanner.contentCharacters;
       summary.reasoningCharacters += scanner.reasoningCharacters;
       if (scanner.finishReason !== undefined) summary.finishReason ??= scanner.finishReason;
