@@ -1,23 +1,88 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
+import { ChunkScanner } from './chunk-scanner.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceModelField } from './replace-model-field.js';
 
+/** Options for tests. */
+export interface StreamMapperOptions {
+  /** false: every event goes through `JSON.parse`, the reference the scanned path must match. */
+  readonly scan?: boolean;
+}
+
 /**
- * OpenAI-protocol stream → client chunks. Every event is parsed (usage, reasoning field,
- * in-stream errors); an event that needed no change is forwarded as the node's own text.
+ * OpenAI-protocol stream → client chunks. Every event is inspected (usage, reasoning field,
+ * finish reason, text lengths, in-stream errors); an event that needed no change is
+ * forwarded as the node's own text. Events of the common shape are read by a scan of
+ * their text (ChunkScanner), the rest (usage, errors, renames, anything unusual) are
+ * parsed.
  */
-export function createStreamMapper(context: CallContext): StreamMapper {
+export function createStreamMapper(context: CallContext, options: StreamMapperOptions = {}): StreamMapper {
   const summary = emptySummary();
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
-  const clientModelField = modelField(context.clientModel);
+  const clientModel = context.clientModel;
+  const clientModelField = modelField(clientModel);
+  const scanner = options.scan === false ? undefined : new ChunkScanner();
   let nodeModel = '';
   let nodeModelField = '';
+  /** The scanner's remembered chunk start, and the same as the client sees it (undefined: work it out per chunk). */
+  let knownPrefix = '';
+  let clientPrefix: string | undefined = undefined;
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
     const data = record.data;
     if (data === '[DONE]') return 'end';
+    if (scanner !== undefined && record.event !== 'error' && scanner.scan(data)) {
+      const text = scannedText(scanner, data);
+      if (text === undefined) return mapParsed(record, emit);
+      if (identity.id === '') {
+        const id = scanner.id();
+        if (id !== undefined) {
+          identity.id = id;
+          identity.created = scanner.created() ?? identity.created;
+        }
+      }
+      summary.contentCharacters += scanner.contentCharacters;
+      summary.reasoningCharacters += scanner.reasoningCharacters;
+      if (scanner.finishReason !== undefined) summary.finishReason ??= scanner.finishReason;
+      emit(text);
+      return 'more';
+    }
+    return mapParsed(record, emit);
+  }
+
+  /** A scanned chunk's text for the client; undefined when the model field must be re-serialized. */
+  function scannedText(scanner: ChunkScanner, data: string): string | undefined {
+    const prefixLength = scanner.resumedAt;
+    if (prefixLength > 0 && scanner.modelEnd <= prefixLength) {
+      // The model field (or its absence) is in the start the chunk shares with earlier ones.
+      if (scanner.prefix !== knownPrefix) {
+        knownPrefix = scanner.prefix;
+        clientPrefix = withClientModel(knownPrefix, scanner.modelStart, scanner.modelEnd);
+      }
+      if (clientPrefix === knownPrefix) return data;
+      if (clientPrefix !== undefined) return clientPrefix + data.slice(prefixLength);
+    }
+    return withClientModel(data, scanner.modelStart, scanner.modelEnd);
+  }
+
+  /**
+   * `text` with its top-level model string (at `start`…`end`, -1 when none) replaced by
+   * the client's model id; undefined when the field is not in the compact form.
+   */
+  function withClientModel(text: string, start: number, end: number): string | undefined {
+    if (start === -1 || (end - start === clientModel.length && text.startsWith(clientModel, start))) return text;
+    // The client sees the model id it asked for.
+    if (!(end - start === nodeModel.length && text.startsWith(nodeModel, start))) {
+      nodeModel = text.slice(start, end);
+      nodeModelField = modelField(nodeModel);
+    }
+    return replaceModelField(text, nodeModelField, clientModelField);
+  }
+
+  function mapParsed(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+    const data = record.data;
     let chunk: ChatCompletionChunk & { error?: unknown };
     try {
       chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
