@@ -1,4 +1,4 @@
-import type { Metric, Registry } from 'prom-client';
+import { BoundMetric } from './bound-metric.js';
 
 /** One label set of a `BoundCounter`. */
 export interface CounterSeries {
@@ -26,29 +26,12 @@ class Series implements CounterSeries {
  * increment, also through `labels()` children. Registered in a prom-client Registry and
  * rendered by it line for line like prom-client's counters.
  */
-export class BoundCounter {
+export class BoundCounter extends BoundMetric<Series> {
   readonly type = 'counter';
   readonly aggregator = 'sum';
-  private readonly all = new Map<string, Series>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly labelNames: readonly string[],
-    registry: Registry,
-  ) {
-    registry.registerMetric(this as unknown as Metric);
-  }
-
-  /** The series of one label set (created at zero); keep it and count on it. */
-  series(labels: Readonly<Record<string, string>>): CounterSeries {
-    const key = this.labelNames.map((name) => labels[name]).join('\u0000');
-    let series = this.all.get(key);
-    if (series === undefined) {
-      series = new Series({ ...labels });
-      this.all.set(key, series);
-    }
-    return series;
+  protected newSeries(labels: Readonly<Record<string, string>>): Series {
+    return new Series(labels);
   }
 
   async get() {
