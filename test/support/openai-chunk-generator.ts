@@ -1,4 +1,5 @@
 import type { SseRecord } from '../../src/providers/types.js';
+import { mulberry32, type RandomSource } from '../../src/simulator/mulberry32.js';
 
 /**
  * Seeded random OpenAI-protocol streams for differential tests of the stream mapper's
@@ -7,7 +8,8 @@ import type { SseRecord } from '../../src/providers/types.js';
  * choices), other shapes, damaged JSON and stray events.
  */
 export function generatedStream(seed: number): { records: SseRecord[]; clientModel: string } {
-  const random = randomSource(seed);
+  // Seeded, so a failure can be replayed.
+  const random = mulberry32(seed);
   const models = [pick(random, ['gpt-4o-mini-2024-07-18', 'Qwen/Qwen3-32B', 'client-model']), pick(random, ['gpt-4o-mini-2024-07-18', 'client-model', 'other'])];
   // Most events of a stream share their start, as real ones do; now and then one differs or is damaged.
   const template = chunk(random, models);
@@ -29,29 +31,17 @@ export function generatedStream(seed: number): { records: SseRecord[]; clientMod
   return { records: stream, clientModel: models[1] as string };
 }
 
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TEXT_PIECES = [
   'The capital', ' of France', '', ' ', 'é', '日本', '😀', '\\"', '\\\\', '\\n', '\\t', '\\/', '\\u00e9', '\\ud83d\\ude00', '\\ud800', '\\u0000',
   '"usage":{"total_tokens":1}', '\\"usage\\":{}', '\\"error\\":1', '\\"reasoning\\":\\"x\\"', 'finish_reason', '}', ']', ',', '\\\\"', 'choices', '\\"model\\":\\"x\\"',
 ];
 const BAD_PIECES = ['\n', '\t', '\u0001', '\u001f', '\\x', '\\u12', '\\', '"', '\\u00g0', '\\u000g', '\\U0041'];
 
-function pick<T>(random: () => number, items: readonly T[]): T {
+function pick<T>(random: RandomSource, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 
-function textValue(random: () => number): string {
+function textValue(random: RandomSource): string {
   const pieces: string[] = [];
   const count = Math.floor(random() * 4);
   for (let i = 0; i < count; i++) pieces.push(pick(random, TEXT_PIECES));
@@ -59,7 +49,7 @@ function textValue(random: () => number): string {
   return `"${pieces.join('')}"`;
 }
 
-function anyValue(random: () => number, depth = 0): string {
+function anyValue(random: RandomSource, depth = 0): string {
   const kind = Math.floor(random() * (depth > 2 ? 5 : 7));
   switch (kind) {
     case 0: return textValue(random);
@@ -73,23 +63,23 @@ function anyValue(random: () => number, depth = 0): string {
 }
 
 /** Whitespace JSON allows between tokens, now and then. */
-function space(random: () => number): string {
+function space(random: RandomSource): string {
   const roll = random();
   if (roll < 0.04) return pick(random, [' ', '  ', '\t', '\r\n', '\n']);
   return roll < 0.045 ? pick(random, ['\u000b', '\f', '\u00a0', '\u2028']) : ''; // not JSON whitespace
 }
 
-function member(random: () => number, key: string, value: string): string {
+function member(random: RandomSource, key: string, value: string): string {
   return `${space(random)}"${key}"${space(random)}:${space(random)}${value}${space(random)}`;
 }
 
-function object(random: () => number, members: string[]): string {
+function object(random: RandomSource, members: string[]): string {
   if (random() < 0.05 && members.length > 1) members.push(pick(random, members)); // a repeated key
   if (random() < 0.1) members.sort(() => random() - 0.5);
   return `{${members.join(',')}}`;
 }
 
-function delta(random: () => number): string {
+function delta(random: RandomSource): string {
   const members: string[] = [];
   if (random() < 0.1) members.push(member(random, 'role', '"assistant"'));
   const text = random();
@@ -101,7 +91,7 @@ function delta(random: () => number): string {
   return object(random, members);
 }
 
-function choice(random: () => number, index: number): string {
+function choice(random: RandomSource, index: number): string {
   const members = [member(random, 'index', String(index))];
   const shape = random();
   members.push(member(random, 'delta', shape < 0.92 ? delta(random) : pick(random, ['null', '[]', '"x"', '{}', '1'])));
@@ -113,7 +103,7 @@ function choice(random: () => number, index: number): string {
   return object(random, members);
 }
 
-function chunk(random: () => number, models: readonly string[]): string {
+function chunk(random: RandomSource, models: readonly string[]): string {
   const members = [member(random, 'id', random() < 0.95 ? '"chatcmpl-1"' : textValue(random))];
   members.push(member(random, 'object', '"chat.completion.chunk"'));
   members.push(member(random, 'created', pick(random, ['1735689600', '1735689600', '1.5e9', '"x"', '-0', '1E400', '0.1e1', 'null', '017'])));
@@ -140,7 +130,7 @@ function chunk(random: () => number, models: readonly string[]): string {
 }
 
 /** A text cut, doubled or with one character changed: mostly invalid JSON. */
-function damaged(random: () => number, text: string): string {
+function damaged(random: RandomSource, text: string): string {
   const at = Math.floor(random() * text.length);
   switch (Math.floor(random() * 4)) {
     case 0: return text.slice(0, at);
