@@ -82,7 +82,7 @@ export class ChunkScanner {
   scan(text: string): boolean {
     const prefix = this.remembered;
     const state = this.prefixState;
-    if (state !== undefined && text.length > prefix.length && text.slice(0, prefix.length) === prefix) return this.resume(text, state);
+    if (state !== undefined && text.length > prefix.length && text.startsWith(prefix)) return this.resume(text, state);
     return this.scanWhole(text);
   }
 
@@ -140,7 +140,7 @@ export class ChunkScanner {
     if (!this.readDeltaValue()) return false;
     const deltaEnd = cursor.position;
     const suffix = this.suffix;
-    if (suffix !== '' && text.length - deltaEnd === suffix.length && text.slice(deltaEnd) === suffix) {
+    if (suffix !== '' && text.length - deltaEnd === suffix.length && text.endsWith(suffix)) {
       this.finishReason = this.suffixFinishReason;
       this.contentCharacters += this.suffixContentCharacters;
       this.reasoningCharacters += this.suffixReasoningCharacters;
