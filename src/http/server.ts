@@ -8,6 +8,7 @@ import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
+import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
@@ -89,7 +90,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
   const requestLog = requestLineLogger(logger);
-  const inFlight = new Set<InFlightRequest>();
+  const inFlight = new InFlightRequests<InFlightRequest>();
   let onIdle: (() => void) | undefined;
 
   async function dispatch(request: IncomingMessage, response: ServerResponse, context: RequestContext, path: string): Promise<void> {
@@ -131,7 +132,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const { cancellation } = context;
       const path = pathOf(request.url);
       const entry: InFlightRequest = { context, response };
-      inFlight.add(entry);
+      const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;
       const totalMs = services.config.timeouts.totalMs;
       const deadline = setTimeout(() => {
@@ -143,7 +144,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       let openParts = 2;
       const partDone = () => {
         if (--openParts !== 0) return;
-        inFlight.delete(entry);
+        inFlight.remove(slot);
         finished(request, context, path);
         if (inFlight.size === 0) onIdle?.();
       };
