@@ -30,10 +30,11 @@ for (const root of roots) {
   const { UpstreamCall } = await import(pathToFileURL(`${root}/upstream/upstream-call.js`).href);
   const { UpstreamEventReader } = await import(pathToFileURL(`${root}/streaming/upstream-event-reader.js`).href);
   const { openaiAdapter } = await import(pathToFileURL(`${root}/providers/openai/adapter.js`).href);
+  const { Cancellation } = await import(pathToFileURL(`${root}/upstream/cancellation.js`).href);
   let output = '';
   let bytes = 0;
   async function oneStream(keep) {
-    const call = new UpstreamCall(new AbortController().signal);
+    const call = new UpstreamCall(new Cancellation());
     call.onRequestStart(controller);
     call.onResponseStart(controller, 200, {});
     const response = await call.promise;
