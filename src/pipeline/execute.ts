@@ -118,7 +118,16 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       const first = await reader.read();
       if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
       keepSlot = true;
-      return succeed(context, candidate, started, status, firstByteMs, { kind: 'stream', reader, first, node, release: () => state.release(lease) });
+      return succeed(context, candidate, started, status, firstByteMs, {
+        kind: 'stream',
+        reader,
+        first,
+        node,
+        release: () => {
+          state.release(lease);
+          cancellation.release();
+        },
+      });
     } finally {
       if (!keepSlot) reader.release();
     }
@@ -133,7 +142,10 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     record(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
     return { ok: false, failure };
   } finally {
-    if (!keepSlot) state.release(lease);
+    if (!keepSlot) {
+      state.release(lease);
+      cancellation.release();
+    }
   }
 }
 

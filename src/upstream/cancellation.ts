@@ -10,6 +10,8 @@ export class Cancellation {
   private cancelled = false;
   private cause: unknown = undefined;
   private listeners: Array<() => void> | undefined;
+  /** For a child of `withTimeout`: stops its timer and its parent's listener. */
+  private detach: (() => void) | undefined;
 
   get aborted(): boolean {
     return this.cancelled;
@@ -46,7 +48,8 @@ export class Cancellation {
   /**
    * A cancellation that fires with this one (same reason) or after `timeoutMs` with a
    * `TimeoutError`, like `AbortSignal.any([signal, AbortSignal.timeout(ms)])`. Its timer
-   * does not hold the process open.
+   * does not hold the process open. Call `release` when the work it guards is over: until
+   * then its timer and its listener on this one stay, with everything they reach.
    */
   withTimeout(timeoutMs: number): Cancellation {
     const child = new Cancellation();
@@ -54,11 +57,23 @@ export class Cancellation {
       child.abort(this.cause);
       return child;
     }
-    this.onAbort(() => child.abort(this.cause));
+    const forward = (): void => child.abort(this.cause);
+    this.onAbort(forward);
     const timer = setTimeout(() => child.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
     timer.unref();
-    child.onAbort(() => clearTimeout(timer));
+    child.detach = () => {
+      clearTimeout(timer);
+      this.offAbort(forward);
+    };
+    child.onAbort(() => child.release());
     return child;
+  }
+
+  /** The work this cancellation guards is over: a `withTimeout` child stops its timer and stops listening (no-op otherwise). */
+  release(): void {
+    const detach = this.detach;
+    this.detach = undefined;
+    detach?.();
   }
 
   /** An already cancelled one. */
