@@ -79,8 +79,13 @@ export class RequestCharge {
 
 /** Holds are asked for with room for this many more requests like the one that asked. */
 const HOLD_HEADROOM_REQUESTS = 16;
-/** How long a request short of a budget other instances hold waits for them to give it back. */
-const CONTENDED_RETRY_MS = 100;
+/**
+ * How long a request short of a budget other instances hold waits for them to give back what
+ * they do not use (they do once idle on it for `wantedIdleMs`), asking again after 50, 100,
+ * 200… ms. Within SpendHoldSettings.wantedForMs, so every ask renews the want.
+ */
+const CONTENDED_WAIT_MS = 800;
+const CONTENDED_FIRST_WAIT_MS = 50;
 
 /**
  * Spend checks on the request path, all in memory: the key's spend limit (402
@@ -140,9 +145,7 @@ export class Billing {
     const promptTokens = countPromptTokens(request, count);
     const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, estimateNano)) {
-      return this.coverByHolds(holds, key, account, estimateNano).then(() => this.reserveEstimate(key, account, model, prices, estimateNano));
-    }
+    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano);
     holds?.touchAll(key, account);
     return this.reserveEstimate(key, account, model, prices, estimateNano);
   }
@@ -157,24 +160,39 @@ export class Billing {
 
   /**
    * Makes this instance's holds cover the estimate on top of what is in flight, asking the
-   * store once when they fall short; 402 when the store cannot grant enough. While the store
-   * is unreachable, the cache's figures alone decide (README: "Running several instances").
+   * store when they fall short, and reserves in the same turn as the last check: requests
+   * that waited on the same ask cannot all pass it before any of them reserved. 402 when the
+   * store cannot grant enough. While the store is unreachable, the cache's figures alone
+   * decide (README: "Running several instances").
    */
-  private async coverByHolds(holds: SpendHoldBook, key: CachedKey, account: CachedAccount | undefined, estimateNano: number): Promise<void> {
+  private async reserveByHolds(
+    holds: SpendHoldBook,
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    model: ModelConfig,
+    prices: NanoPrices,
+    estimateNano: number,
+  ): Promise<RequestCharge> {
     const keyLimited = key.record.spendLimitNano !== null;
-    for (let asks = 0; ; asks++) {
+    let waitUntil = Number.NaN;
+    for (let asks = 0, waitMs = CONTENDED_FIRST_WAIT_MS; ; asks++) {
       const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
       const accountShort = account === undefined ? 0 : holdShortfall(account, estimateNano);
       if (keyShort <= 0 && accountShort <= 0) break;
       const refusal = gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
-      // Short after asking: refused, unless other instances were holding the budget and have
-      // been asked to give back what they do not use; then one more ask, a moment later.
+      // Short after asking: refused, unless other instances hold the budget and have been
+      // asked to give back what they do not use; then asked again, a little later each time,
+      // for as long as CONTENDED_WAIT_MS.
       if (asks > 0) {
         const contended = (keyShort > 0 && holds.contended('key', key.record.id)) || (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
-        if (asks > 1 || !contended) throw refusal;
-        await sleep(CONTENDED_RETRY_MS);
+        if (!contended) throw refusal;
+        if (asks === 1) waitUntil = performance.now() + CONTENDED_WAIT_MS;
+        const left = waitUntil - performance.now();
+        if (left <= 0) throw refusal;
+        await sleep(Math.min(waitMs, left));
+        waitMs *= 2;
       }
-      if (!holds.reachable) return;
+      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano);
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
       if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id)) throw gatewayError('insufficient_balance');
@@ -185,10 +203,11 @@ export class Billing {
       try {
         await holds.cover(requests);
       } catch {
-        return;
+        return this.reserveEstimate(key, account, model, prices, estimateNano);
       }
     }
     holds.touchAll(key, account);
+    return this.reserveEstimate(key, account, model, prices, estimateNano);
   }
 }
 

@@ -60,8 +60,10 @@ interface Tracked {
   exhaustedRecord: object | undefined;
   /** When the store last granted less than asked because other instances hold part of the budget. */
   contendedAt: number;
-  /** Until when another instance wants budget this one holds (hold-wanted). */
+  /** Until when another instance wants budget this one holds (hold-wanted)… */
   wantedUntil: number;
+  /** …and whether this instance is waiting to give it back. */
+  answeringWant: boolean;
 }
 
 interface Batch {
@@ -125,35 +127,55 @@ export class SpendHoldBook {
     if (change.kind !== 'hold-wanted' || change.holder === this.holder) return;
     const tracked = this.tracked.get(change.id);
     if (tracked === undefined) return;
-    const pending = tracked.wantedUntil > performance.now();
     tracked.wantedUntil = performance.now() + this.settings.wantedForMs;
-    if (!pending) this.giveBackWhenIdle(tracked);
+    if (tracked.answeringWant) return;
+    tracked.answeringWant = true;
+    this.giveBackWhenIdle(tracked);
   }
 
   private giveBackWhenIdle(tracked: Tracked): void {
     const now = performance.now();
-    if (now > tracked.wantedUntil) return;
-    const idleFor = now - tracked.lastUsedAt;
-    if (idleFor >= this.settings.wantedIdleMs) {
-      tracked.wantedUntil = Number.NEGATIVE_INFINITY;
-      void this.giveBack([tracked]);
+    if (now > tracked.wantedUntil) {
+      tracked.answeringWant = false;
       return;
     }
-    setTimeout(() => this.giveBackWhenIdle(tracked), this.settings.wantedIdleMs - idleFor).unref();
+    const idleFor = now - tracked.lastUsedAt;
+    if (idleFor < this.settings.wantedIdleMs) {
+      setTimeout(() => this.giveBackWhenIdle(tracked), this.settings.wantedIdleMs - idleFor).unref();
+      return;
+    }
+    const wantedUntil = tracked.wantedUntil;
+    void this.giveBack([tracked], this.settings.wantedIdleMs).then((busy) => {
+      // Done unless the subject was used meanwhile or wanted again while giving back.
+      if (busy.length === 0 && tracked.wantedUntil === wantedUntil) tracked.answeringWant = false;
+      else this.giveBackWhenIdle(tracked);
+    });
   }
 
   /**
-   * Lowers holds to what is in flight. The mirror is lowered first, in the serial queue,
-   * so a request arriving while the store works can never reserve budget being given back
-   * (it finds the hold short and asks, after this).
+   * Lowers the holds of subjects still idle for `idleMs` to what is in flight; resolves to
+   * the subjects skipped because they were used meanwhile (an ask answered while the give
+   * back waited in the queue counts as a use: its requests are about to reserve). The mirror
+   * is lowered first, in the serial queue, so a request arriving while the store works can
+   * never reserve budget being given back (it finds the hold short and asks, after this).
    */
-  private async giveBack(subjects: readonly Tracked[]): Promise<void> {
+  private async giveBack(subjects: readonly Tracked[], idleMs: number): Promise<Tracked[]> {
+    const busy: Tracked[] = [];
     await this.cache.serialize(async () => {
+      const now = performance.now();
       const targets: HoldAmount[] = [];
       for (const tracked of subjects) {
+        if (now - tracked.lastUsedAt < idleMs) {
+          busy.push(tracked);
+          continue;
+        }
         const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
         if (tracked.entry.heldNano <= inUse) continue;
         tracked.entry.heldNano = inUse;
+        // What this instance gives back is free in the store again: its requests ask anew.
+        tracked.exhaustedAt = Number.NEGATIVE_INFINITY;
+        // What this instance gives back is free in the store again: its requests ask anew.
+        tracked.exhaustedAt = Number.NEGATIVE_INFINITY;
         targets.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
       }
       if (targets.length === 0) return;
@@ -165,6 +187,7 @@ export class SpendHoldBook {
       this.failedAt = performance.now();
       this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
     });
+    return busy;
   }
 
   /** Whether the holds of a key (with a spend limit) and its account cover `estimateNano` more: no store needed. */
@@ -203,7 +226,7 @@ export class SpendHoldBook {
     const key = holdKey({ kind, id });
     let tracked = this.tracked.get(key);
     if (tracked === undefined || tracked.entry !== entry) {
-      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY };
+      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY, answeringWant: false };
       this.tracked.set(key, tracked);
     }
     return tracked;
@@ -237,6 +260,8 @@ export class SpendHoldBook {
           const tracked = this.tracked.get(key);
           const wanted = batch.demands.get(key);
           if (tracked === undefined || wanted === undefined) continue;
+          // Its requests are about to reserve: the subject is in use (see giveBack).
+          tracked.lastUsedAt = now;
           if (grant.contended) tracked.contendedAt = now;
           else if (grant.heldNano < (before.get(key) ?? 0) + wanted.deficitNano + wanted.headroomNano) {
             tracked.exhaustedAt = now;
@@ -277,7 +302,7 @@ export class SpendHoldBook {
     if (this.tracked.size === 0 || !this.reachable) return;
     const now = performance.now();
     const idle = [...this.tracked.values()].filter((tracked) => now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > tracked.entry.reservedNano + tracked.entry.pendingNano);
-    if (idle.length > 0) await this.giveBack(idle);
+    if (idle.length > 0) await this.giveBack(idle, this.settings.idleMs);
     if (Date.now() - this.lastRenewAt < this.settings.renewMs) return;
     try {
       await this.cache.serialize(async () => this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true));

@@ -71,7 +71,6 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     await knownOnBoth(secret);
     const answers = await split(100, secret);
     const tally = tallyOf(answers);
-    if (tally["200"] !== 10) for (const i of instances) console.log(i.log().slice(-3000));
     assert.deepEqual(tally, { '200': 10, '402 api_key_limit_exceeded': 90 }, JSON.stringify(tally));
     // Committed in the store (each instance writes its own batches).
     let report: any;
@@ -119,6 +118,68 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
       if (spent !== limitNano) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(spent, limitNano);
+  });
+
+  test('requests that waited on one ask for budget reserve one at a time: another holder\'s share is never spent', { timeout: 60_000 }, async () => {
+    const a = instances[0] as GatewayProcess;
+    const { accountId, secret } = await accountWithKey(admin, { id: 'other-holder', balance: (10 * FLAT_COST_NANO) / 1e9 });
+    await knownOnBoth(secret);
+    // Another holder (an instance busy with it, that never gives it back) holds half the balance.
+    const schema = new URL(postgres.store).searchParams.get('schema');
+    const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO ${schema}.spend_holds (holder, kind, subject_id, amount_nano, expires_at) VALUES ('elsewhere:1:busy', 'account', $1, $2, now() + interval '1 hour')`,
+        [accountId, 5 * FLAT_COST_NANO],
+      );
+      // Concurrent requests on one instance: they gather behind its asks for budget.
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `gathered ${index}` }] })));
+      assert.deepEqual(tallyOf(answers), { '200': 5, '402 insufficient_balance': 5 });
+      let balance = -1;
+      for (let tries = 0; tries < 50 && balance !== 5 * FLAT_COST_NANO; tries++) {
+        balance = await admin.balanceNano(accountId);
+        if (balance !== 5 * FLAT_COST_NANO) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(balance, 5 * FLAT_COST_NANO, 'what the other holder holds is left');
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('an instance whose requests wait on an ask for budget keeps it when another instance wants it', { timeout: 60_000 }, async () => {
+    const [a, b] = instances as [GatewayProcess, GatewayProcess];
+    const { accountId, secret } = await accountWithKey(admin, { id: 'busy-asking', balance: (10 * FLAT_COST_NANO) / 1e9 });
+    await knownOnBoth(secret);
+    const schema = new URL(postgres.store).searchParams.get('schema');
+    const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
+    await client.connect();
+    try {
+      // The account's row lock holds every ask for its balance while A's requests gather behind A's first ask.
+      await client.query('BEGIN');
+      await client.query(`SELECT 1 FROM ${schema}.accounts WHERE id = $1 FOR UPDATE`, [accountId]);
+      const onA = Array.from({ length: 5 }, (_, index) => chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `on A ${index}` }] }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // B asks after A: it finds the whole balance held by A and tells A it wants some.
+      const onB = chat(b.baseUrl, secret, FLAT);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await client.query('COMMIT');
+      // A's requests use what A holds; B gets what A does not use once A is idle.
+      assert.deepEqual(
+        (await Promise.all(onA)).map((answer) => answer.status),
+        [200, 200, 200, 200, 200],
+      );
+      assert.equal((await onB).status, 200);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    }
+    let balance = -1;
+    for (let tries = 0; tries < 50 && balance !== 4 * FLAT_COST_NANO; tries++) {
+      balance = await admin.balanceNano(accountId);
+      if (balance !== 4 * FLAT_COST_NANO) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(balance, 4 * FLAT_COST_NANO);
   });
 
   test('an instance that stops gives its holds back', { timeout: 60_000 }, async () => {
