@@ -174,8 +174,6 @@ export class SpendHoldBook {
         tracked.entry.heldNano = inUse;
         // What this instance gives back is free in the store again: its requests ask anew.
         tracked.exhaustedAt = Number.NEGATIVE_INFINITY;
-        // What this instance gives back is free in the store again: its requests ask anew.
-        tracked.exhaustedAt = Number.NEGATIVE_INFINITY;
         targets.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
       }
       if (targets.length === 0) return;
