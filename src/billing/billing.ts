@@ -80,12 +80,12 @@ export class RequestCharge {
 /** Holds are asked for with room for this many more requests like the one that asked. */
 const HOLD_HEADROOM_REQUESTS = 16;
 /**
- * How long a request short of a budget other instances hold waits for them to give back what
- * they do not use (they do once idle on it for `wantedIdleMs`), asking again after 50, 100,
- * 200… ms. Within SpendHoldSettings.wantedForMs, so every ask renews the want.
+ * A request short of a budget other instances hold asks again after each of these waits
+ * while they give back what they do not use (they do once idle on it for `wantedIdleMs`),
+ * then is refused. Every wait is shorter than SpendHoldSettings.wantedForMs, so the want
+ * each contended ask sends never lapses in between.
  */
-const CONTENDED_WAIT_MS = 800;
-const CONTENDED_FIRST_WAIT_MS = 50;
+const CONTENDED_WAITS_MS = [50, 100, 200, 400] as const;
 
 /**
  * Spend checks on the request path, all in memory: the key's spend limit (402
@@ -174,23 +174,20 @@ export class Billing {
     estimateNano: number,
   ): Promise<RequestCharge> {
     const keyLimited = key.record.spendLimitNano !== null;
-    let waitUntil = Number.NaN;
-    for (let asks = 0, waitMs = CONTENDED_FIRST_WAIT_MS; ; asks++) {
+    for (let asks = 0, waits = 0; ; ) {
       const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
       const accountShort = account === undefined ? 0 : holdShortfall(account, estimateNano);
       if (keyShort <= 0 && accountShort <= 0) break;
-      const refusal = gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
       // Short after asking: refused, unless other instances hold the budget and have been
-      // asked to give back what they do not use; then asked again, a little later each time,
-      // for as long as CONTENDED_WAIT_MS.
-      if (asks > 0) {
+      // asked to give back what they do not use; then checked (other requests of this
+      // instance may have asked meanwhile) and asked again after a wait.
+      if (asks > waits) {
         const contended = (keyShort > 0 && holds.contended('key', key.record.id)) || (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
-        if (!contended) throw refusal;
-        if (asks === 1) waitUntil = performance.now() + CONTENDED_WAIT_MS;
-        const left = waitUntil - performance.now();
-        if (left <= 0) throw refusal;
-        await sleep(Math.min(waitMs, left));
-        waitMs *= 2;
+        const wait = CONTENDED_WAITS_MS[waits];
+        if (!contended || wait === undefined) throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+        waits++;
+        await sleep(wait);
+        continue;
       }
       if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano);
       // The store said a moment ago that there is no more: refused without asking again.
@@ -200,6 +197,9 @@ export class Billing {
       const requests: HoldRequest[] = [];
       if (keyShort > 0) requests.push({ kind: 'key', id: key.record.id, entry: key, deficitNano: keyShort, headroomNano });
       if (accountShort > 0 && account !== undefined) requests.push({ kind: 'account', id: account.record.id, entry: account, deficitNano: accountShort, headroomNano });
+      // Both subjects are in use while the request waits: neither is given back from under it.
+      holds.touchAll(key, account);
+      asks++;
       try {
         await holds.cover(requests);
       } catch {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.js';
 import type { StoreChange } from '../store/records.js';
-import { holdKey, type HoldAmount, type HoldDemand, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
+import { holdKey, type HoldAmount, type HoldDemand, type HoldGrant, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 
 /** A cached key or account as far as holds are concerned. */
@@ -64,10 +64,12 @@ interface Tracked {
   wantedUntil: number;
   /** …and whether this instance is waiting to give it back. */
   answeringWant: boolean;
+  /** Requests waiting on an ask for more of it: the subject is in use until it is answered. */
+  asking: number;
 }
 
 interface Batch {
-  readonly demands: Map<string, { tracked: Tracked; deficitNano: number; headroomNano: number }>;
+  readonly demands: Map<string, { tracked: Tracked; deficitNano: number; headroomNano: number; requests: number }>;
   readonly done: Promise<void>;
   settle(error?: unknown): void;
 }
@@ -89,6 +91,7 @@ export class SpendHoldBook {
   private failedAt = Number.NEGATIVE_INFINITY;
   private lastRenewAt = Date.now();
   private readonly timer: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly store: SpendHoldStore,
@@ -135,7 +138,7 @@ export class SpendHoldBook {
 
   private giveBackWhenIdle(tracked: Tracked): void {
     const now = performance.now();
-    if (now > tracked.wantedUntil) {
+    if (now > tracked.wantedUntil || this.closed) {
       tracked.answeringWant = false;
       return;
     }
@@ -145,47 +148,56 @@ export class SpendHoldBook {
       return;
     }
     const wantedUntil = tracked.wantedUntil;
-    void this.giveBack([tracked], this.settings.wantedIdleMs).then((busy) => {
-      // Done unless the subject was used meanwhile or wanted again while giving back.
-      if (busy.length === 0 && tracked.wantedUntil === wantedUntil) tracked.answeringWant = false;
-      else this.giveBackWhenIdle(tracked);
+    void this.giveBack([tracked], this.settings.wantedIdleMs).then((kept) => {
+      // Done unless wanted again while giving back, or kept (used meanwhile, or the store failed): then tried again.
+      if (kept.length > 0) setTimeout(() => this.giveBackWhenIdle(tracked), this.settings.wantedIdleMs).unref();
+      else if (tracked.wantedUntil !== wantedUntil) this.giveBackWhenIdle(tracked);
+      else tracked.answeringWant = false;
     });
   }
 
   /**
    * Lowers the holds of subjects still idle for `idleMs` to what is in flight; resolves to
-   * the subjects skipped because they were used meanwhile (an ask answered while the give
-   * back waited in the queue counts as a use: its requests are about to reserve). The mirror
-   * is lowered first, in the serial queue, so a request arriving while the store works can
-   * never reserve budget being given back (it finds the hold short and asks, after this).
+   * the subjects not given back: used meanwhile (an ask answered while the give back waited
+   * in the queue counts as a use: its requests are about to reserve), or the store failed.
+   * The mirror is lowered first, in the serial queue, so a request arriving while the store
+   * works can never reserve budget being given back (it finds the hold short and asks,
+   * after this).
    */
   private async giveBack(subjects: readonly Tracked[], idleMs: number): Promise<Tracked[]> {
-    const busy: Tracked[] = [];
+    const kept: Tracked[] = [];
     await this.cache.serialize(async () => {
       const now = performance.now();
       const targets: HoldAmount[] = [];
+      const lowered: Array<{ tracked: Tracked; heldNano: number }> = [];
       for (const tracked of subjects) {
-        if (now - tracked.lastUsedAt < idleMs) {
-          busy.push(tracked);
+        if (tracked.asking > 0 || now - tracked.lastUsedAt < idleMs) {
+          kept.push(tracked);
           continue;
         }
         const inUse = tracked.entry.reservedNano + tracked.entry.pendingNano;
         if (tracked.entry.heldNano <= inUse) continue;
+        lowered.push({ tracked, heldNano: tracked.entry.heldNano });
         tracked.entry.heldNano = inUse;
         // What this instance gives back is free in the store again: its requests ask anew.
         tracked.exhaustedAt = Number.NEGATIVE_INFINITY;
         targets.push({ kind: tracked.kind, id: tracked.id, heldNano: inUse });
       }
       if (targets.length === 0) return;
-      // A hold the store no longer has (expired) is 0 here too.
-      const kept = new Map((await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]));
-      this.mirror(targets.map((amount) => ({ ...amount, heldNano: kept.get(holdKey(amount)) ?? 0 })), false);
-    }).catch((error: unknown) => {
-      // The store keeps the larger hold until it answers again; the lower mirror is the safe side.
-      this.failedAt = performance.now();
-      this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
+      try {
+        // A hold the store no longer has (expired) is 0 here too.
+        const left = new Map((await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]));
+        this.mirror(targets.map((amount) => ({ ...amount, heldNano: left.get(holdKey(amount)) ?? 0 })), false);
+      } catch (error) {
+        // The store still has the larger holds (the transaction failed): mirror them again,
+        // so a later give back sends the shrink again instead of finding nothing to give.
+        for (const { tracked, heldNano } of lowered) tracked.entry.heldNano = heldNano;
+        kept.push(...lowered.map(({ tracked }) => tracked));
+        this.failedAt = performance.now();
+        this.logger.warn({ err: error }, 'spend holds: giving back holds failed; retrying');
+      }
     });
-    return busy;
+    return kept;
   }
 
   /** Whether the holds of a key (with a spend limit) and its account cover `estimateNano` more: no store needed. */
@@ -210,11 +222,13 @@ export class SpendHoldBook {
     for (const request of requests) {
       const tracked = this.track(request.kind, request.id, request.entry);
       tracked.lastUsedAt = performance.now();
+      tracked.asking++;
       const demand = batch.demands.get(holdKey(request));
-      if (demand === undefined) batch.demands.set(holdKey(request), { tracked, deficitNano: request.deficitNano, headroomNano: request.headroomNano });
+      if (demand === undefined) batch.demands.set(holdKey(request), { tracked, deficitNano: request.deficitNano, headroomNano: request.headroomNano, requests: 1 });
       else {
         demand.deficitNano += request.deficitNano;
         demand.headroomNano = Math.max(demand.headroomNano, request.headroomNano);
+        demand.requests++;
       }
     }
     return batch.done;
@@ -224,7 +238,7 @@ export class SpendHoldBook {
     const key = holdKey({ kind, id });
     let tracked = this.tracked.get(key);
     if (tracked === undefined || tracked.entry !== entry) {
-      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY, answeringWant: false };
+      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY, answeringWant: false, asking: 0 };
       this.tracked.set(key, tracked);
     }
     return tracked;
@@ -250,7 +264,13 @@ export class SpendHoldBook {
     try {
       const held = await this.cache.serialize(async () => {
         const before = new Map([...batch.demands].map(([key, { tracked }]) => [key, tracked.entry.heldNano]));
-        const grants = await this.store.acquire(this.holder, demands, this.settings.ttlMs);
+        let grants: HoldGrant[];
+        try {
+          grants = await this.store.acquire(this.holder, demands, this.settings.ttlMs);
+        } finally {
+          // Answered (or failed): from here on its requests' use is what marks it (lastUsedAt).
+          for (const { tracked, requests } of batch.demands.values()) tracked.asking -= requests;
+        }
         this.mirror(grants, false);
         const now = performance.now();
         for (const grant of grants) {
@@ -313,6 +333,7 @@ export class SpendHoldBook {
 
   /** Gives every hold back (after the last usage batch was written). */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.timer);
     await this.running;
     await this.cache.serialize(() => this.store.releaseAll(this.holder)).catch((error: unknown) => {
