@@ -57,6 +57,24 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     }
   };
 
+  /** The figure once it reaches `expected` (usage batches commit a moment after the answers), or its last value after ~2.5 s. */
+  const settled = async (read: () => Promise<number>, expected: number): Promise<number> => {
+    let value = await read();
+    for (let tries = 0; tries < 50 && value !== expected; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      value = await read();
+    }
+    return value;
+  };
+
+  /** The suite's schema, and a client of its own on the PostgreSQL server (the test ends it). */
+  const schema = new URL(postgres.store).searchParams.get('schema');
+  const connectedClient = async (): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
+    await client.connect();
+    return client;
+  };
+
   /** `count` concurrent requests, alternating between the two instances. */
   const split = (count: number, secret: string) =>
     Promise.all(
@@ -92,12 +110,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     await knownOnBoth(secret);
     const tally = tallyOf(await split(100, secret));
     assert.deepEqual(tally, { '200': 10, '402 insufficient_balance': 90 }, JSON.stringify(tally));
-    let balance = -1;
-    for (let tries = 0; tries < 50 && balance !== 0; tries++) {
-      balance = await admin.balanceNano(accountId);
-      if (balance !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(balance, 0);
+    assert.equal(await settled(() => admin.balanceNano(accountId), 0), 0);
     assert.equal((await admin.usage({ account: accountId })).totals.requests, 10);
   });
 
@@ -112,12 +125,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     assert.deepEqual(statuses, Array(10).fill(200), `statuses ${statuses.join(',')}`);
     assert.equal((await chat(b.baseUrl, secret, FLAT)).status, 402);
     assert.equal((await chat(a.baseUrl, secret, FLAT)).status, 402);
-    let spent = 0;
-    for (let tries = 0; tries < 50 && spent !== limitNano; tries++) {
-      spent = await admin.spentNano(keyId);
-      if (spent !== limitNano) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(spent, limitNano);
+    assert.equal(await settled(() => admin.spentNano(keyId), limitNano), limitNano);
   });
 
   test('requests that waited on one ask for budget reserve one at a time: another holder\'s share is never spent', { timeout: 60_000 }, async () => {
@@ -125,9 +133,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const { accountId, secret } = await accountWithKey(admin, { id: 'other-holder', balance: (10 * FLAT_COST_NANO) / 1e9 });
     await knownOnBoth(secret);
     // Another holder (an instance busy with it, that never gives it back) holds half the balance.
-    const schema = new URL(postgres.store).searchParams.get('schema');
-    const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
-    await client.connect();
+    const client = await connectedClient();
     try {
       await client.query(
         `INSERT INTO ${schema}.spend_holds (holder, kind, subject_id, amount_nano, expires_at) VALUES ('elsewhere:1:busy', 'account', $1, $2, now() + interval '1 hour')`,
@@ -136,12 +142,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
       // Concurrent requests on one instance: they gather behind its asks for budget.
       const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `gathered ${index}` }] })));
       assert.deepEqual(tallyOf(answers), { '200': 5, '402 insufficient_balance': 5 });
-      let balance = -1;
-      for (let tries = 0; tries < 50 && balance !== 5 * FLAT_COST_NANO; tries++) {
-        balance = await admin.balanceNano(accountId);
-        if (balance !== 5 * FLAT_COST_NANO) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      assert.equal(balance, 5 * FLAT_COST_NANO, 'what the other holder holds is left');
+      assert.equal(await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO), 5 * FLAT_COST_NANO, 'what the other holder holds is left');
     } finally {
       await client.end();
     }
@@ -151,10 +152,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const a = instances[0] as GatewayProcess;
     const { accountId, secret } = await accountWithKey(admin, { id: 'busy-asking', balance: (10 * FLAT_COST_NANO) / 1e9 });
     await knownOnBoth(secret);
-    const schema = new URL(postgres.store).searchParams.get('schema');
-    const locker = new pg.Client({ connectionString: POSTGRES_BASE_URL });
-    const notifier = new pg.Client({ connectionString: POSTGRES_BASE_URL });
-    await Promise.all([locker.connect(), notifier.connect()]);
+    const [locker, notifier] = await Promise.all([connectedClient(), connectedClient()]);
     try {
       // The account's row lock holds A's asks for its balance: A's requests wait on them.
       await locker.query('BEGIN');
@@ -174,12 +172,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
       await locker.query('ROLLBACK').catch(() => undefined);
       await Promise.all([locker.end(), notifier.end()]);
     }
-    let balance = -1;
-    for (let tries = 0; tries < 50 && balance !== 5 * FLAT_COST_NANO; tries++) {
-      balance = await admin.balanceNano(accountId);
-      if (balance !== 5 * FLAT_COST_NANO) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(balance, 5 * FLAT_COST_NANO);
+    assert.equal(await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO), 5 * FLAT_COST_NANO);
   });
 
   test('an instance that stops gives its holds back', { timeout: 60_000 }, async () => {
@@ -187,9 +180,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const { secret } = await accountWithKey(admin, { id: 'release', balance: 1 });
     // The key was made through A; B learns of it by NOTIFY a moment later.
     assert.notEqual(await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000), undefined, 'B serves the new key');
-    const schema = new URL(postgres.store).searchParams.get('schema');
-    const client = new pg.Client({ connectionString: POSTGRES_BASE_URL });
-    await client.connect();
+    const client = await connectedClient();
     try {
       const holdsOf = async () => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.spend_holds WHERE holder LIKE $1`, [`%:${b.child.pid}:%`])).rows[0].n);
       assert.ok((await holdsOf()) > 0, 'the instance holds budget while it serves');
