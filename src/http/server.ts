@@ -5,6 +5,7 @@ import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
+import { requestLineMembers } from '../observability/request-line.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
@@ -29,8 +30,6 @@ interface Route {
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** After the grace period, how long cut requests get to write their last event before sockets are closed. */
 const CUT_WAIT_MS = 2_000;
-/** Longest request body kept in a log line when `log.bodies` is on. */
-const MAX_LOGGED_BODY = 64 * 1024;
 
 /** One request being handled. */
 interface InFlightRequest {
@@ -112,10 +111,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (requestLog.isLevelEnabled('debug')) requestLog.write('debug', logFields(request, context, path, totalMs));
+      if (requestLog.isLevelEnabled('debug')) requestLog.write('debug', requestLineMembers({ context, method: request.method, path, totalMs }));
       return;
     }
-    if (requestLog.isLevelEnabled('info')) requestLog.write('info', logFields(request, context, path, totalMs));
+    if (requestLog.isLevelEnabled('info')) requestLog.write('info', requestLineMembers({ context, method: request.method, path, totalMs }));
     services.metrics.observeRequest(context.record, totalMs);
   }
 
@@ -261,31 +260,4 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger:
   );
   logger.info({ request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code }, 'request');
   services.metrics.observeRequest(context.record, 0);
-}
-
-function logFields(request: IncomingMessage, context: RequestContext, path: string, totalMs: number): Record<string, unknown> {
-  const record = context.record;
-  const attempts = record.attempts;
-  return {
-    request_id: context.requestId,
-    correlation_id: context.correlationId,
-    method: request.method,
-    path,
-    status: record.status,
-    error_code: record.errorCode,
-    key_prefix: record.keyPrefix,
-    account: record.accountId,
-    model: record.model,
-    stream: record.stream,
-    node: attempts.length > 0 ? attempts[attempts.length - 1]?.node : undefined,
-    attempts: attempts.length > 0 ? attempts : undefined,
-    usage: record.usage,
-    usage_estimated: record.usageEstimated,
-    cost_usd: record.costUsd ?? null,
-    finish_reason: record.finishReason,
-    first_byte_ms: record.firstByteMs,
-    total_ms: totalMs,
-    client_aborted: record.clientAborted,
-    request_body: record.requestBody === undefined ? undefined : record.requestBody.slice(0, MAX_LOGGED_BODY),
-  };
 }

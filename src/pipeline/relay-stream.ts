@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
+import { bookUsage } from '../billing/booked-usage.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { StreamMapper } from '../providers/types.js';
-import { estimateUsage } from '../streaming/estimate-usage.js';
 import type { MappedBatch, UpstreamEventReader } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure } from '../upstream/node-failure.js';
 import type { RequestContext } from './request-context.js';
@@ -76,22 +75,13 @@ export async function relayStream(
 
 function recordOutcome(context: RequestContext, request: ChatRequest, mapper: StreamMapper): void {
   context.record.finishReason = mapper.summary.finishReason;
-  context.record.usage = usageOf(context, request, mapper);
+  bookUsage(context.record, request, mapper.summary);
 }
 
-/** The node's usage, or (once) an estimate from the streamed text, marked as such. */
-function usageOf(context: RequestContext, request: ChatRequest, mapper: StreamMapper): Usage {
-  if (mapper.summary.usage === undefined) {
-    mapper.summary.usage = estimateUsage(request, mapper.summary);
-    context.record.usageEstimated = true;
-  }
-  return mapper.summary.usage;
-}
-
-/** The usage chunk the gateway adds when the node sent none; empty when the node did. */
+/** The usage chunk the gateway adds when the node sent none (an estimate); empty when the node did. */
 function missingUsageChunk(context: RequestContext, request: ChatRequest, mapper: StreamMapper): string {
   if (mapper.summary.usage !== undefined) return '';
-  const usage = usageOf(context, request, mapper);
+  const usage = bookUsage(context.record, request, mapper.summary);
   const { id, created, model } = mapper.identity;
   return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { checkAccess } from '../../billing/access-policy.js';
+import { bookUsage } from '../../billing/booked-usage.js';
 import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
@@ -76,7 +77,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         totalTimeoutMs: config.timeouts.totalMs,
       });
       if (execution.kind === 'json') {
-        context.record.usage = execution.summary.usage ?? undefined;
+        bookUsage(context.record, chatRequest, execution.summary);
         context.record.finishReason = execution.summary.finishReason;
         context.record.status = 200;
         context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RequestContext, RequestRecord } from '../pipeline/request-context.js';
+import { Cancellation } from '../upstream/cancellation.js';
+import { requestLineMembers } from './request-line.js';
+
+function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): RequestContext {
+  return {
+    requestId: 'req_01TEST',
+    correlationId,
+    language: 'en',
+    startedAt: 0,
+    cancellation: new Cancellation(),
+    abortCause: undefined,
+    record: { stream: false, attempts: [], clientAborted: false, ...record },
+  };
+}
+
+const parse = (members: string) => JSON.parse(`{${members}}`) as Record<string, unknown>;
+
+test('a served request: every field, in order, as JSON', () => {
+  const context = contextWith({
+    status: 200,
+    keyPrefix: 'sk-abc',
+    accountId: 'acct-1',
+    model: 'gpt-4o-mini',
+    stream: true,
+    attempts: [
+      { node: 'a', ms: 1.25, status: 503 },
+      { node: 'b', ms: 30.5, status: 200 },
+    ],
+    usage: { prompt_tokens: 57, completion_tokens: 41, total_tokens: 98, prompt_tokens_details: { cached_tokens: 7, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 12 } },
+    costUsd: 0.000123,
+    finishReason: 'stop',
+    firstByteMs: 31.75,
+  });
+  const members = requestLineMembers({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 40.5 });
+  assert.deepEqual(Object.entries(parse(members)), [
+    ['request_id', 'req_01TEST'],
+    ['correlation_id', 'corr-1'],
+    ['method', 'POST'],
+    ['path', '/v1/chat/completions'],
+    ['status', 200],
+    ['key_prefix', 'sk-abc'],
+    ['account', 'acct-1'],
+    ['model', 'gpt-4o-mini'],
+    ['stream', true],
+    ['node', 'b'],
+    [
+      'attempts',
+      [
+        { node: 'a', ms: 1.25, status: 503 },
+        { node: 'b', ms: 30.5, status: 200 },
+      ],
+    ],
+    ['usage', { prompt_tokens: 57, completion_tokens: 41, total_tokens: 98, cached_tokens: 7, reasoning_tokens: 12 }],
+    ['cost_usd', 0.000123],
+    ['finish_reason', 'stop'],
+    ['first_byte_ms', 31.75],
+    ['total_ms', 40.5],
+    ['client_aborted', false],
+  ]);
+});
+
+test('a refused request leaves out what it never had; cost_usd is null until booked', () => {
+  const context = contextWith({ status: 401, errorCode: 'invalid_api_key' });
+  assert.deepEqual(parse(requestLineMembers({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 0.3 })), {
+    request_id: 'req_01TEST',
+    correlation_id: 'corr-1',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status: 401,
+    error_code: 'invalid_api_key',
+    stream: false,
+    cost_usd: null,
+    total_ms: 0.3,
+    client_aborted: false,
+  });
+});
+
+test('client-controlled text is escaped: the line stays one valid JSON object', () => {
+  const hostile = 'm"}\n,"status":1,\\ \u2028 \u0000';
+  const context = contextWith({
+    model: hostile,
+    attempts: [{ node: 'n', ms: 1, error: `bad "reply"\n${hostile}` }],
+    usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, estimated: true },
+    usageEstimated: true,
+    clientAborted: true,
+    requestBody: `{"model":${JSON.stringify(hostile)}}`,
+  });
+  const members = requestLineMembers({ context, method: 'POST', path: '/v1/a"b\\c', totalMs: 1 });
+  assert.ok(!members.includes('\n'), 'no raw line break');
+  const line = parse(members);
+  assert.equal(line.model, hostile);
+  assert.equal(line.path, '/v1/a"b\\c');
+  assert.equal(line.status, undefined);
+  assert.deepEqual(line.attempts, [{ node: 'n', ms: 1, error: `bad "reply"\n${hostile}` }]);
+  assert.deepEqual(line.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cached_tokens: 0, reasoning_tokens: 0 });
+  assert.equal(line.usage_estimated, true);
+  assert.equal(line.client_aborted, true);
+  assert.equal(line.request_body, `{"model":${JSON.stringify(hostile)}}`);
+});

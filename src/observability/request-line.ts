@@ -1,0 +1,64 @@
+import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { AttemptRecord, RequestContext } from '../pipeline/request-context.js';
+
+/** Longest request body kept in a log line when `log.bodies` is on. */
+const MAX_LOGGED_BODY = 64 * 1024;
+
+/** What one request's log line is made of, besides its context. */
+export interface RequestLineSource {
+  readonly context: RequestContext;
+  readonly method: string | undefined;
+  readonly path: string;
+  readonly totalMs: number;
+}
+
+/**
+ * The members of a request's log line as JSON text, without the braces:
+ * `"request_id":…,"correlation_id":…,…,"client_aborted":false`. Written member by member
+ * from the record (every string through JSON.stringify, so client input such as the
+ * model or path is escaped), instead of an object of twenty fields for JSON.stringify to
+ * walk: under load that object and its serialization were the gateway's largest cost per
+ * request after the socket writes. Members without a value are left out, as
+ * JSON.stringify would. `usage` is the tokens the request is billed on, flat.
+ */
+export function requestLineMembers({ context, method, path, totalMs }: RequestLineSource): string {
+  const record = context.record;
+  let line = `"request_id":${JSON.stringify(context.requestId)},"correlation_id":${JSON.stringify(context.correlationId)}`;
+  if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
+  line += `,"path":${JSON.stringify(path)}`;
+  if (record.status !== undefined) line += `,"status":${record.status}`;
+  if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
+  if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
+  if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
+  if (record.model !== undefined) line += `,"model":${JSON.stringify(record.model)}`;
+  line += `,"stream":${record.stream}`;
+  const attempts = record.attempts;
+  if (attempts.length > 0) {
+    line += `,"node":${JSON.stringify((attempts[attempts.length - 1] as AttemptRecord).node)},"attempts":[`;
+    for (let index = 0; index < attempts.length; index++) line += (index === 0 ? '' : ',') + attemptJson(attempts[index] as AttemptRecord);
+    line += ']';
+  }
+  if (record.usage !== undefined) line += `,"usage":${usageJson(record.usage)}`;
+  if (record.usageEstimated !== undefined) line += `,"usage_estimated":${record.usageEstimated}`;
+  line += `,"cost_usd":${record.costUsd ?? null}`;
+  if (record.finishReason !== undefined) line += `,"finish_reason":${JSON.stringify(record.finishReason)}`;
+  if (record.firstByteMs !== undefined) line += `,"first_byte_ms":${record.firstByteMs}`;
+  line += `,"total_ms":${totalMs},"client_aborted":${record.clientAborted}`;
+  if (record.requestBody !== undefined) line += `,"request_body":${JSON.stringify(record.requestBody.slice(0, MAX_LOGGED_BODY))}`;
+  return line;
+}
+
+function attemptJson(attempt: AttemptRecord): string {
+  let json = `{"node":${JSON.stringify(attempt.node)},"ms":${attempt.ms}`;
+  if (attempt.status !== undefined) json += `,"status":${attempt.status}`;
+  if (attempt.error !== undefined) json += `,"error":${JSON.stringify(attempt.error)}`;
+  return `${json}}`;
+}
+
+/** The billed tokens: the node's counts (validated when its reply was read), cached and reasoning 0 when it gave none. */
+function usageJson(usage: Usage): string {
+  return (
+    `{"prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens},"total_tokens":${usage.total_tokens}` +
+    `,"cached_tokens":${usage.prompt_tokens_details?.cached_tokens ?? 0},"reasoning_tokens":${usage.completion_tokens_details?.reasoning_tokens ?? 0}}`
+  );
+}
