@@ -58,6 +58,17 @@ export interface MappedCompletion {
 /** `more`: keep reading; `end`: the node finished its stream normally. */
 export type StreamSignal = 'more' | 'end';
 
+/**
+ * Where a mapper writes the client's SSE text for the events of a batch of the node's
+ * text: stretches of the node's own text, unchanged, and text of the gateway's own.
+ */
+export interface SseOutput {
+  /** `text[from, to)` of the node's text, as it is. */
+  copy(text: string, from: number, to: number): void;
+  /** SSE text of the gateway's own (framed events). */
+  insert(text: string): void;
+}
+
 /** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
 export interface StreamMapper {
   /**
@@ -65,6 +76,14 @@ export interface StreamMapper {
    * GatewayError when the node reports an error inside the stream.
    */
   map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal;
+  /**
+   * Optional: maps an event in the plain framing, `text[eventStart, eventEnd)` being
+   * `data: <data>\n\n` (see SseParser's OnPlainEvent), exactly as `map` maps its record,
+   * writing the client's text (framed events) to `out`. A mapper that forwards most
+   * events nearly as they came copies them from the node's text instead of cutting each
+   * one out and framing it again.
+   */
+  mapPlainEvent?(text: string, eventStart: number, eventEnd: number, out: SseOutput): StreamSignal;
   /**
    * The node's body ended without an end signal from `map`. Protocols whose streams just
    * stop (Gemini) emit their last chunks here; a mapper throws a GatewayError when the

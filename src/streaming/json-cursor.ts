@@ -19,11 +19,16 @@ export class JsonCursor {
   /** Position of the next backslash at or after the last one looked for; -1: none left. */
   private nextBackslash = -1;
 
-  /** Starts on `text` at `position`. */
+  /**
+   * Starts on `text` at `position`. Walking on through the same text (one event after
+   * another in a batch), the next backslash found before is still the next one when it
+   * lies ahead, and none is left when none was: the text is not searched again.
+   */
   reset(text: string, position: number): void {
+    const known = this.nextBackslash;
+    if (text !== this.text || position < this.position || (known !== -1 && known < position)) this.nextBackslash = text.indexOf('\\', position);
     this.text = text;
     this.position = position;
-    this.nextBackslash = text.indexOf('\\', position);
   }
 
   /** Skips whitespace and reports the next character's code (NaN at the end). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SseRecord } from '../providers/types.js';
-import { SseParser } from './sse-parser.js';
+import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL, SseParser } from './sse-parser.js';
 
 function parseInPieces(pieces: string[]): SseRecord[] {
   const parser = new SseParser();
@@ -62,4 +62,55 @@ test('an event without a trailing blank line is dispatched when the body ends', 
 
 test('events with only a name or only comments are dropped; an empty data line is kept', () => {
   assert.deepEqual(parseInPieces(['event: ping\n\n: hi\n\ndata:\n\n']), [{ event: undefined, data: '' }]);
+});
+
+/** Like parseInPieces, with plain events handed over in place; each record says which way it came. */
+function parseWithPlainEvents(pieces: string[]): Array<SseRecord & { plain: boolean }> {
+  const parser = new SseParser();
+  const records: Array<SseRecord & { plain: boolean }> = [];
+  const onRecord = (record: SseRecord) => records.push({ ...record, plain: false });
+  const onPlain = (text: string, start: number, end: number) => {
+    assert.equal(text.slice(start, start + PLAIN_EVENT_HEAD), 'data: ');
+    assert.equal(text.slice(end - PLAIN_EVENT_TAIL, end), '\n\n');
+    records.push({ event: undefined, data: text.slice(start + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL), plain: true });
+  };
+  for (const piece of pieces) parser.push(piece, onRecord, onPlain);
+  parser.end(onRecord);
+  return records;
+}
+
+test('plain `data: …\\n\\n` events are handed over in place; every other form goes through the line parser', () => {
+  // An event name, a data line not followed by a blank line, `data:` without its space: never plain (a comment is skipped).
+  const mixed = 'data: a\n\nevent: x\ndata: b\n\ndata: c\ndata: d\n\n: note\ndata: e\n\ndata:f\n\ndata: g\n\n';
+  assert.deepEqual(
+    parseWithPlainEvents([mixed]).map(({ event, data, plain }) => [event, data, plain]),
+    [
+      [undefined, 'a', true],
+      ['x', 'b', false],
+      [undefined, 'c\nd', false],
+      [undefined, 'e', true],
+      [undefined, 'f', false],
+      [undefined, 'g', true],
+    ],
+  );
+  // Text with a carriage return anywhere ahead is left to the line parser (CR and CRLF line ends).
+  const records = parseWithPlainEvents([STREAM]);
+  assert.deepEqual(records.map(({ event, data }) => ({ event, data })), EXPECTED);
+  assert.ok(records.every((record) => !record.plain));
+});
+
+test('with plain events handed over in place, records are the same at seeded random split points', () => {
+  const stream = `data: {"a":1}\n\n${STREAM}data: {"z":26}\n\ndata: {"y":25}\n\n`;
+  const expected = parseInPieces([stream]);
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let round = 0; round < 300; round++) {
+    const pieces: string[] = [];
+    for (let start = 0; start < stream.length; ) {
+      const size = 1 + Math.floor(random() * 30);
+      pieces.push(stream.slice(start, start + size));
+      start += size;
+    }
+    assert.deepEqual(parseWithPlainEvents(pieces).map(({ event, data }) => ({ event, data })), expected, `split ${JSON.stringify(pieces)}`);
+  }
 });

@@ -1,6 +1,19 @@
 import type { SseRecord } from '../providers/types.js';
 
 /**
+ * Called instead of `onRecord` for an event in the plain framing nearly every node uses,
+ * `data: <data>\n\n` with nothing else: the event is `text[eventStart, eventEnd)` and its
+ * data `text[eventStart + 6, eventEnd - 2)`, left in place for the caller to read (no
+ * line or data string is cut out of the text).
+ */
+export type OnPlainEvent = (text: string, eventStart: number, eventEnd: number) => void;
+
+/** Length of `data: `, the start of a plain event. */
+export const PLAIN_EVENT_HEAD = 6;
+/** Length of `\n\n`, the end of a plain event. */
+export const PLAIN_EVENT_TAIL = 2;
+
+/**
  * Incremental Server-Sent Events parser (provider-protocols 1, WHATWG event-stream
  * rules): lines end in CRLF, LF or CR, possibly split across chunks; `:` lines are
  * comments; `data:` lines of one event are joined with "\n"; a blank line dispatches.
@@ -11,8 +24,11 @@ export class SseParser {
   private eventName: string | undefined = undefined;
   private data: string | undefined = undefined;
 
-  /** Feeds decoded text; calls `onRecord` for every complete event. */
-  push(text: string, onRecord: (record: SseRecord) => void): void {
+  /**
+   * Feeds decoded text; calls `onRecord` for every complete event, or `onPlainEvent` (when
+   * given) for one in the plain framing (see OnPlainEvent).
+   */
+  push(text: string, onRecord: (record: SseRecord) => void, onPlainEvent?: OnPlainEvent): void {
     let start = 0;
     if (this.skipLeadingLineFeed) {
       this.skipLeadingLineFeed = false;
@@ -25,6 +41,17 @@ export class SseParser {
     // Nearly every node ends lines with LF alone: then the native indexOf finds them.
     const lineFeedOnly = buffer.indexOf('\r', start) === -1;
     while (start < length) {
+      if (lineFeedOnly && this.data === undefined && this.eventName === undefined && buffer.startsWith('data: ', start)) {
+        // A whole `data: …\n\n` event, no event in progress: handed over where it lies.
+        const lineEnd = buffer.indexOf('\n', start + PLAIN_EVENT_HEAD);
+        if (lineEnd !== -1 && buffer.charCodeAt(lineEnd + 1) === 10) {
+          const eventEnd = lineEnd + PLAIN_EVENT_TAIL;
+          if (onPlainEvent !== undefined) onPlainEvent(buffer, start, eventEnd);
+          else onRecord({ event: undefined, data: buffer.slice(start + PLAIN_EVENT_HEAD, lineEnd) });
+          start = eventEnd;
+          continue;
+        }
+      }
       let end = start;
       let code = 0;
       if (lineFeedOnly) {

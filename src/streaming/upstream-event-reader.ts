@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { StreamMapper } from '../providers/types.js';
-import { SseParser } from './sse-parser.js';
+import { SseBatchOutput } from './sse-batch-output.js';
+import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL, SseParser, type OnPlainEvent } from './sse-parser.js';
 
 /** A node's response body: an async iterable of byte chunks that can be drained or torn down. */
 export interface ByteStream extends AsyncIterable<Buffer> {
@@ -30,13 +31,22 @@ export class UpstreamEventReader {
   private done = false;
   private bodyEnded = false;
   private released = false;
-  private out = '';
+  private readonly output = new SseBatchOutput();
   private readonly emit = (chunkJson: string): void => {
-    this.out += `data: ${chunkJson}\n\n`;
+    this.output.insert(`data: ${chunkJson}\n\n`);
   };
   private readonly onRecord = (record: { event: string | undefined; data: string }): void => {
     if (this.done) return;
     if (this.mapper.map(record, this.emit) === 'end') this.done = true;
+  };
+  private readonly onPlainEvent: OnPlainEvent = (text, eventStart, eventEnd) => {
+    if (this.done) return;
+    const mapper = this.mapper;
+    const signal =
+      mapper.mapPlainEvent !== undefined
+        ? mapper.mapPlainEvent(text, eventStart, eventEnd, this.output)
+        : mapper.map({ event: undefined, data: text.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL) }, this.emit);
+    if (signal === 'end') this.done = true;
   };
 
   constructor(
@@ -57,11 +67,11 @@ export class UpstreamEventReader {
         this.done = true;
         break;
       }
-      this.parser.push(this.decoder.write(next.value), this.onRecord);
-      if (this.out !== '') break;
+      this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvent);
+      this.output.endRun();
+      if (!this.output.empty) break;
     }
-    const text = this.out;
-    this.out = '';
+    const text = this.output.take();
     if (this.done) this.drain();
     return { text, done: this.done };
   }

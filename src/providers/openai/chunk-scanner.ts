@@ -31,13 +31,16 @@ export class ChunkScanner {
   reasoningCharacters = 0;
   /** The first truthy `finish_reason` of the chunk's choices. */
   finishReason: string | undefined = undefined;
-  /** Where the top-level `model` string's characters are (it has no escapes); -1 when there is none. */
+  /** Where the top-level `model` string's characters are in the text scanned (it has no escapes); -1 when there is none. */
   modelStart = -1;
   modelEnd = -1;
   /** Length of the remembered text (`prefix`) the last chunk started with; 0 when it was read whole. */
   resumedAt = 0;
 
   private readonly cursor = new JsonCursor();
+  /** Where the chunk being read starts and ends in the cursor's text. */
+  private base = 0;
+  private end = 0;
   private seenModel = false;
   private seenId = false;
   private seenCreated = false;
@@ -80,12 +83,23 @@ export class ChunkScanner {
 
   /** Reads one chunk's JSON text; false when the mapper must parse it instead. */
   scan(text: string): boolean {
+    return this.scanRange(text, 0, text.length);
+  }
+
+  /**
+   * `scan` of the chunk at `text[start, end)` (one event's data inside a batch of network
+   * text), read in place; `modelStart` and `modelEnd` are then positions in `text`. Nothing
+   * outside the range is accepted: a chunk must end exactly at `end`.
+   */
+  scanRange(text: string, start: number, end: number): boolean {
+    this.base = start;
+    this.end = end;
     const prefix = this.remembered;
     const state = this.prefixState;
-    // Not `text.startsWith(prefix)`: on Node 20 that compares a ~200-character prefix about
-    // twice as slowly as taking the slice and comparing it (the stream path's cost per
+    // Not `text.startsWith(prefix, start)`: on Node 20 that compares a ~200-character prefix
+    // about twice as slowly as taking the slice and comparing it (the stream path's cost per
     // stream, bench/stream-path-cpu.mjs: 88 → 52 µs).
-    if (state !== undefined && text.length > prefix.length && text.slice(0, prefix.length) === prefix) return this.resume(text, state);
+    if (state !== undefined && end - start > prefix.length && text.slice(start, start + prefix.length) === prefix) return this.resume(text, state);
     return this.scanWhole(text);
   }
 
@@ -107,13 +121,13 @@ export class ChunkScanner {
     this.inFirstChoice = false;
     this.candidate = undefined;
     const cursor = this.cursor;
-    cursor.reset(text, 0);
+    cursor.reset(text, this.base);
     if (!cursor.consume(OPEN_BRACE)) return false;
     if (!cursor.consume(CLOSE_BRACE) && !(this.readTopMember() && this.readRestOfTop())) return false;
-    if (!cursor.atEnd()) return false;
+    if (!this.atChunkEnd()) return false;
     const candidate = this.candidate;
     if (candidate !== undefined) {
-      this.remembered = copyOf(text.slice(0, this.candidateEnd));
+      this.remembered = copyOf(text.slice(this.base, this.candidateEnd));
       this.prefixState = candidate;
       this.suffix = '';
     }
@@ -124,26 +138,27 @@ export class ChunkScanner {
     this.resumedAt = this.remembered.length;
     this.contentCharacters = 0;
     this.reasoningCharacters = 0;
+    const base = this.base;
     this.finishReason = state.finishReason;
-    this.modelStart = state.modelStart;
-    this.modelEnd = state.modelEnd;
+    this.modelStart = at(base, state.modelStart);
+    this.modelEnd = at(base, state.modelEnd);
     this.seenModel = state.seenModel;
-    this.idStart = state.idStart;
-    this.idEnd = state.idEnd;
+    this.idStart = at(base, state.idStart);
+    this.idEnd = at(base, state.idEnd);
     this.seenId = state.seenId;
-    this.createdStart = state.createdStart;
-    this.createdEnd = state.createdEnd;
+    this.createdStart = at(base, state.createdStart);
+    this.createdEnd = at(base, state.createdEnd);
     this.seenCreated = state.seenCreated;
     this.seenChoices = true;
     this.inFirstChoice = false;
     this.seenDelta = true;
     this.seenFinishReason = state.seenFinishReason;
     const cursor = this.cursor;
-    cursor.reset(text, this.remembered.length);
+    cursor.reset(text, base + this.remembered.length);
     if (!this.readDeltaValue()) return false;
     const deltaEnd = cursor.position;
     const suffix = this.suffix;
-    if (suffix !== '' && text.length - deltaEnd === suffix.length && text.endsWith(suffix)) {
+    if (suffix !== '' && this.end - deltaEnd === suffix.length && text.slice(deltaEnd, this.end) === suffix) {
       this.finishReason = this.suffixFinishReason;
       this.contentCharacters += this.suffixContentCharacters;
       this.reasoningCharacters += this.suffixReasoningCharacters;
@@ -151,15 +166,23 @@ export class ChunkScanner {
     }
     const contentCharacters = this.contentCharacters;
     const reasoningCharacters = this.reasoningCharacters;
-    if (!(this.readRestOfChoice() && this.readRestOfChoices() && this.readRestOfTop() && cursor.atEnd())) return false;
-    if (this.modelStart === state.modelStart && this.idStart === state.idStart && this.createdStart === state.createdStart) {
+    if (!(this.readRestOfChoice() && this.readRestOfChoices() && this.readRestOfTop() && this.atChunkEnd())) return false;
+    if (this.modelStart === at(base, state.modelStart) && this.idStart === at(base, state.idStart) && this.createdStart === at(base, state.createdStart)) {
       // (A model, id or created field after the delta would move with the delta's length.)
-      this.suffix = copyOf(text.slice(deltaEnd));
+      this.suffix = copyOf(text.slice(deltaEnd, this.end));
       this.suffixFinishReason = this.finishReason;
       this.suffixContentCharacters = this.contentCharacters - contentCharacters;
       this.suffixReasoningCharacters = this.reasoningCharacters - reasoningCharacters;
     }
     return true;
+  }
+
+  /** The chunk's JSON ended (whitespace aside) exactly where the chunk does. */
+  private atChunkEnd(): boolean {
+    const cursor = this.cursor;
+    if (cursor.position === this.end) return true;
+    cursor.peek();
+    return cursor.position === this.end;
   }
 
   private readTopMember(): boolean {
@@ -264,16 +287,17 @@ export class ChunkScanner {
   private rememberPrefix(): void {
     this.cursor.peek();
     this.candidateEnd = this.cursor.position;
+    const base = this.base;
     this.candidate = {
       seenModel: this.seenModel,
-      modelStart: this.modelStart,
-      modelEnd: this.modelEnd,
+      modelStart: from(base, this.modelStart),
+      modelEnd: from(base, this.modelEnd),
       seenId: this.seenId,
-      idStart: this.idStart,
-      idEnd: this.idEnd,
+      idStart: from(base, this.idStart),
+      idEnd: from(base, this.idEnd),
       seenCreated: this.seenCreated,
-      createdStart: this.createdStart,
-      createdEnd: this.createdEnd,
+      createdStart: from(base, this.createdStart),
+      createdEnd: from(base, this.createdEnd),
       finishReason: this.finishReason,
       seenFinishReason: this.seenFinishReason,
     };
@@ -311,7 +335,7 @@ export class ChunkScanner {
   }
 }
 
-/** The scanner's state right after the first choice's delta key. */
+/** The scanner's state right after the first choice's delta key; positions from the chunk's start. */
 interface PrefixState {
   readonly seenModel: boolean;
   readonly modelStart: number;
@@ -324,6 +348,16 @@ interface PrefixState {
   readonly createdEnd: number;
   readonly finishReason: string | undefined;
   readonly seenFinishReason: boolean;
+}
+
+/** A position from a chunk's start as a position in the text (-1: none). */
+function at(base: number, offset: number): number {
+  return offset === -1 ? -1 : base + offset;
+}
+
+/** A position in the text as one from the chunk's start (-1: none). */
+function from(base: number, position: number): number {
+  return position === -1 ? -1 : position - base;
 }
 
 /** A copy of `text` that does not keep the string it was sliced from (the network chunk) alive. */

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ModelConfig, NodeConfig } from '../../config/gateway-config.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
-import type { CallContext, SseRecord } from '../types.js';
+import type { CallContext, SseRecord, StreamMapper } from '../types.js';
+import { UpstreamEventReader } from '../../streaming/upstream-event-reader.js';
+import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { generatedStream } from '../../../test/support/openai-chunk-generator.js';
 import { createStreamMapper } from './stream-mapper.js';
 
@@ -96,4 +98,84 @@ test('the scanner reads content with escapes and keys inside strings as JSON.par
   for (const record of stream) mapper.map(record, () => undefined);
   assert.equal(mapper.summary.contentCharacters, 'aéb'.length + '"usage":{"total_tokens":9}'.length + '😀 \\'.length + 'say "error"'.length + 1 + 'finish_reason'.length);
   assert.equal(mapper.summary.finishReason, 'stop');
+});
+
+/** `records` as a node would send them: `data:` lines (one per line of the data), LF framing. */
+function sseText(records: readonly SseRecord[]): string {
+  return records
+    .map((record) => `${record.event === undefined ? '' : `event: ${record.event}\n`}${record.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`)
+    .join('');
+}
+
+/** Everything the client would get through an UpstreamEventReader fed `pieces`, or the error it ends with. */
+async function readThrough(mapper: StreamMapper, pieces: readonly Buffer[]): Promise<string> {
+  const body = {
+    async *[Symbol.asyncIterator]() {
+      yield* pieces;
+    },
+    destroy: () => undefined,
+    dump: async () => undefined,
+  };
+  const reader = new UpstreamEventReader(body, mapper);
+  let text = '';
+  try {
+    for (let batch = await reader.read(); ; batch = await reader.read()) {
+      text += batch.text;
+      if (batch.done) return text;
+    }
+  } catch (error) {
+    return `${text}\nthrows ${isGatewayError(error) ? `${error.code}: ${error.message}` : String(error)}`;
+  }
+}
+
+/**
+ * The same events: the same text, or else the same JSON (a chunk whose top-level model
+ * follows its choices is swapped in place on the plain-event path, and parsed and
+ * serialized again on the parsed one, which loses the node's whitespace and turns a
+ * number too large for a double into null).
+ */
+function assertSameEvents(actual: string, expected: string, where: string): void {
+  const actualEvents = actual.split('\n\n');
+  const expectedEvents = expected.split('\n\n');
+  assert.equal(actualEvents.length, expectedEvents.length, `${where}: events\n${actual}\n---\n${expected}`);
+  for (const [index, event] of actualEvents.entries()) {
+    const other = expectedEvents[index] as string;
+    if (event === other) continue;
+    assert.ok(event.startsWith('data: ') && other.startsWith('data: '), `${where}, event ${index}: ${event} | ${other}`);
+    assert.equal(JSON.stringify(JSON.parse(event.slice(6))), JSON.stringify(JSON.parse(other.slice(6))), `${where}, event ${index}`);
+  }
+}
+
+/** The stream in `pieces` read by the plain-event path and by the record path with every event parsed: same text, summary and identity. */
+async function assertSameThroughReader(records: readonly SseRecord[], clientModel: string, seed: number, label: string): Promise<void> {
+  const text = sseText(records.filter((record) => !record.data.includes('\r')));
+  const bytes = Buffer.from(text);
+  const cuts = [...randomPieces(text, seed, 1 + (seed % 9))].map((piece) => Buffer.from(piece));
+  for (const pieces of [[bytes], cuts]) {
+    const plain = createStreamMapper(context(clientModel));
+    assert.ok(plain.mapPlainEvent, 'the scanning mapper has the plain-event path');
+    const parsed = createStreamMapper(context(clientModel), { scan: false });
+    assert.equal(parsed.mapPlainEvent, undefined);
+    const viaPlain = await readThrough(plain, pieces);
+    const viaParse = await readThrough(parsed, pieces);
+    const where = `${label}, ${pieces.length} piece(s)`;
+    assertSameEvents(viaPlain, viaParse, where);
+    assert.deepEqual(plain.summary, parsed.summary, `${where}: summary`);
+    assert.deepEqual(plain.identity, parsed.identity, `${where}: identity`);
+  }
+}
+
+test('the plain-event path (events read where they lie) gives what parsing every event gives: recorded streams', async () => {
+  for (const [index, { name, text }] of fixtureStreams().entries()) {
+    for (const clientModel of ['client-model', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'qw"en\\3']) {
+      await assertSameThroughReader(records(text), clientModel, index + 1, `${name} as ${clientModel}`);
+    }
+  }
+});
+
+test('the plain-event path gives what parsing every event gives: generated streams (seeded), whole and cut at random', async () => {
+  for (let seed = 1; seed <= 1500; seed++) {
+    const { records, clientModel } = generatedStream(seed);
+    await assertSameThroughReader(records, clientModel, seed, `seed ${seed}`);
+  }
 });

@@ -1,6 +1,7 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
-import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
+import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.js';
+import { emptySummary, type CallContext, type SseOutput, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
 import { ChunkScanner } from './chunk-scanner.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceModelField } from './replace-model-field.js';
@@ -23,6 +24,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const clientModel = context.clientModel;
   const clientModelField = modelField(clientModel);
+  /** The client's model id as it stands between the quotes of a JSON string. */
+  const clientModelCharacters = JSON.stringify(clientModel).slice(1, -1);
   const scanner = options.scan === false ? undefined : new ChunkScanner();
   let nodeModel = '';
   let nodeModelField = '';
@@ -36,20 +39,51 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (scanner !== undefined && record.event !== 'error' && scanner.scan(data)) {
       const text = scannedText(scanner, data);
       if (text === undefined) return mapParsed(record, emit);
-      if (identity.id === '') {
-        const id = scanner.id();
-        if (id !== undefined) {
-          identity.id = id;
-          identity.created = scanner.created() ?? identity.created;
-        }
-      }
-      summary.contentCharacters += scanner.contentCharacters;
-      summary.reasoningCharacters += scanner.reasoningCharacters;
-      if (scanner.finishReason !== undefined) summary.finishReason ??= scanner.finishReason;
+      takeScanned(scanner);
       emit(text);
       return 'more';
     }
     return mapParsed(record, emit);
+  }
+
+  /**
+   * `map` for a plain `data: …\n\n` event read where it lies in the node's text: a scanned
+   * chunk goes out as the node's own text, its model string swapped in place when it is
+   * not the client's; anything else is cut out and parsed.
+   */
+  function mapPlainEvent(text: string, eventStart: number, eventEnd: number, out: SseOutput): StreamSignal {
+    const start = eventStart + PLAIN_EVENT_HEAD;
+    const end = eventEnd - PLAIN_EVENT_TAIL;
+    if (scanner !== undefined && scanner.scanRange(text, start, end)) {
+      const { modelStart, modelEnd } = scanner;
+      if (modelStart === -1 || (modelEnd - modelStart === clientModel.length && text.startsWith(clientModel, modelStart))) {
+        out.copy(text, eventStart, eventEnd);
+      } else {
+        out.copy(text, eventStart, modelStart);
+        out.insert(clientModelCharacters);
+        out.copy(text, modelEnd, eventEnd);
+      }
+      takeScanned(scanner);
+      return 'more';
+    }
+    // Not `map`: it would scan the chunk again.
+    const data = text.slice(start, end);
+    if (data === '[DONE]') return 'end';
+    return mapParsed({ event: undefined, data }, (json) => out.insert(`data: ${json}\n\n`));
+  }
+
+  /** What a scanned chunk tells: the stream's identity (first chunk), text lengths, finish reason. */
+  function takeScanned(read: ChunkScanner): void {
+    if (identity.id === '') {
+      const id = read.id();
+      if (id !== undefined) {
+        identity.id = id;
+        identity.created = read.created() ?? identity.created;
+      }
+    }
+    summary.contentCharacters += read.contentCharacters;
+    summary.reasoningCharacters += read.reasoningCharacters;
+    if (read.finishReason !== undefined) summary.finishReason ??= read.finishReason;
   }
 
   /** A scanned chunk's text for the client; undefined when the model field must be re-serialized. */
@@ -125,7 +159,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     return 'more';
   }
 
-  return { map, summary, identity };
+  return { map, mapPlainEvent: scanner === undefined ? undefined : mapPlainEvent, summary, identity };
 }
 
 /** A node's `{"error": …}` event mid-stream: reported to the client as the gateway's error event. */
