@@ -13,7 +13,11 @@ export interface Principal {
 
 /** Finds the key record for a presented secret (the store-backed AccountCache implements it). */
 export interface KeyLookup {
-  find(secret: string): Principal | undefined;
+  /**
+   * The key whose secret has this `hashKeyHex`. Keys are kept by the SHA-256 of their
+   * secret, so a look-up compares digests, never the secrets themselves.
+   */
+  findHashed(hashHex: string): Principal | undefined;
 }
 
 /** SHA-256 of a key: what the store and the cache keep instead of the key. */

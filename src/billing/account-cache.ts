@@ -1,12 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
-import { hashKeyHex, type KeyLookup, type Principal } from '../auth/key-registry.js';
+import type { KeyLookup, Principal } from '../auth/key-registry.js';
 import type { AccountRecord, KeyRecord, SettledBalances, StoreChange, UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 
 /** A key as the hot path sees it: the stored record plus this instance's in-flight money. */
 export interface CachedKey {
   record: KeyRecord;
-  readonly hash: Buffer;
   principal: Principal;
   /** Estimates of requests in flight, not yet settled. */
   reservedNano: number;
@@ -49,10 +47,8 @@ export class AccountCache implements KeyLookup {
     for (const key of keys) this.putKey(key);
   }
 
-  find(secret: string): Principal | undefined {
-    const hex = hashKeyHex(secret);
-    const entry = this.byHash.get(hex);
-    return entry !== undefined && timingSafeEqual(entry.hash, Buffer.from(hex, 'hex')) ? entry.principal : undefined;
+  findHashed(hashHex: string): Principal | undefined {
+    return this.byHash.get(hashHex)?.principal;
   }
 
   key(id: string): CachedKey | undefined {
@@ -126,7 +122,7 @@ export class AccountCache implements KeyLookup {
       existing.principal = principal;
       return;
     }
-    const entry: CachedKey = { record, hash: Buffer.from(record.hash, 'hex'), principal, reservedNano: 0, pendingNano: 0, heldNano: 0 };
+    const entry: CachedKey = { record, principal, reservedNano: 0, pendingNano: 0, heldNano: 0 };
     this.keys.set(record.id, entry);
     this.byHash.set(record.hash, entry);
   }

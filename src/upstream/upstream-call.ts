@@ -50,6 +50,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
   private dumpLimit = Number.POSITIVE_INFINITY;
   private dumped = 0;
   private waiter: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
+  /** `text()` waiting for the end of the body. */
+  private textWaiter: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
   private finished: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private abortReason: unknown = undefined;
   private readonly onAbort = (): void => this.abort(this.cancellation.reason);
@@ -89,7 +91,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     }
     this.chunks.push(chunk);
     this.queued += chunk.length;
-    if (this.queued > HIGH_WATER_MARK) controller.pause();
+    if (this.queued > HIGH_WATER_MARK && this.textWaiter === undefined) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -98,6 +100,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.resolve(DONE);
+    this.textWaiter?.resolve(this.takeText());
+    this.textWaiter = undefined;
     this.finished?.resolve();
   }
 
@@ -111,6 +115,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.reject(error);
+    this.textWaiter?.reject(error);
+    this.textWaiter = undefined;
     if (this.stoppedOnPurpose) this.finished?.resolve();
     else this.finished?.reject(error);
   }
@@ -127,14 +133,24 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     };
   }
 
-  async text(): Promise<string> {
-    const parts: Buffer[] = [];
-    let size = 0;
-    for (let result = await this.next(); !result.done; result = await this.next()) {
-      parts.push(result.value);
-      size += result.value.length;
-    }
-    return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts, size).toString('utf8');
+  /** The whole body as UTF-8 text, in one promise that settles when the body has ended. */
+  text(): Promise<string> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(this.takeText());
+    return new Promise<string>((resolve, reject) => {
+      this.textWaiter = { resolve, reject };
+      if (this.controller?.paused) this.controller.resume();
+    });
+  }
+
+  /** The chunks queued so far, as one text; the queue is emptied. */
+  private takeText(): string {
+    const chunks = this.chunks;
+    const size = this.queued;
+    this.chunks = [];
+    this.queued = 0;
+    if (chunks.length === 0) return '';
+    return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
   }
 
   dump(options?: { limit: number }): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { Client } from 'undici';
 import { expectError } from '../support/http-assertions.js';
 import { accountWithKey, AdminClient, ADMIN_KEY, gatewayYaml, openaiClient, rejectsWith } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
@@ -78,6 +79,47 @@ for (const backend of backends) {
       const withDeleted = await admin.ok('GET', `/keys?account=${accountId}&include_deleted=true`);
       assert.deepEqual(withDeleted.data.map((key: { status: string }) => key.status), ['deleted']);
       assert.equal((await admin.call('POST', `/keys/${keyId}/unblock`)).status, 404, 'nothing brings it back');
+    });
+
+    test('one keep-alive connection changing keys: each request is its own key; a key blocked or deleted meanwhile is refused on it', async () => {
+      const first = await accountWithKey(admin, { id: 'conn-a', balance: 1 });
+      const second = await accountWithKey(admin, { id: 'conn-b', balance: 1 });
+      const connection = new Client(gateway.baseUrl.replace(/\/v1$/, ''), { pipelining: 1 });
+      let connects = 0;
+      connection.on('connect', () => connects++);
+      try {
+        const send = async (secret: string) => {
+          const response = await connection.request({
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'paid', messages: HELLO, max_tokens: 3 }),
+          });
+          const body = (await response.body.json()) as { error?: { code: string } };
+          return { status: response.statusCode, code: body.error?.code, requestId: response.headers['x-request-id'] as string };
+        };
+        const served: Array<{ requestId: string; account: string }> = [];
+        for (const [secret, account] of [[first.secret, first.accountId], [second.secret, second.accountId], [first.secret, first.accountId]] as const) {
+          const answer = await send(secret);
+          assert.equal(answer.status, 200);
+          served.push({ requestId: answer.requestId, account });
+        }
+        assert.deepEqual(await send(`${first.secret}x`).then(({ status, code }) => [status, code]), [401, 'invalid_api_key']);
+        assert.equal((await send(first.secret)).status, 200);
+        await admin.ok('POST', `/keys/${first.keyId}/block`);
+        assert.deepEqual(await send(first.secret).then(({ status, code }) => [status, code]), [401, 'invalid_api_key'], 'blocked: refused on the same connection');
+        await admin.ok('POST', `/keys/${first.keyId}/unblock`);
+        assert.equal((await send(first.secret)).status, 200);
+        await admin.ok('DELETE', `/keys/${first.keyId}`);
+        assert.deepEqual(await send(first.secret).then(({ status, code }) => [status, code]), [401, 'invalid_api_key'], 'deleted: refused on the same connection');
+        assert.equal((await send(second.secret)).status, 200);
+        assert.equal(connects, 1, 'all on one connection');
+        const rows = (await admin.usage({ key: second.keyId })).data as Array<{ request_id: string; account: string }>;
+        assert.ok(rows.some((row) => row.request_id === served[1]?.requestId && row.account === second.accountId), 'the second key was charged for its request');
+        assert.ok(!rows.some((row) => row.request_id === served[0]?.requestId || row.request_id === served[2]?.requestId), 'and only for its own');
+      } finally {
+        await connection.close();
+      }
     });
 
     test('a deleted active key is refused at once (401), without a block first', async () => {
