@@ -11,11 +11,12 @@ export interface Principal {
   readonly status: KeyStatus;
 }
 
-/** Finds the key record for a presented secret (the store-backed AccountCache implements it). */
+/** Finds the key record of a presented secret by its digest (the store-backed AccountCache implements it). */
 export interface KeyLookup {
   /**
    * The key whose secret has this `hashKeyHex`. Keys are kept by the SHA-256 of their
-   * secret, so a look-up compares digests, never the secrets themselves.
+   * secret, so a look-up compares digests, never the secrets themselves (and a digest
+   * that matches is the same digest: comparing it again in constant time adds nothing).
    */
   findHashed(hashHex: string): Principal | undefined;
 }

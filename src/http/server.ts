@@ -97,7 +97,13 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     const route = routes.get(path);
     if (route === undefined) {
       if (path.startsWith('/admin/v1/')) {
-        admin ??= import('./admin/admin-route.js').then((module) => module.adminRoute(services));
+        admin ??= import('./admin/admin-route.js').then(
+          (module) => module.adminRoute(services),
+          (error: unknown) => {
+            admin = undefined; // tried again by the next admin request
+            throw error;
+          },
+        );
         return admin.then((handle) => handle(request, response, context, path));
       }
       throw gatewayError('model_unavailable', { params: { method: request.method, path } });
@@ -165,6 +171,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
           renderError(response, gatewayFailure, context);
+        } catch (renderFailure) {
+          logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
+          response.destroy();
         } finally {
           partDone();
         }

@@ -11,9 +11,8 @@ const logger = createLogger('info', 'json', false);
 const lines = requestLineLogger(logger);
 const context = (id, status) => ({ requestId: id, correlationId: 'c-' + id, record: { stream: false, attempts: [], clientAborted: false, status, model: 'm"x' } });
 const source = context('req_1', 200);
-lines.write('info', { context: source, method: 'POST', path: '/v1/chat/completions', totalMs: 1.5 });
-// The line is formatted when handed over: what the request booked up to then is in it.
 source.record.costUsd = 0.25;
+lines.write('info', { context: source, method: 'POST', path: '/v1/chat/completions', totalMs: 1.5 });
 logger.warn({ detail: 'between' }, 'a warning');
 lines.write('debug', { context: context('req_debug', 200), method: 'GET', path: '/healthz', totalMs: 0.1 });
 for (let i = 0; i < 300; i++) lines.write('info', { context: context('req_many_' + i, 201), method: 'POST', path: '/v1/chat/completions', totalMs: i });
@@ -23,7 +22,7 @@ setTimeout(() => {
 }, 50);
 `;
 
-test('JSON lines: request lines batched in order with other records, formatted at hand-over, flushed at exit', () => {
+test('JSON lines: request lines batched in order with other records, one JSON object a line, flushed at exit', () => {
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   const lines = child.stdout.split('\n').filter((line) => line !== '');

@@ -100,3 +100,20 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
   assert.equal(line.client_aborted, true);
   assert.equal(line.request_body, `{"model":${JSON.stringify(hostile)}}`);
 });
+
+test('a number that is not finite is written as null, as JSON.stringify would', () => {
+  const context = contextWith({
+    status: Number.NaN,
+    attempts: [{ node: 'n', ms: Number.POSITIVE_INFINITY, status: 200 }],
+    usage: { prompt_tokens: Number.NaN, completion_tokens: 1, total_tokens: 1, prompt_tokens_details: { cached_tokens: Number.NEGATIVE_INFINITY } },
+    costUsd: Number.NaN,
+    firstByteMs: Number.NaN,
+  });
+  const line = parse(requestLineMembers({ context, method: 'POST', path: '/', totalMs: Number.NaN }));
+  assert.equal(line.status, null);
+  assert.deepEqual(line.attempts, [{ node: 'n', ms: null, status: 200 }]);
+  assert.deepEqual(line.usage, { prompt_tokens: null, completion_tokens: 1, total_tokens: 1, cached_tokens: null, reasoning_tokens: 0 });
+  assert.equal(line.cost_usd, null);
+  assert.equal(line.first_byte_ms, null);
+  assert.equal(line.total_ms, null);
+});

@@ -26,7 +26,7 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   let line = `"request_id":${JSON.stringify(context.requestId)},"correlation_id":${JSON.stringify(context.correlationId)}`;
   if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
   line += `,"path":${JSON.stringify(path)}`;
-  if (record.status !== undefined) line += `,"status":${record.status}`;
+  if (record.status !== undefined) line += `,"status":${number(record.status)}`;
   if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
@@ -40,25 +40,30 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   }
   if (record.usage !== undefined) line += `,"usage":${usageJson(record.usage)}`;
   if (record.usageEstimated !== undefined) line += `,"usage_estimated":${record.usageEstimated}`;
-  line += `,"cost_usd":${record.costUsd ?? null}`;
+  line += `,"cost_usd":${number(record.costUsd)}`;
   if (record.finishReason !== undefined) line += `,"finish_reason":${JSON.stringify(record.finishReason)}`;
-  if (record.firstByteMs !== undefined) line += `,"first_byte_ms":${record.firstByteMs}`;
-  line += `,"total_ms":${totalMs},"client_aborted":${record.clientAborted}`;
+  if (record.firstByteMs !== undefined) line += `,"first_byte_ms":${number(record.firstByteMs)}`;
+  line += `,"total_ms":${number(totalMs)},"client_aborted":${record.clientAborted}`;
   if (record.requestBody !== undefined) line += `,"request_body":${JSON.stringify(record.requestBody.slice(0, MAX_LOGGED_BODY))}`;
   return line;
 }
 
 function attemptJson(attempt: AttemptRecord): string {
-  let json = `{"node":${JSON.stringify(attempt.node)},"ms":${attempt.ms}`;
-  if (attempt.status !== undefined) json += `,"status":${attempt.status}`;
+  let json = `{"node":${JSON.stringify(attempt.node)},"ms":${number(attempt.ms)}`;
+  if (attempt.status !== undefined) json += `,"status":${number(attempt.status)}`;
   if (attempt.error !== undefined) json += `,"error":${JSON.stringify(attempt.error)}`;
   return `${json}}`;
 }
 
-/** The billed tokens: the node's counts (validated when its reply was read), cached and reasoning 0 when it gave none. */
+/** The billed tokens (`bookUsage`: the node's counts or an estimate); cached and reasoning 0 when not given. */
 function usageJson(usage: Usage): string {
   return (
-    `{"prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens},"total_tokens":${usage.total_tokens}` +
-    `,"cached_tokens":${usage.prompt_tokens_details?.cached_tokens ?? 0},"reasoning_tokens":${usage.completion_tokens_details?.reasoning_tokens ?? 0}}`
+    `{"prompt_tokens":${number(usage.prompt_tokens)},"completion_tokens":${number(usage.completion_tokens)},"total_tokens":${number(usage.total_tokens)}` +
+    `,"cached_tokens":${number(usage.prompt_tokens_details?.cached_tokens ?? 0)},"reasoning_tokens":${number(usage.completion_tokens_details?.reasoning_tokens ?? 0)}}`
   );
+}
+
+/** A number as JSON writes it: `null` for NaN, ±Infinity and a missing value, so the line stays JSON. */
+function number(value: number | null | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { bookUsage } from '../billing/booked-usage.js';
+import { bookUsage, countedUsage } from '../billing/booked-usage.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -78,9 +78,12 @@ function recordOutcome(context: RequestContext, request: ChatRequest, mapper: St
   bookUsage(context.record, request, mapper.summary);
 }
 
-/** The usage chunk the gateway adds when the node sent none (an estimate); empty when the node did. */
+/**
+ * The usage chunk the gateway adds when the node sent none it could book (an estimate):
+ * the last usage a client reads is always the one booked. Empty when the node's counts are booked.
+ */
 function missingUsageChunk(context: RequestContext, request: ChatRequest, mapper: StreamMapper): string {
-  if (mapper.summary.usage !== undefined) return '';
+  if (countedUsage(mapper.summary.usage) !== undefined) return '';
   const usage = bookUsage(context.record, request, mapper.summary);
   const { id, created, model } = mapper.identity;
   return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;

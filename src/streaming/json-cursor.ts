@@ -48,12 +48,6 @@ export class JsonCursor {
     return true;
   }
 
-  /** Nothing but whitespace is left. */
-  atEnd(): boolean {
-    this.peek();
-    return this.position === this.text.length;
-  }
-
   /**
    * Reads a string (whitespace first); answers its length once decoded, as the parsed
    * JavaScript string's `length` (an escape counts as one UTF-16 unit), or -1.

@@ -2,7 +2,7 @@ import type { SseOutput } from '../providers/types.js';
 
 /**
  * The client's SSE text for one batch of a node's stream, collected as stretches of the
- * node's text and inserted pieces. Adjacent stretches of the same text are joined before
+ * node's text, inserted pieces and the gateway's own chunks (framed here). Adjacent stretches of the same text are joined before
  * anything is cut out of it, so a batch whose events are forwarded unchanged (or changed in
  * one field each) is a few slices of the network text instead of one string per event.
  */
@@ -27,6 +27,11 @@ export class SseBatchOutput implements SseOutput {
   insert(text: string): void {
     this.endRun();
     this.out += text;
+  }
+
+  emit(chunkJson: string): void {
+    this.endRun();
+    this.out += `data: ${chunkJson}\n\n`;
   }
 
   /** Nothing written since the last `take`. */

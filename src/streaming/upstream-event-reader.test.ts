@@ -40,3 +40,30 @@ test('a UTF-8 character split across network chunks arrives whole', async () => 
     assert.equal(text, 'data: {"t":"é日本"}\n\n', `cut at byte ${cut}`);
   }
 });
+
+/** echoMapper that fails on an event `{"error":…}`, as a mapper does on a node's in-stream error. */
+function failingMapper(): StreamMapper {
+  const echo = echoMapper();
+  return {
+    ...echo,
+    map(record, emit) {
+      if (record.data.startsWith('{"error"')) throw new Error(`node error: ${record.data}`);
+      return echo.map(record, emit);
+    },
+  };
+}
+
+test('after a first batch went out, events ahead of an in-stream error are returned, then the error', async () => {
+  const reader = new UpstreamEventReader(
+    body([Buffer.from('data: {"n":1}\n\n'), Buffer.from('data: {"n":2}\n\ndata: {"n":3}\n\ndata: {"error":"overloaded"}\n\ndata: {"n":4}\n\n')]),
+    failingMapper(),
+  );
+  assert.deepEqual(await reader.read(), { text: 'data: {"n":1}\n\n', done: false });
+  assert.deepEqual(await reader.read(), { text: 'data: {"n":2}\n\ndata: {"n":3}\n\n', done: false });
+  await assert.rejects(reader.read(), /node error: \{"error":"overloaded"\}/);
+});
+
+test('an in-stream error in the first batch is thrown at once and nothing of it is returned', async () => {
+  const reader = new UpstreamEventReader(body([Buffer.from('data: {"n":1}\n\ndata: {"error":"overloaded"}\n\n')]), failingMapper());
+  await assert.rejects(reader.read(), /node error/);
+});

@@ -29,12 +29,14 @@ export class UpstreamEventReader {
   private readonly decoder = new StringDecoder('utf8');
   private readonly parser = new SseParser();
   private done = false;
+  /** A batch of text has been returned. */
+  private delivered = false;
+  /** A node error met after events that are still to be returned: thrown by the next read. */
+  private failure: { readonly error: unknown } | undefined = undefined;
   private bodyEnded = false;
   private released = false;
   private readonly output = new SseBatchOutput();
-  private readonly emit = (chunkJson: string): void => {
-    this.output.insert(`data: ${chunkJson}\n\n`);
-  };
+  private readonly emit = (chunkJson: string): void => this.output.emit(chunkJson);
   private readonly onRecord = (record: { event: string | undefined; data: string }): void => {
     if (this.done) return;
     if (this.mapper.map(record, this.emit) === 'end') this.done = true;
@@ -56,24 +58,47 @@ export class UpstreamEventReader {
     this.iterator = body[Symbol.asyncIterator]();
   }
 
-  /** Reads until at least one event is mapped or the stream ends. Throws on node or network errors. */
+  /**
+   * Reads until at least one event is mapped or the stream ends. Throws on node or network
+   * errors, and on a node error inside the stream (see `mapper.map`). Once a batch went
+   * out, events mapped ahead of such an error in the same network chunk are returned
+   * first and the error is thrown by the next read, so the client gets everything the
+   * node sent before it failed however its bytes were cut; before the first batch the
+   * error is thrown at once and nothing is kept (another node may still be tried).
+   */
   async read(): Promise<MappedBatch> {
+    const failure = this.failure;
+    if (failure !== undefined) {
+      this.failure = undefined;
+      throw failure.error;
+    }
     while (!this.done) {
       const next = await this.iterator.next();
-      if (next.done) {
-        this.bodyEnded = true;
-        this.parser.end(this.onRecord);
-        if (!this.done) this.mapper.finish?.(this.emit);
-        this.done = true;
+      try {
+        if (next.done) {
+          this.bodyEnded = true;
+          this.parser.end(this.onRecord);
+          if (!this.done) this.mapper.finish?.(this.emit);
+          this.done = true;
+          break;
+        }
+        this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvent);
+      } catch (error) {
+        this.output.endRun();
+        if (!this.delivered || this.output.empty) {
+          this.output.take();
+          throw error;
+        }
+        this.failure = { error };
         break;
       }
-      this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvent);
       this.output.endRun();
       if (!this.output.empty) break;
     }
     const text = this.output.take();
-    if (this.done) this.drain();
-    return { text, done: this.done };
+    if (text !== '') this.delivered = true;
+    if (this.done && this.failure === undefined) this.drain();
+    return { text, done: this.done && this.failure === undefined };
   }
 
   /** Stops reading and closes the node's response (client gone, error): the connection is not reused. */

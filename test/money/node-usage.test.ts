@@ -70,15 +70,22 @@ models:
     const { keyId, secret } = await accountWithKey(admin, { id: 'usage', balance: 5 });
     const client = openaiClient(gateway.baseUrl, secret);
     const requestIds = new Map<string, string>();
+    /** The last usage chunk each stream's client read. */
+    const streamedUsage = new Map<string, Record<string, unknown>>();
     for (const kind of Object.keys(USAGES)) {
       for (const stream of [false, true]) {
         const messages = [{ role: 'user' as const, content: `${kind} usage, please: is the switchyard open?` }];
         if (stream) {
           const { data, response } = await client.chat.completions.create({ model: 'paid', messages, stream: true }).withResponse();
           let text = '';
-          for await (const chunk of data) text += chunk.choices[0]?.delta.content ?? '';
+          let lastUsage: unknown;
+          for await (const chunk of data) {
+            text += chunk.choices[0]?.delta.content ?? '';
+            if (chunk.usage) lastUsage = chunk.usage;
+          }
           assert.equal(text, ANSWER);
           requestIds.set(`${kind}/stream`, response.headers.get('x-request-id') as string);
+          streamedUsage.set(`${kind}/stream`, lastUsage as Record<string, unknown>);
         } else {
           const { data, response } = await client.chat.completions.create({ model: 'paid', messages }).withResponse();
           assert.equal(data.choices[0]?.message.content, ANSWER);
@@ -108,6 +115,12 @@ models:
         assert.equal(line.usage_estimated, true, name);
       }
       assert.equal((line.usage as { prompt_tokens: unknown }).prompt_tokens, row.prompt_tokens, `${name}: the log line has the booked tokens`);
+      const streamed = streamedUsage.get(name);
+      if (name.endsWith('/stream')) {
+        // The last usage a streaming client reads is the one booked.
+        assert.deepEqual([streamed?.prompt_tokens, streamed?.completion_tokens], [row.prompt_tokens, row.completion_tokens], `${name}: ${JSON.stringify(streamed)}`);
+        assert.equal(streamed?.estimated === true, row.estimated, name);
+      }
     }
     const totals = report.totals as { cost_nano: number };
     assert.equal(totals.cost_nano, rows.reduce((sum, row) => sum + (row.cost_nano as number), 0));

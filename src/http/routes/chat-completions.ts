@@ -39,7 +39,7 @@ function failureOutcome(error: unknown, context: RequestContext) {
 export function chatCompletionsRoute(services: GatewayServices) {
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     const { config } = services;
-    const principal = authenticate(request.headers.authorization, services.accounts, context, request.socket);
+    const principal = authenticate(request.headers.authorization, services.accounts, context);
     const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs);
     if (config.log.bodies) context.record.requestBody = body;
     const chatRequest = parseChatRequest(body, config.http);

@@ -37,7 +37,7 @@ export function modelsRoute(services: GatewayServices) {
   let renderedFor: GatewayServices['models'] | undefined;
   let everything = '';
   return async function handleModels(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
-    const principal = authenticate(request.headers.authorization, services.accounts, context, request.socket);
+    const principal = authenticate(request.headers.authorization, services.accounts, context);
     if (renderedFor !== services.models) {
       renderedFor = services.models;
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });

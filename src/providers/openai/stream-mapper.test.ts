@@ -10,9 +10,13 @@ import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { generatedStream } from '../../../test/support/openai-chunk-generator.js';
 import { createStreamMapper } from './stream-mapper.js';
 
-// Differential test of the scanned path (ChunkScanner) against the parsed one: over real and
-// generated streams, both mappers must emit the same texts, throw the same errors and end
-// with the same summary and identity.
+// Differential tests of the scanned paths (ChunkScanner; by record and by plain event read
+// in place) against the parsed one: over real and generated streams, the mappers must emit
+// the same chunks, throw the same errors and end with the same summary and identity. The
+// scanned paths keep the node's own text around the model id, so they agree with each
+// other byte for byte however the stream is cut into network chunks; with the parsed path
+// they agree byte for byte except where it must serialize a chunk again (a model string
+// not in compact form before `choices`), and then on the JSON.
 
 const node = { id: 'node-a', timeouts: { totalMs: 1 } } as NodeConfig;
 
@@ -23,12 +27,26 @@ function context(clientModel: string): CallContext {
   };
 }
 
-/** What a mapper did with one event. */
-function outcome(map: () => string[]): string {
+/** What a mapper did with one event: the signal and the chunks, or the error. */
+function outcome(map: () => string[]): string[] {
   try {
-    return JSON.stringify(map());
+    return map();
   } catch (error) {
-    return isGatewayError(error) ? `throws ${error.code}: ${error.message}` : `throws ${String(error)}`;
+    return [isGatewayError(error) ? `throws ${error.code}: ${error.message}` : `throws ${String(error)}`];
+  }
+}
+
+/**
+ * The same chunk texts, or the same JSON where the parsed path serialized a chunk again
+ * (which also turns a number too large for a double into null).
+ */
+function assertSameChunks(actual: readonly string[], expected: readonly string[], where: string): void {
+  assert.equal(actual.length, expected.length, `${where}: ${JSON.stringify(actual)} | ${JSON.stringify(expected)}`);
+  for (const [index, chunk] of actual.entries()) {
+    const other = expected[index] as string;
+    if (chunk === other) continue;
+    assert.ok(!chunk.startsWith('throws') && !other.startsWith('throws'), `${where}: ${chunk} | ${other}`);
+    assert.equal(JSON.stringify(JSON.parse(chunk)), JSON.stringify(JSON.parse(other)), `${where}, chunk ${index}`);
   }
 }
 
@@ -47,7 +65,7 @@ function assertSamePaths(records: readonly SseRecord[], clientModel: string, lab
       out.push(parsed.map(record, (json) => out.push(json)));
       return out;
     });
-    assert.equal(viaScan, viaParse, `${label}, event ${index}: ${record.data}`);
+    assertSameChunks(viaScan, viaParse, `${label}, event ${index}: ${record.data}`);
     assert.deepEqual(scanned.summary, parsed.summary, `${label}, summary after event ${index}: ${record.data}`);
     assert.deepEqual(scanned.identity, parsed.identity, `${label}, identity after event ${index}: ${record.data}`);
   }
@@ -128,44 +146,56 @@ async function readThrough(mapper: StreamMapper, pieces: readonly Buffer[]): Pro
   }
 }
 
-/**
- * The same events: the same text, or else the same JSON (a chunk whose top-level model
- * follows its choices is swapped in place on the plain-event path, and parsed and
- * serialized again on the parsed one, which loses the node's whitespace and turns a
- * number too large for a double into null).
- */
-function assertSameEvents(actual: string, expected: string, where: string): void {
-  const actualEvents = actual.split('\n\n');
-  const expectedEvents = expected.split('\n\n');
-  assert.equal(actualEvents.length, expectedEvents.length, `${where}: events\n${actual}\n---\n${expected}`);
-  for (const [index, event] of actualEvents.entries()) {
-    const other = expectedEvents[index] as string;
-    if (event === other) continue;
-    assert.ok(event.startsWith('data: ') && other.startsWith('data: '), `${where}, event ${index}: ${event} | ${other}`);
-    assert.equal(JSON.stringify(JSON.parse(event.slice(6))), JSON.stringify(JSON.parse(other.slice(6))), `${where}, event ${index}`);
-  }
+/** The events of a client's SSE text (the `data: ` taken off), and the error line if it ended with one. */
+function eventsOf(sse: string): string[] {
+  return sse.split('\n\n').map((event) => (event.startsWith('data: ') ? event.slice(6) : event.trim()));
 }
 
-/** The stream in `pieces` read by the plain-event path and by the record path with every event parsed: same text, summary and identity. */
+/** The error a client's text ends with (the `throws …` line readThrough adds), or ''. */
+function errorOf(text: string): string {
+  const at = text.lastIndexOf('\nthrows ');
+  return at === -1 ? '' : text.slice(at);
+}
+
+/**
+ * The stream read through an UpstreamEventReader three ways: by the scanning mapper whole
+ * (plain events read in place), by the same cut into network chunks at random, and cut
+ * alike with its plain-event path taken away (every event cut out as a record). The same
+ * bytes; only a stream that fails may differ whole and cut, in how much of it went out
+ * before the error (nothing, when the error came in the first batch: another node could
+ * still be tried), never in the error. Every event parsed gives the same chunks
+ * (assertSameChunks). The same summary and identity throughout.
+ */
 async function assertSameThroughReader(records: readonly SseRecord[], clientModel: string, seed: number, label: string): Promise<void> {
   const text = sseText(records.filter((record) => !record.data.includes('\r')));
-  const bytes = Buffer.from(text);
-  const cuts = [...randomPieces(text, seed, 1 + (seed % 9))].map((piece) => Buffer.from(piece));
-  for (const pieces of [[bytes], cuts]) {
-    const plain = createStreamMapper(context(clientModel));
-    assert.ok(plain.mapPlainEvent, 'the scanning mapper has the plain-event path');
-    const parsed = createStreamMapper(context(clientModel), { scan: false });
-    assert.equal(parsed.mapPlainEvent, undefined);
-    const viaPlain = await readThrough(plain, pieces);
-    const viaParse = await readThrough(parsed, pieces);
-    const where = `${label}, ${pieces.length} piece(s)`;
-    assertSameEvents(viaPlain, viaParse, where);
-    assert.deepEqual(plain.summary, parsed.summary, `${where}: summary`);
-    assert.deepEqual(plain.identity, parsed.identity, `${where}: identity`);
+  const whole = [Buffer.from(text)];
+  const cut = randomPieces(text, seed, 1 + (seed % 9)).map((piece) => Buffer.from(piece));
+  const plainWhole = createStreamMapper(context(clientModel));
+  const plainCut = createStreamMapper(context(clientModel));
+  const scanned = createStreamMapper(context(clientModel));
+  const byRecord: StreamMapper = { map: scanned.map, summary: scanned.summary, identity: scanned.identity };
+  const parsed = createStreamMapper(context(clientModel), { scan: false });
+  assert.ok(plainWhole.mapPlainEvent, 'the scanning mapper has the plain-event path');
+  assert.equal(parsed.mapPlainEvent, undefined);
+  const viaPlainWhole = await readThrough(plainWhole, whole);
+  const viaPlainCut = await readThrough(plainCut, cut);
+  assert.equal(await readThrough(byRecord, cut), viaPlainCut, `${label}: every event as a record`);
+  const failure = errorOf(viaPlainWhole);
+  if (failure === '') assert.equal(viaPlainCut, viaPlainWhole, `${label}: cut into ${cut.length} network chunks`);
+  else assert.equal(errorOf(viaPlainCut), failure, `${label}: the same error, cut into ${cut.length} network chunks`);
+  const viaParse = await readThrough(parsed, cut);
+  assertSameChunks(eventsOf(viaPlainCut), eventsOf(viaParse), `${label}: against the parsed path`);
+  for (const mapper of [plainCut, scanned, parsed]) {
+    assert.deepEqual(mapper.summary, plainCut.summary, `${label}: summary`);
+    assert.deepEqual(mapper.identity, plainCut.identity, `${label}: identity`);
+  }
+  if (failure === '') {
+    assert.deepEqual(plainWhole.summary, plainCut.summary, `${label}: summary whole and cut`);
+    assert.deepEqual(plainWhole.identity, plainCut.identity, `${label}: identity whole and cut`);
   }
 }
 
-test('the plain-event path (events read where they lie) gives what parsing every event gives: recorded streams', async () => {
+test('scanned paths through the reader: the same bytes however cut, the same chunks as parsing: recorded streams', async () => {
   for (const [index, { name, text }] of fixtureStreams().entries()) {
     for (const clientModel of ['client-model', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'qw"en\\3']) {
       await assertSameThroughReader(records(text), clientModel, index + 1, `${name} as ${clientModel}`);
@@ -173,7 +203,7 @@ test('the plain-event path (events read where they lie) gives what parsing every
   }
 });
 
-test('the plain-event path gives what parsing every event gives: generated streams (seeded), whole and cut at random', async () => {
+test('scanned paths through the reader: the same bytes however cut, the same chunks as parsing: generated streams (seeded)', async () => {
   for (let seed = 1; seed <= 1500; seed++) {
     const { records, clientModel } = generatedStream(seed);
     await assertSameThroughReader(records, clientModel, seed, `seed ${seed}`);

@@ -8,7 +8,7 @@ import { modelField, replaceModelField } from './replace-model-field.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
-  /** false: every event goes through `JSON.parse`, the reference the scanned path must match. */
+  /** false: every event goes through `JSON.parse`: the reference the scanned paths are tested against. */
   readonly scan?: boolean;
 }
 
@@ -29,39 +29,37 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   const scanner = options.scan === false ? undefined : new ChunkScanner();
   let nodeModel = '';
   let nodeModelField = '';
-  /** The scanner's remembered chunk start, and the same as the client sees it (undefined: work it out per chunk). */
+  /** The scanner's remembered chunk start, and the same as the client sees it. */
   let knownPrefix = '';
-  let clientPrefix: string | undefined = undefined;
+  let clientPrefix = '';
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
     const data = record.data;
     if (data === '[DONE]') return 'end';
     if (scanner !== undefined && record.event !== 'error' && scanner.scan(data)) {
-      const text = scannedText(scanner, data);
-      if (text === undefined) return mapParsed(record, emit);
+      emit(scannedText(scanner, data));
       takeScanned(scanner);
-      emit(text);
       return 'more';
     }
     return mapParsed(record, emit);
   }
 
   /**
-   * `map` for a plain `data: …\n\n` event read where it lies in the node's text: a scanned
-   * chunk goes out as the node's own text, its model string swapped in place when it is
-   * not the client's; anything else is cut out and parsed.
+   * `map` for a plain `data: …\n\n` event read where it lies in the node's text, with the
+   * same result: a scanned chunk goes out as stretches of the node's text around the
+   * client's model id; anything else is cut out and parsed.
    */
-  function mapPlainEvent(text: string, eventStart: number, eventEnd: number, out: SseOutput): StreamSignal {
+  function mapPlainEvent(text: string, eventStart: number, eventEnd: number, output: SseOutput): StreamSignal {
     const start = eventStart + PLAIN_EVENT_HEAD;
     const end = eventEnd - PLAIN_EVENT_TAIL;
     if (scanner !== undefined && scanner.scanRange(text, start, end)) {
       const { modelStart, modelEnd } = scanner;
-      if (modelStart === -1 || (modelEnd - modelStart === clientModel.length && text.startsWith(clientModel, modelStart))) {
-        out.copy(text, eventStart, eventEnd);
+      if (isClientModel(text, modelStart, modelEnd)) {
+        output.copy(text, eventStart, eventEnd);
       } else {
-        out.copy(text, eventStart, modelStart);
-        out.insert(clientModelCharacters);
-        out.copy(text, modelEnd, eventEnd);
+        output.copy(text, eventStart, modelStart);
+        output.insert(clientModelCharacters);
+        output.copy(text, modelEnd, eventEnd);
       }
       takeScanned(scanner);
       return 'more';
@@ -69,50 +67,51 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     // Not `map`: it would scan the chunk again.
     const data = text.slice(start, end);
     if (data === '[DONE]') return 'end';
-    return mapParsed({ event: undefined, data }, (json) => out.insert(`data: ${json}\n\n`));
-  }
-
-  /** What a scanned chunk tells: the stream's identity (first chunk), text lengths, finish reason. */
-  function takeScanned(read: ChunkScanner): void {
-    if (identity.id === '') {
-      const id = read.id();
-      if (id !== undefined) {
-        identity.id = id;
-        identity.created = read.created() ?? identity.created;
-      }
-    }
-    summary.contentCharacters += read.contentCharacters;
-    summary.reasoningCharacters += read.reasoningCharacters;
-    if (read.finishReason !== undefined) summary.finishReason ??= read.finishReason;
-  }
-
-  /** A scanned chunk's text for the client; undefined when the model field must be re-serialized. */
-  function scannedText(scanner: ChunkScanner, data: string): string | undefined {
-    const prefixLength = scanner.resumedAt;
-    if (prefixLength > 0 && scanner.modelEnd <= prefixLength) {
-      // The model field (or its absence) is in the start the chunk shares with earlier ones.
-      if (scanner.prefix !== knownPrefix) {
-        knownPrefix = scanner.prefix;
-        clientPrefix = withClientModel(knownPrefix, scanner.modelStart, scanner.modelEnd);
-      }
-      if (clientPrefix === knownPrefix) return data;
-      if (clientPrefix !== undefined) return clientPrefix + data.slice(prefixLength);
-    }
-    return withClientModel(data, scanner.modelStart, scanner.modelEnd);
+    return mapParsed({ event: undefined, data }, (json) => output.emit(json));
   }
 
   /**
-   * `text` with its top-level model string (at `start`…`end`, -1 when none) replaced by
-   * the client's model id; undefined when the field is not in the compact form.
+   * A scanned chunk as the client sees it: the node's text with the client's model id
+   * between the quotes of the top-level model string (found by the scanner, so a `model`
+   * nested elsewhere is never touched, and the rest of the node's text is kept as it
+   * came: spacing, member order, numbers). The start of the chunk that repeats from
+   * chunk to chunk is rewritten once.
    */
-  function withClientModel(text: string, start: number, end: number): string | undefined {
-    if (start === -1 || (end - start === clientModel.length && text.startsWith(clientModel, start))) return text;
-    // The client sees the model id it asked for.
-    if (!(end - start === nodeModel.length && text.startsWith(nodeModel, start))) {
-      nodeModel = text.slice(start, end);
-      nodeModelField = modelField(nodeModel);
+  function scannedText(scanned: ChunkScanner, data: string): string {
+    const { modelStart, modelEnd } = scanned;
+    if (isClientModel(data, modelStart, modelEnd)) return data;
+    const prefixLength = scanned.resumedAt;
+    if (prefixLength > 0 && modelEnd <= prefixLength) {
+      if (scanned.prefix !== knownPrefix) {
+        knownPrefix = scanned.prefix;
+        clientPrefix = withClientModel(knownPrefix, modelStart, modelEnd);
+      }
+      return clientPrefix + data.slice(prefixLength);
     }
-    return replaceModelField(text, nodeModelField, clientModelField);
+    return withClientModel(data, modelStart, modelEnd);
+  }
+
+  /** No model string at `start` (-1), or the client's id already. */
+  function isClientModel(text: string, start: number, end: number): boolean {
+    return start === -1 || (end - start === clientModel.length && text.startsWith(clientModel, start));
+  }
+
+  function withClientModel(text: string, start: number, end: number): string {
+    return text.slice(0, start) + clientModelCharacters + text.slice(end);
+  }
+
+  /** What a scanned chunk tells: the stream's identity (first chunk), text lengths, finish reason. */
+  function takeScanned(scanned: ChunkScanner): void {
+    if (identity.id === '') {
+      const id = scanned.id();
+      if (id !== undefined) {
+        identity.id = id;
+        identity.created = scanned.created() ?? identity.created;
+      }
+    }
+    summary.contentCharacters += scanned.contentCharacters;
+    summary.reasoningCharacters += scanned.reasoningCharacters;
+    if (scanned.finishReason !== undefined) summary.finishReason ??= scanned.finishReason;
   }
 
   function mapParsed(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
