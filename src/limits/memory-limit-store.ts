@@ -1,13 +1,16 @@
-import { applyGcra, type BucketState } from './gcra.js';
+import { applyGcra } from './gcra.js';
 import type { LimitRule } from './limit-rule.js';
 import { systemClock, type Clock, type LimitStore, type LimitStoreResult } from './limit-store.js';
 
 /** Buckets are swept of empty (fully drained) entries every this many batches. */
 const SWEEP_EVERY = 4096;
 
-interface StoredBucket extends BucketState {
+/** A bucket as kept here: updated in place, request after request. */
+interface StoredBucket {
+  level: number;
+  stamp: number;
   /** When the bucket is empty again and can be forgotten. */
-  readonly emptyAt: number;
+  emptyAt: number;
 }
 
 /**
@@ -32,7 +35,15 @@ export class MemoryLimitStore implements LimitStore {
       const state = result.newStates[index];
       if (state === undefined) continue;
       const rule = rules[index]!;
-      this.buckets.set(rule.key, { level: state.level, stamp: state.stamp, emptyAt: state.stamp + (state.level * rule.periodMs) / rule.limit });
+      const emptyAt = state.stamp + (state.level * rule.periodMs) / rule.limit;
+      const bucket = stored[index];
+      if (bucket === undefined) {
+        this.buckets.set(rule.key, { level: state.level, stamp: state.stamp, emptyAt });
+      } else {
+        bucket.level = state.level;
+        bucket.stamp = state.stamp;
+        bucket.emptyAt = emptyAt;
+      }
     }
     return { allowed: result.allowed, outcomes: result.outcomes, shared: false };
   }

@@ -113,3 +113,17 @@ test('whole seconds round the real wait up, ignoring float dust', () => {
   assert.equal(wholeSeconds(1000.5), 2);
   assert.equal(wholeSeconds(59_999), 60);
 });
+
+test("a subject's rules are made once, and again when its own limits change (a reloaded key or account)", async () => {
+  const { limiter: instance, clock } = limiter({ key: { rpm: 5, rps: undefined, tpm: undefined } });
+  const firstLimits = { rpm: 2 };
+  assert.equal(await allowedOf(instance, { keyId: 'k', keyLimits: firstLimits }, 5), 2);
+  clock.now += 60_000;
+  // The same key, reloaded with other limits: a new object, new rules (the bucket carries on).
+  assert.equal(await allowedOf(instance, { keyId: 'k', keyLimits: { rpm: 4, tpm: 100 } }, 6), 4);
+  assert.equal(instance.countsTokens({ keyId: 'k', keyLimits: { rpm: 4, tpm: 100 } }), true);
+  assert.equal(instance.countsTokens({ keyId: 'k', keyLimits: firstLimits }), false);
+  clock.now += 60_000;
+  assert.equal(await allowedOf(instance, { keyId: 'k' }, 9), 5, 'back on the defaults');
+  assert.equal(instance.countsTokens({ keyId: 'k', accountId: 'a', ip: '10.0.0.1' }), false);
+});

@@ -8,6 +8,8 @@ import type { RedisLimitStoreOptions } from './redis-limit-store.js';
 
 const MINUTE_MS = 60_000;
 const SECOND_MS = 1_000;
+/** Subjects (keys, accounts, addresses) per scope whose rules are kept made; beyond, the cache starts over. */
+const MAX_CACHED_SUBJECTS = 10_000;
 
 /**
  * Who a request counts against. Every part is optional: a scope without an id is not
@@ -68,6 +70,10 @@ export class RateLimiter {
   private fallback: FallbackLimitStore | undefined;
   private started: Promise<boolean> | undefined;
   private closed = false;
+  /** Per scope, by subject id: the rules `acquire` applies, made once (a request reuses them). */
+  private readonly keyRules = new Map<string, ScopeRules>();
+  private readonly accountRules = new Map<string, ScopeRules>();
+  private readonly ipRules = new Map<string, ScopeRules>();
 
   constructor(private readonly options: RateLimiterOptions) {
     this.local = new MemoryLimitStore(options.clock ?? systemClock);
@@ -111,7 +117,7 @@ export class RateLimiter {
    * refused request takes nothing.
    */
   acquire(subject: RateLimitSubject): Promise<RateLimitDecision> {
-    return this.decide(this.rules(subject, 1, 'consume', 'check'));
+    return this.decide(this.acquireRules(subject));
   }
 
   /**
@@ -120,7 +126,7 @@ export class RateLimiter {
    */
   acquireNow(subject: RateLimitSubject): RateLimitDecision | undefined {
     if (this.options.redisUrl !== undefined) return undefined;
-    const rules = this.rules(subject, 1, 'consume', 'check');
+    const rules = this.acquireRules(subject);
     return rules.length === 0 ? this.nothingApplied() : decisionOf(rules, this.local.applyNow(rules));
   }
 
@@ -130,8 +136,18 @@ export class RateLimiter {
    * until enough of the minute has passed (a debt). Never refuses itself.
    */
   chargeTokens(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
-    const rules = tokens > 0 ? this.rules(subject, tokens, undefined, 'force') : [];
+    const rules = tokens > 0 && this.countsTokens(subject) ? this.rules(subject, tokens, undefined, 'force') : [];
     return rules.length === 0 ? Promise.resolve(this.nothingApplied()) : this.decide(rules);
+  }
+
+  /** Whether a tokens-per-minute limit applies to the subject (otherwise `chargeTokens` does nothing). */
+  countsTokens(subject: RateLimitSubject): boolean {
+    const defaults = this.options.settings;
+    return (
+      (subject.keyId !== undefined && this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).countsTokens) ||
+      (subject.accountId !== undefined && this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits).countsTokens) ||
+      (subject.ip !== undefined && this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).countsTokens)
+    );
   }
 
   async close(): Promise<void> {
@@ -148,6 +164,29 @@ export class RateLimiter {
     return decisionOf(rules, await this.store.apply(rules));
   }
 
+  /** What `acquire` applies: each scope's request limits to consume, token limits to check, in scope order. */
+  private acquireRules(subject: RateLimitSubject): LimitRule[] {
+    const defaults = this.options.settings;
+    const rules: LimitRule[] = [];
+    if (subject.keyId !== undefined) append(rules, this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).acquire);
+    if (subject.accountId !== undefined) append(rules, this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits).acquire);
+    if (subject.ip !== undefined) append(rules, this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).acquire);
+    return rules;
+  }
+
+  /** A subject's rules in one scope, made on first use and again when its own limits object changes (a reload). */
+  private scopeRules(cache: Map<string, ScopeRules>, scope: Scope, id: string, defaults: RateLimitSettings, override: Partial<RateLimitSettings> | undefined): ScopeRules {
+    const cached = cache.get(id);
+    if (cached !== undefined && cached.override === override) return cached;
+    const limits = merge(defaults, override);
+    const acquire: LimitRule[] = [];
+    addRules(acquire, scope, id, limits, 1, 'consume', 'check');
+    const made: ScopeRules = { override, acquire, countsTokens: limits.tpm !== undefined };
+    if (cache.size >= MAX_CACHED_SUBJECTS) cache.clear();
+    cache.set(id, made);
+    return made;
+  }
+
   /** The rules of a subject: request limits in `requestMode` (none if undefined), token limits in `tokenMode`. */
   private rules(subject: RateLimitSubject, tokenCost: number, requestMode: LimitMode | undefined, tokenMode: LimitMode): LimitRule[] {
     const defaults = this.options.settings;
@@ -157,6 +196,18 @@ export class RateLimiter {
     if (subject.ip !== undefined) addRules(rules, IP_SCOPE, subject.ip, defaults.ip, tokenCost, requestMode, tokenMode);
     return rules;
   }
+}
+
+/** One scope's rules for one subject, as `acquire` applies them. */
+interface ScopeRules {
+  /** The subject's own limits they were made from (identity: a reloaded record brings a new object). */
+  readonly override: Partial<RateLimitSettings> | undefined;
+  readonly acquire: readonly LimitRule[];
+  readonly countsTokens: boolean;
+}
+
+function append(rules: LimitRule[], more: readonly LimitRule[]): void {
+  for (let index = 0; index < more.length; index++) rules.push(more[index] as LimitRule);
 }
 
 /** A limiter's answer from a store's result for `rules`. */

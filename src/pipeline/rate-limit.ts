@@ -46,5 +46,5 @@ function applyDecision(decision: RateLimitDecision, context: RequestContext): vo
 /** Charges the tokens a request used to the tokens-per-minute limits (after the reply; never awaited by the request). */
 export function chargeTokens(limiter: RateLimiter, subject: RateLimitSubject, usage: Usage | undefined): void {
   const tokens = usage === undefined ? 0 : usage.prompt_tokens + usage.completion_tokens;
-  if (tokens > 0) void limiter.chargeTokens(subject, tokens).catch(() => undefined);
+  if (tokens > 0 && limiter.countsTokens(subject)) void limiter.chargeTokens(subject, tokens).catch(() => undefined);
 }
