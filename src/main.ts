@@ -117,7 +117,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       requestsInFlight: () => http?.requestsInFlight() ?? 0,
       isKnownModel: (model) => services.models.has(model),
       usageRowsWaiting: () => usage.pendingRows,
-    }),
+    }, { processMetrics: config.metrics.enabled }),
   };
   readiness.register(modelsRoutableCheck(services));
   readiness.register({ name: 'store', check: () => store.ping() });

@@ -72,9 +72,17 @@ export class GatewayMetrics {
   private readonly nodeChildren = new Map<string, NodeChildren>();
   private readonly costChildren = new Map<string, CounterSeries>();
 
-  constructor(private readonly sources: MetricsSources) {
+  /**
+   * `processMetrics: false` (metrics turned off) leaves out prom-client's default process
+   * metrics: their event-loop-delay monitor wakes the event loop every 10 ms for nothing
+   * when no one scrapes.
+   */
+  constructor(
+    private readonly sources: MetricsSources,
+    { processMetrics = true }: { readonly processMetrics?: boolean } = {},
+  ) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    if (processMetrics) collectDefaultMetrics({ register: this.registry });
     const registry = this.registry;
     this.requests = new BoundCounter(
       'switchyard_requests_total',
