@@ -6,7 +6,8 @@
 # µs per request. Reported per build: the median over its processes of each process's
 # median. Several processes per build, because one Node process can settle ~10% faster or
 # slower than another of the same build; short alternating windows, because this VM's
-# speed drifts between minutes. DIST_DIR may be `proxy` (the kit's minimal proxy).
+# speed drifts between minutes. DIST_DIR may be `proxy` (the kit's minimal proxy) or
+# `floor` (bench/floor-forwarder.mjs: node:http + undici and no gateway work).
 # Needs wrk and nginx; uses ports 18101-18102 and 18120 up.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,7 +24,8 @@ cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; n
 trap cleanup EXIT
 for spec in "$@"; do
   name=${spec%%=*} dist=${spec#*=}
-  if [[ $dist == proxy ]]; then cmd=(node "$KIT/proxy/minimal-proxy.mjs"); else cmd=(node "$dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml"); fi
+  if [[ $dist == proxy ]]; then cmd=(node "$KIT/proxy/minimal-proxy.mjs");
+  elif [[ $dist == floor ]]; then cmd=(node "$ROOT/bench/floor-forwarder.mjs"); else cmd=(node "$dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml"); fi
   for _ in $(seq "$INST"); do
     BENCH_GATEWAY_PORT=$port BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:$PORT_UP/v1 setsid taskset -c 0 "${cmd[@]}" >/dev/null 2>&1 &
     pids+=($!); tags+=("$name"); ports+=($port); port=$((port + 1))
