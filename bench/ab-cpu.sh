@@ -1,31 +1,41 @@
 #!/usr/bin/env bash
 # CPU per request of several gateway builds, side by side, against the kit's nginx mock:
-#   bash bench/ab-cpu.sh json|sse SECONDS ROUNDS name=DIST_DIR [name=DIST_DIR ...]
-# Every build runs as INST processes (default 3) at once on core 0; wrk (core 1) loads one
+#   bash bench/ab-cpu.sh json|sse SECONDS ROUNDS name=DIST_DIR[@NODE_FLAGS] [...]
+# Every build runs as INST processes (default 1) at once on core 0; wrk (core 1) loads one
 # process at a time, round after round, and the process's CPU time over the window gives
 # µs per request. Reported per build: the median over its processes of each process's
-# median. Several processes per build, because one Node process can settle ~10% faster or
-# slower than another of the same build; short alternating windows, because this VM's
-# speed drifts between minutes. DIST_DIR may be `proxy` (the kit's minimal proxy) or
-# `floor` (bench/floor-forwarder.mjs: node:http + undici and no gateway work).
+# median. One Node process can settle up to ~25% apart from another of the same build, so
+# INST=3 evens that out, but every process more on the core makes each Switchyard process
+# dearer (191 against 159 µs per stream with 3 against 1, the proxy 125 against 106):
+# compare builds only within one run. Short alternating windows, because this VM's speed
+# drifts between minutes. DIST_DIR may be `proxy` (the kit's minimal proxy) or `floor`
+# (bench/floor-forwarder.mjs: node:http + undici and no gateway work). NODE_FLAGS, space
+# separated, go to node before a build's cli.js, e.g. `nomet=dist@--env-file=/tmp/switches.env`
+# or `semi=dist@--max-semi-space-size=32`.
 # Needs wrk and nginx; uses ports 18101-18102 and 18120 up.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
 MODE=$1 SECS=$2 ROUNDS=$3; shift 3
-INST=${INST:-3}
+INST=${INST:-1}
 PORT_UP=18101; STREAM=0
 [[ $MODE == sse ]] && { PORT_UP=18102; STREAM=1; }
 WORK=$(mktemp -d); mkdir -p "$WORK/nginx-tmp"
 node "$KIT/lib/render-nginx.mjs" "$KIT/nginx/mock.conf.tmpl" "$WORK/nginx.conf" "RUN_DIR=$WORK" PORT_JSON=18101 PORT_SSE=18102
 taskset -c 1 nginx -p "$WORK" -c "$WORK/nginx.conf"
 pids=(); tags=(); ports=(); names=(); port=18120
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; nginx -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; }
+cleanup() {
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+  nginx -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+  # nginx stops after this returns: wait, so that the next run can bind the mock's ports.
+  for _ in $(seq 50); do pgrep -x nginx >/dev/null || break; sleep 0.1; done
+}
 trap cleanup EXIT
 for spec in "$@"; do
-  name=${spec%%=*} dist=${spec#*=}
+  name=${spec%%=*} dist=${spec#*=} flags=""
+  [[ $dist == *@* ]] && { flags=${dist#*@}; dist=${dist%%@*}; }
   if [[ $dist == proxy ]]; then cmd=(node "$KIT/proxy/minimal-proxy.mjs");
-  elif [[ $dist == floor ]]; then cmd=(node "$ROOT/bench/floor-forwarder.mjs"); else cmd=(node "$dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml"); fi
+  elif [[ $dist == floor ]]; then cmd=(node "$ROOT/bench/floor-forwarder.mjs"); else cmd=(node $flags "$dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml"); fi
   for _ in $(seq "$INST"); do
     BENCH_GATEWAY_PORT=$port BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:$PORT_UP/v1 setsid taskset -c 0 "${cmd[@]}" >/dev/null 2>&1 &
     pids+=($!); tags+=("$name"); ports+=($port); port=$((port + 1))
