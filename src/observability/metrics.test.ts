@@ -12,7 +12,7 @@ function metrics(processMetrics?: boolean): GatewayMetrics {
     isKnownModel: () => true,
     usageRowsWaiting: () => 0,
   };
-  return new GatewayMetrics(sources, processMetrics === undefined ? undefined : { processMetrics });
+  return new GatewayMetrics(sources, { processMetrics });
 }
 
 test('process metrics (event-loop lag, memory) are collected by default', async () => {
