@@ -21,6 +21,17 @@ const TimeoutsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Caps on what a node may send back (PRODUCT.md decision 22). */
+const NodeRepliesSchema = Type.Object(
+  {
+    /** A non-streaming reply body larger than this → 502 bad_gateway, counted against the node. */
+    max_json_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    /** One stream event larger than this → the stream ends with an error event (or fails over before the first byte). */
+    max_event_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 const RateLimitsSchema = Type.Object(
   {
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -51,6 +62,7 @@ export const NodeSchema = Type.Object(
     max_concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
     weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     timeouts: Type.Optional(TimeoutsSchema),
+    replies: Type.Optional(NodeRepliesSchema),
     /** How an OpenAI-protocol node takes the reasoning effort: `reasoning_effort` (default) or `reasoning: {effort}` (OpenRouter). */
     reasoning_param: Type.Optional(Type.Union([Type.Literal('reasoning_effort'), Type.Literal('reasoning')])),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
@@ -195,6 +207,7 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     timeouts: Type.Optional(TimeoutsSchema),
+    node_replies: Type.Optional(NodeRepliesSchema),
     health: Type.Optional(
       Type.Object(
         {

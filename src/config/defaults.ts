@@ -1,4 +1,4 @@
-import type { LimitSettings, TimeoutSettings } from './gateway-config.js';
+import type { LimitSettings, NodeReplyLimits, TimeoutSettings } from './gateway-config.js';
 
 /** Defaults for everything the configuration file may leave out (PRODUCT.md). */
 export const DEFAULTS = {
@@ -13,6 +13,7 @@ export const DEFAULTS = {
   maxAttempts: 3,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
   timeouts: { connectMs: 5_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } satisfies TimeoutSettings,
+  nodeReplies: { maxJsonBytes: 32 * 1024 * 1024, maxEventBytes: 8 * 1024 * 1024 } satisfies NodeReplyLimits,
   bodyLimitBytes: 4 * 1024 * 1024,
   sseKeepaliveMs: 15_000,
   http: {

@@ -17,6 +17,14 @@ export interface TimeoutSettings {
   readonly totalMs: number;
 }
 
+/** Caps on a node's replies (configuration `node_replies`, per node `replies`). */
+export interface NodeReplyLimits {
+  /** A non-streaming reply body larger than this is refused (502 bad_gateway, the node's failure). */
+  readonly maxJsonBytes: number;
+  /** The most characters one stream event may hold; more ends the stream (decision 4) or fails over. */
+  readonly maxEventBytes: number;
+}
+
 /** One configured upstream endpoint. */
 export interface NodeConfig {
   readonly id: string;
@@ -30,6 +38,7 @@ export interface NodeConfig {
   readonly maxConcurrency: number;
   readonly weight: number;
   readonly timeouts: TimeoutSettings;
+  readonly replies: NodeReplyLimits;
   readonly reasoningParam: 'reasoning_effort' | 'reasoning';
   readonly simulated: SimulatedNodeSettings | undefined;
 }
@@ -194,6 +203,8 @@ export interface GatewayConfig {
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
   readonly timeouts: TimeoutSettings;
+  /** Caps on node replies; each node's own `replies` starts from these. */
+  readonly nodeReplies: NodeReplyLimits;
   readonly health: HealthSettings;
   readonly http: HttpSettings;
   readonly log: LogSettings;

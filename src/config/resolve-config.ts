@@ -4,7 +4,7 @@ import { addressRangeProblem } from '../limits/client-ip.js';
 import { adapterFor } from '../providers/registry.js';
 import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
+import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, NodeReplyLimits, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 
 type ModelReasoningFile = NonNullable<ConfigFile['models'][number]['reasoning']>;
 
@@ -61,8 +61,21 @@ function resolveTrustedProxies(entries: readonly string[] | undefined, source: s
   return entries ?? [];
 }
 
+function resolveReplyLimits(replies: ConfigFile['node_replies'], defaults: NodeReplyLimits): NodeReplyLimits {
+  return {
+    maxJsonBytes: replies?.max_json_bytes ?? defaults.maxJsonBytes,
+    maxEventBytes: replies?.max_event_bytes ?? defaults.maxEventBytes,
+  };
+}
+
 /** Applies defaults to one schema-valid node entry; `path` names it in errors. */
-export function resolveNode(node: NodeConfigFile, path: string, source: string, timeouts: TimeoutSettings): NodeConfig {
+export function resolveNode(
+  node: NodeConfigFile,
+  path: string,
+  source: string,
+  timeouts: TimeoutSettings,
+  replies: NodeReplyLimits = DEFAULTS.nodeReplies,
+): NodeConfig {
   const defaultBaseUrl = node.provider === 'simulated' ? undefined : adapterFor(node.provider).defaultBaseUrl;
   if (node.provider !== 'simulated' && node.base_url === undefined && defaultBaseUrl === undefined) {
     throw new ConfigError(source, `${path}.base_url`, `is required for provider ${node.provider}`);
@@ -84,6 +97,7 @@ export function resolveNode(node: NodeConfigFile, path: string, source: string, 
     maxConcurrency: node.max_concurrency ?? DEFAULTS.maxConcurrency,
     weight: node.weight ?? DEFAULTS.weight,
     timeouts: resolveTimeouts(node.timeouts, timeouts),
+    replies: resolveReplyLimits(node.replies, replies),
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
@@ -107,7 +121,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   requireUnique(source, 'models', file.models.map((model) => model.id));
   requireUnique(source, 'accounts', (file.accounts ?? []).map((account) => account.id));
 
-  const nodes: NodeConfig[] = file.nodes.map((node, index) => resolveNode(node, `nodes[${index}]`, source, timeouts));
+  const nodeReplies = resolveReplyLimits(file.node_replies, DEFAULTS.nodeReplies);
+  const nodes: NodeConfig[] = file.nodes.map((node, index) => resolveNode(node, `nodes[${index}]`, source, timeouts, nodeReplies));
   const nodesById = new Map(nodes.map((node) => [node.id, node]));
 
   const created = Math.floor(Date.now() / 1000);
@@ -206,6 +221,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       retryOnStatus: new Set(file.failover?.retry_on_status ?? DEFAULTS.retryOnStatus),
     },
     timeouts,
+    nodeReplies,
     health: {
       failureThreshold: file.health?.failure_threshold ?? DEFAULT_HEALTH.failureThreshold,
       baseEjectionMs: file.health?.base_ejection_ms ?? DEFAULT_HEALTH.baseEjectionMs,

@@ -76,6 +76,15 @@ export function asGatewayError(error: unknown): GatewayError {
   return isGatewayError(error) ? error : gatewayError('internal_error', { cause: error });
 }
 
+/**
+ * An exception raised by the gateway's own code (building a node request, mapping a reply):
+ * a GatewayError it threw on purpose stays as it is; anything else is a 500 internal_error
+ * that is never retried on another node and never counts against one (PRODUCT.md decision 22).
+ */
+export function ownFault(error: unknown): GatewayError {
+  return isGatewayError(error) ? error : gatewayError('internal_error', { retryable: false, cause: error });
+}
+
 /** The client disconnected: nothing more is sent; the request is only logged and accounted. */
 export class ClientGoneError extends GatewayError {
   constructor() {

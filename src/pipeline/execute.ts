@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
-import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
+import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
 import type { CallContext, ReplySummary } from '../providers/types.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
+import type { UpstreamResponse } from '../upstream/upstream-call.js';
 import type { RequestContext } from './request-context.js';
 
 /** How a request reached a node and what came back, ready to relay. */
@@ -97,23 +98,25 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
   let firstByteMs: number | undefined;
   let keepSlot = false;
   try {
-    const response = await candidate.client.send(adapter.toUpstream(options.request, callContext), cancellation);
+    const upstreamCall = ownCode(() => adapter.toUpstream(options.request, callContext));
+    const response = await candidate.client.send(upstreamCall, cancellation);
     status = response.statusCode;
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
     if (status < 200 || status >= 300) {
       const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      throw adapter.toError(status, body, contentType, callContext);
+      throw ownCode(() => adapter.toError(status as number, body, contentType, callContext));
     }
     if (!options.stream) {
-      const mapped = adapter.fromUpstream(await response.body.text(), callContext);
+      const text = await readReply(response, node);
+      const mapped = ownCode(() => adapter.fromUpstream(text, callContext));
       return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body: mapped.body, summary: mapped.summary });
     }
     if (!contentType?.includes('text/event-stream')) {
       response.body.dump().catch(() => undefined);
       throw invalidReply(node.id, `asked for a stream, got ${contentType ?? 'no content type'}`);
     }
-    const reader = new UpstreamEventReader(response.body, adapter.streamMapper(callContext));
+    const reader = new UpstreamEventReader(response.body, ownCode(() => adapter.streamMapper(callContext)), node.replies.maxEventBytes);
     try {
       const first = await reader.read();
       if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
@@ -137,6 +140,11 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       throw context.cancellation.reason;
     }
     const failure = asNodeFailure(node.id, error);
+    if (failure.code === 'internal_error') {
+      // The gateway's own fault: the node is neither blamed nor credited, and no other is tried.
+      record(context, candidate, started, status, 'gateway fault');
+      throw failure;
+    }
     if (failure.retryable) state.recordFailure();
     else state.recordSuccess(firstByteMs);
     record(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
@@ -147,6 +155,31 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       cancellation.release();
     }
   }
+}
+
+/** Runs the gateway's own mapping code: what it throws, other than a GatewayError, is an internal_error (decision 22). */
+function ownCode<T>(map: () => T): T {
+  try {
+    return map();
+  } catch (error) {
+    throw ownFault(error);
+  }
+}
+
+/**
+ * A node's non-streaming reply body, refused past the node's `replies.max_json_bytes`: a
+ * declared length over it is refused unread, a body that grows past it is torn down at once,
+ * so no more than the cap is ever held (an invalid reply: the node's failure, failed over).
+ */
+async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<string> {
+  const limit = node.replies.maxJsonBytes;
+  const declared = Number(headerValue(response.headers['content-length']));
+  const text = declared > limit ? undefined : await response.body.text(limit);
+  if (text === undefined) {
+    response.body.destroy();
+    throw invalidReply(node.id, `the reply is larger than ${limit} bytes`);
+  }
+  return text;
 }
 
 function succeed(context: RequestContext, candidate: NodeCandidate, started: number, status: number, firstByteMs: number, execution: Execution): AttemptOutcome {

@@ -114,3 +114,26 @@ test('with plain events handed over in place, records are the same at seeded ran
     assert.deepEqual(parseWithPlainEvents(pieces).map(({ event, data }) => ({ event, data })), expected, `split ${JSON.stringify(pieces)}`);
   }
 });
+
+test('a long line split over many pieces is parsed whole', () => {
+  const line = 'x'.repeat(4 * 1024 * 1024);
+  const pieces = `data: ${line}\n\n`.match(/[^]{1,4096}/g) ?? [];
+  const parser = new SseParser();
+  const records: SseRecord[] = [];
+  for (const piece of pieces) parser.push(piece, (record) => records.push(record));
+  assert.equal(records.length, 1);
+  assert.equal(records[0]?.data, line);
+});
+
+test('an event longer than the limit throws, for one long line and for many data lines', () => {
+  const parser = new SseParser(1024);
+  assert.throws(() => parser.push(`data: ${'y'.repeat(2000)}`, () => undefined), /more than 1024 characters/);
+  const lines = new SseParser(1024);
+  assert.throws(() => {
+    for (let i = 0; i < 100; i++) lines.push(`data: ${'z'.repeat(20)}\n`, () => undefined);
+  }, /more than 1024 characters/);
+  const ok = new SseParser(1024);
+  const records: SseRecord[] = [];
+  ok.push(`data: ${'w'.repeat(1000)}\n\n`, (record) => records.push(record));
+  assert.equal(records.length, 1);
+});

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SseRecord, StreamMapper } from '../providers/types.js';
 import { emptySummary } from '../providers/types.js';
+import { gatewayError } from '../errors/gateway-error.js';
 import { UpstreamEventReader, type ByteStream } from './upstream-event-reader.js';
 
 /** A node body delivering `chunks` one by one. */
@@ -47,7 +48,7 @@ function failingMapper(): StreamMapper {
   return {
     ...echo,
     map(record, emit) {
-      if (record.data.startsWith('{"error"')) throw new Error(`node error: ${record.data}`);
+      if (record.data.startsWith('{"error"')) throw gatewayError('bad_gateway', { params: { reason: `node error: ${record.data}` } });
       return echo.map(record, emit);
     },
   };
@@ -66,4 +67,29 @@ test('after a first batch went out, events ahead of an in-stream error are retur
 test('an in-stream error in the first batch is thrown at once and nothing of it is returned', async () => {
   const reader = new UpstreamEventReader(body([Buffer.from('data: {"n":1}\n\ndata: {"error":"overloaded"}\n\n')]), failingMapper());
   await assert.rejects(reader.read(), /node error/);
+});
+
+test('a mapper that breaks (a bug, not a node error) is a 500 internal_error, never the node\'s failure', async () => {
+  const broken: StreamMapper = {
+    ...echoMapper(),
+    map() {
+      throw new RangeError('Maximum call stack size exceeded');
+    },
+  };
+  const reader = new UpstreamEventReader(body([Buffer.from('data: {"n":1}\n\n')]), broken);
+  await assert.rejects(reader.read(), (error: unknown) => {
+    const failure = error as { code?: string; status?: number; retryable?: boolean };
+    return failure.code === 'internal_error' && failure.status === 500 && failure.retryable === false;
+  });
+});
+
+test('an event over the size limit ends the stream as the node\'s failure, whether it came whole or in pieces', async () => {
+  const big = `data: ${'x'.repeat(5000)}\n\n`;
+  for (const chunks of [[big], big.match(/[^]{1,700}/g) ?? []]) {
+    const reader = new UpstreamEventReader(body(chunks.map((chunk) => Buffer.from(chunk))), echoMapper(), 4096);
+    await assert.rejects(reader.read(), (error: unknown) => {
+      const failure = error as { code?: string; retryable?: boolean; message?: string };
+      return failure.code === 'bad_gateway' && failure.retryable === true && /more than 4096 characters/.test(failure.message ?? '');
+    });
+  }
 });

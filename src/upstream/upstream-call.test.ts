@@ -84,7 +84,26 @@ test('text() reads past the high-water mark: a paused socket is resumed and not 
   assert.equal(state.paused, false);
   assert.equal(state.pauses, 1);
   call.onResponseEnd();
-  assert.equal((await text).length, 7 * piece.length);
+  assert.equal((await text)?.length, 7 * piece.length);
+});
+
+test('text(limit): a body that grows past the limit is torn down and answers undefined, before or after the call', async () => {
+  const { state, handle } = controller();
+  const call = new UpstreamCall(new Cancellation());
+  const response = await started(call, handle);
+  const text = response.body.text(100);
+  call.onResponseData(handle, Buffer.alloc(60, 'a'));
+  assert.equal(state.aborted, false);
+  call.onResponseData(handle, Buffer.alloc(60, 'a'));
+  assert.equal(state.aborted, true, 'the request is aborted as soon as the limit is passed');
+  assert.equal(await text, undefined);
+
+  const early = controller();
+  const before = new UpstreamCall(new Cancellation());
+  const beforeResponse = await started(before, early.handle);
+  before.onResponseData(early.handle, Buffer.alloc(120, 'a'));
+  assert.equal(await beforeResponse.body.text(100), undefined);
+  assert.equal(early.state.aborted, true);
 });
 
 test('text() rejects with the body error; a cancelled call aborts the request', async () => {

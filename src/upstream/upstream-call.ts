@@ -3,7 +3,11 @@ import type { Cancellation } from './cancellation.js';
 
 /** A node's response body as it arrives: read as text, iterated by chunk, drained or torn down. */
 export interface UpstreamBody extends AsyncIterable<Buffer> {
-  text(): Promise<string>;
+  /**
+   * The whole body as UTF-8 text; `undefined` once more than `maxBytes` arrived (the body is
+   * then torn down and what was read is let go).
+   */
+  text(maxBytes?: number): Promise<string | undefined>;
   /** Reads and discards what is left (up to `limit` bytes, default no limit) so the connection can be reused. */
   dump(options?: { limit: number }): Promise<void>;
   /** Stops the response; the connection is closed, not reused. */
@@ -51,7 +55,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
   private dumped = 0;
   private waiter: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
   /** `text()` waiting for the end of the body. */
-  private textWaiter: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
+  private textWaiter: { resolve: (text: string | undefined) => void; reject: (error: unknown) => void } | undefined;
+  private textLimit = Number.POSITIVE_INFINITY;
   private finished: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private abortReason: unknown = undefined;
   private readonly onAbort = (): void => this.abort(this.cancellation.reason);
@@ -91,7 +96,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     }
     this.chunks.push(chunk);
     this.queued += chunk.length;
-    if (this.queued > HIGH_WATER_MARK && this.textWaiter === undefined) controller.pause();
+    if (this.textWaiter !== undefined) {
+      if (this.queued > this.textLimit) this.refuseText();
+    } else if (this.queued > HIGH_WATER_MARK) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -133,14 +140,31 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     };
   }
 
-  /** The whole body as UTF-8 text, in one promise that settles when the body has ended. */
-  text(): Promise<string> {
+  /** The whole body as UTF-8 text, in one promise that settles when the body has ended (see UpstreamBody.text). */
+  text(maxBytes = Number.POSITIVE_INFINITY): Promise<string | undefined> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.queued > maxBytes) {
+      this.chunks = [];
+      this.queued = 0;
+      this.stop(new Error('upstream body over the text limit'));
+      return Promise.resolve(undefined);
+    }
     if (this.ended) return Promise.resolve(this.takeText());
-    return new Promise<string>((resolve, reject) => {
+    this.textLimit = maxBytes;
+    return new Promise<string | undefined>((resolve, reject) => {
       this.textWaiter = { resolve, reject };
       if (this.controller?.paused) this.controller.resume();
     });
+  }
+
+  /** The body outgrew `text`'s limit: what was read is dropped, the body torn down, `text` answers undefined. */
+  private refuseText(): void {
+    const waiter = this.textWaiter;
+    this.textWaiter = undefined;
+    this.chunks = [];
+    this.queued = 0;
+    this.stop(new Error('upstream body over the text limit'));
+    waiter?.resolve(undefined);
   }
 
   /** The chunks queued so far, as one text; the queue is emptied. */

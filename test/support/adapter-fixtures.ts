@@ -73,6 +73,7 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
     maxConcurrency: 1,
     weight: 1,
     timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
+    replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
     reasoningParam: 'reasoning_effort',
     simulated: undefined,
   };

@@ -68,7 +68,7 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
         const { models, ...nodeFile } = body;
         let node;
         try {
-          node = resolveNode(nodeFile, 'node', 'request', services.config.timeouts);
+          node = resolveNode(nodeFile, 'node', 'request', services.config.timeouts, services.config.nodeReplies);
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           const param = error.path.replace(/^node\./, '');

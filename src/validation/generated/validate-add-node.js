@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -377,14 +377,83 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.reasoning_param !== undefined){
-let data11 = data.reasoning_param;
+if(data.replies !== undefined){
+let data11 = data.replies;
 const _errs33 = errors;
-const _errs34 = errors;
-let valid3 = false;
+if(errors === _errs33){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs35 = errors;
-if(typeof data11 !== "string"){
-const err9 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data11};
+for(const key2 in data11){
+if(!((key2 === "max_json_bytes") || (key2 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.replies,data:data11}];
+return false;
+break;
+}
+}
+if(_errs35 === errors){
+if(data11.max_json_bytes !== undefined){
+let data12 = data11.max_json_bytes;
+const _errs36 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
+return false;
+}
+if(errors === _errs36){
+if(typeof data12 == "number"){
+if(data12 < 1024 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
+return false;
+}
+}
+}
+var valid3 = _errs36 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data11.max_event_bytes !== undefined){
+let data13 = data11.max_event_bytes;
+const _errs38 = errors;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
+return false;
+}
+if(errors === _errs38){
+if(typeof data13 == "number"){
+if(data13 < 1024 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
+return false;
+}
+}
+}
+var valid3 = _errs38 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.replies.type,parentSchema:schema11.properties.replies,data:data11}];
+return false;
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning_param !== undefined){
+let data14 = data.reasoning_param;
+const _errs40 = errors;
+const _errs41 = errors;
+let valid4 = false;
+const _errs42 = errors;
+if(typeof data14 !== "string"){
+const err9 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -393,8 +462,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if("reasoning_effort" !== data11){
-const err10 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data11};
+if("reasoning_effort" !== data14){
+const err10 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -403,12 +472,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid1 = _errs35 === errors;
-valid3 = valid3 || _valid1;
-if(!valid3){
-const _errs37 = errors;
-if(typeof data11 !== "string"){
-const err11 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data11};
+var _valid1 = _errs42 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs44 = errors;
+if(typeof data14 !== "string"){
+const err11 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -417,8 +486,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("reasoning" !== data11){
-const err12 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data11};
+if("reasoning" !== data14){
+const err12 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -427,11 +496,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid1 = _errs37 === errors;
-valid3 = valid3 || _valid1;
+var _valid1 = _errs44 === errors;
+valid4 = valid4 || _valid1;
 }
-if(!valid3){
-const err13 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_param.anyOf,parentSchema:schema11.properties.reasoning_param,data:data11};
+if(!valid4){
+const err13 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_param.anyOf,parentSchema:schema11.properties.reasoning_param,data:data14};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -443,86 +512,86 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs34;
+errors = _errs41;
 if(vErrors !== null){
-if(_errs34){
-vErrors.length = _errs34;
+if(_errs41){
+vErrors.length = _errs41;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs33 === errors;
+var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.simulated !== undefined){
-let data12 = data.simulated;
-const _errs39 = errors;
-if(errors === _errs39){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-const _errs41 = errors;
-for(const key2 in data12){
-if(!(((((key2 === "first_byte_ms") || (key2 === "tokens_per_second")) || (key2 === "reasoning_field")) || (key2 === "port")) || (key2 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data12}];
+let data15 = data.simulated;
+const _errs46 = errors;
+if(errors === _errs46){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+const _errs48 = errors;
+for(const key3 in data15){
+if(!(((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data15}];
 return false;
 break;
 }
 }
-if(_errs41 === errors){
-if(data12.first_byte_ms !== undefined){
-let data13 = data12.first_byte_ms;
-const _errs42 = errors;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data13}];
+if(_errs48 === errors){
+if(data15.first_byte_ms !== undefined){
+let data16 = data15.first_byte_ms;
+const _errs49 = errors;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
 return false;
 }
-if(errors === _errs42){
-if(typeof data13 == "number"){
-if(data13 < 0 || isNaN(data13)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data13}];
+if(errors === _errs49){
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
 return false;
 }
 }
 }
-var valid4 = _errs42 === errors;
+var valid5 = _errs49 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data12.tokens_per_second !== undefined){
-let data14 = data12.tokens_per_second;
-const _errs44 = errors;
-if(errors === _errs44){
-if(typeof data14 == "number"){
-if(data14 < 0 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data14}];
+if(valid5){
+if(data15.tokens_per_second !== undefined){
+let data17 = data15.tokens_per_second;
+const _errs51 = errors;
+if(errors === _errs51){
+if(typeof data17 == "number"){
+if(data17 < 0 || isNaN(data17)){
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data17}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data17}];
 return false;
 }
 }
-var valid4 = _errs44 === errors;
+var valid5 = _errs51 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data12.reasoning_field !== undefined){
-let data15 = data12.reasoning_field;
-const _errs46 = errors;
-const _errs47 = errors;
-let valid5 = false;
-const _errs48 = errors;
-if(typeof data15 !== "string"){
-const err14 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data15};
+if(valid5){
+if(data15.reasoning_field !== undefined){
+let data18 = data15.reasoning_field;
+const _errs53 = errors;
+const _errs54 = errors;
+let valid6 = false;
+const _errs55 = errors;
+if(typeof data18 !== "string"){
+const err14 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -531,8 +600,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("reasoning_content" !== data15){
-const err15 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data15};
+if("reasoning_content" !== data18){
+const err15 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -541,12 +610,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid2 = _errs48 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const _errs50 = errors;
-if(typeof data15 !== "string"){
-const err16 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data15};
+var _valid2 = _errs55 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const _errs57 = errors;
+if(typeof data18 !== "string"){
+const err16 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -555,8 +624,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("reasoning" !== data15){
-const err17 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data15};
+if("reasoning" !== data18){
+const err17 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -565,11 +634,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid2 = _errs50 === errors;
-valid5 = valid5 || _valid2;
+var _valid2 = _errs57 === errors;
+valid6 = valid6 || _valid2;
 }
-if(!valid5){
-const err18 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data15};
+if(!valid6){
+const err18 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data18};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -581,57 +650,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs47;
+errors = _errs54;
 if(vErrors !== null){
-if(_errs47){
-vErrors.length = _errs47;
+if(_errs54){
+vErrors.length = _errs54;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid4 = _errs46 === errors;
+var valid5 = _errs53 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data12.port !== undefined){
-let data16 = data12.port;
-const _errs52 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
+if(valid5){
+if(data15.port !== undefined){
+let data19 = data15.port;
+const _errs59 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
 return false;
 }
-if(errors === _errs52){
-if(typeof data16 == "number"){
-if(data16 > 65535 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
+if(errors === _errs59){
+if(typeof data19 == "number"){
+if(data19 > 65535 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
 return false;
 }
 else {
-if(data16 < 0 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
+if(data19 < 0 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs52 === errors;
+var valid5 = _errs59 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data12.protocol !== undefined){
-let data17 = data12.protocol;
-const _errs54 = errors;
-const _errs55 = errors;
-let valid6 = false;
-const _errs56 = errors;
-if(typeof data17 !== "string"){
-const err19 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data17};
+if(valid5){
+if(data15.protocol !== undefined){
+let data20 = data15.protocol;
+const _errs61 = errors;
+const _errs62 = errors;
+let valid7 = false;
+const _errs63 = errors;
+if(typeof data20 !== "string"){
+const err19 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -640,8 +709,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if("openai" !== data17){
-const err20 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data17};
+if("openai" !== data20){
+const err20 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -650,12 +719,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid3 = _errs56 === errors;
-valid6 = valid6 || _valid3;
-if(!valid6){
-const _errs58 = errors;
-if(typeof data17 !== "string"){
-const err21 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data17};
+var _valid3 = _errs63 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs65 = errors;
+if(typeof data20 !== "string"){
+const err21 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data20};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -664,8 +733,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if("anthropic" !== data17){
-const err22 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data17};
+if("anthropic" !== data20){
+const err22 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data20};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -674,12 +743,12 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid3 = _errs58 === errors;
-valid6 = valid6 || _valid3;
-if(!valid6){
-const _errs60 = errors;
-if(typeof data17 !== "string"){
-const err23 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data17};
+var _valid3 = _errs65 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs67 = errors;
+if(typeof data20 !== "string"){
+const err23 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data20};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -688,8 +757,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if("gemini" !== data17){
-const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data17};
+if("gemini" !== data20){
+const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data20};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -698,12 +767,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-var _valid3 = _errs60 === errors;
-valid6 = valid6 || _valid3;
+var _valid3 = _errs67 === errors;
+valid7 = valid7 || _valid3;
 }
 }
-if(!valid6){
-const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data17};
+if(!valid7){
+const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data20};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -715,20 +784,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs55;
+errors = _errs62;
 if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
+if(_errs62){
+vErrors.length = _errs62;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid4 = _errs54 === errors;
+var valid5 = _errs61 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -737,158 +806,159 @@ var valid4 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data12}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data15}];
 return false;
 }
 }
-var valid0 = _errs39 === errors;
+var valid0 = _errs46 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data18 = data.models;
-const _errs62 = errors;
-if(errors === _errs62){
-if(Array.isArray(data18)){
-if(data18.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data18}];
+let data21 = data.models;
+const _errs69 = errors;
+if(errors === _errs69){
+if(Array.isArray(data21)){
+if(data21.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data21}];
 return false;
 }
 else {
-var valid7 = true;
-const len0 = data18.length;
+var valid8 = true;
+const len0 = data21.length;
 for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs64 = errors;
-if(errors === _errs64){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+let data22 = data21[i0];
+const _errs71 = errors;
+if(errors === _errs71){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing1;
-if((data19.model === undefined) && (missing1 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data19}];
+if((data22.model === undefined) && (missing1 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data22}];
 return false;
 }
 else {
-const _errs66 = errors;
-for(const key3 in data19){
-if(!((((key3 === "model") || (key3 === "upstream_model")) || (key3 === "weight")) || (key3 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data19}];
+const _errs73 = errors;
+for(const key4 in data22){
+if(!((((key4 === "model") || (key4 === "upstream_model")) || (key4 === "weight")) || (key4 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data22}];
 return false;
 break;
 }
 }
-if(_errs66 === errors){
-if(data19.model !== undefined){
-let data20 = data19.model;
-const _errs67 = errors;
-if(errors === _errs67){
-if(typeof data20 === "string"){
-if(func3(data20) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data20}];
+if(_errs73 === errors){
+if(data22.model !== undefined){
+let data23 = data22.model;
+const _errs74 = errors;
+if(errors === _errs74){
+if(typeof data23 === "string"){
+if(func3(data23) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data23}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data23}];
 return false;
 }
 }
-var valid8 = _errs67 === errors;
+var valid9 = _errs74 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
-if(data19.upstream_model !== undefined){
-let data21 = data19.upstream_model;
-const _errs69 = errors;
-if(errors === _errs69){
-if(typeof data21 === "string"){
-if(func3(data21) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data21}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data21}];
-return false;
-}
-}
-var valid8 = _errs69 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.weight !== undefined){
-let data22 = data19.weight;
-const _errs71 = errors;
-if(errors === _errs71){
-if(typeof data22 == "number"){
-if(data22 <= 0 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data22}];
+if(valid9){
+if(data22.upstream_model !== undefined){
+let data24 = data22.upstream_model;
+const _errs76 = errors;
+if(errors === _errs76){
+if(typeof data24 === "string"){
+if(func3(data24) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data24}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data24}];
+return false;
+}
+}
+var valid9 = _errs76 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data22.weight !== undefined){
+let data25 = data22.weight;
+const _errs78 = errors;
+if(errors === _errs78){
+if(typeof data25 == "number"){
+if(data25 <= 0 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data25}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data25}];
+return false;
+}
+}
+var valid9 = _errs78 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data22.priority !== undefined){
+let data26 = data22.priority;
+const _errs80 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
+return false;
+}
+if(errors === _errs80){
+if(typeof data26 == "number"){
+if(data26 < 0 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
+return false;
+}
+}
+}
+var valid9 = _errs80 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data22}];
 return false;
 }
 }
 var valid8 = _errs71 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.priority !== undefined){
-let data23 = data19.priority;
-const _errs73 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data23}];
-return false;
-}
-if(errors === _errs73){
-if(typeof data23 == "number"){
-if(data23 < 0 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data23}];
-return false;
-}
-}
-}
-var valid8 = _errs73 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data19}];
-return false;
-}
-}
-var valid7 = _errs64 === errors;
-if(!valid7){
+if(!valid8){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data21}];
 return false;
 }
 }
-var valid0 = _errs62 === errors;
+var valid0 = _errs69 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

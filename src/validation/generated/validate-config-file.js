@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -1599,22 +1599,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.health !== undefined){
-let data36 = data.health;
+if(data.node_replies !== undefined){
+let data36 = data.node_replies;
 const _errs96 = errors;
 if(errors === _errs96){
 if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs98 = errors;
 for(const key9 in data36){
-if(!((((((key9 === "failure_threshold") || (key9 === "base_ejection_ms")) || (key9 === "max_ejection_ms")) || (key9 === "probe_interval_ms")) || (key9 === "probe_path")) || (key9 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data36}];
+if(!((key9 === "max_json_bytes") || (key9 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data36}];
 return false;
 break;
 }
 }
 if(_errs98 === errors){
-if(data36.failure_threshold !== undefined){
-let data37 = data36.failure_threshold;
+if(data36.max_json_bytes !== undefined){
+let data37 = data36.max_json_bytes;
 const _errs99 = errors;
 if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
 let dataType32 = typeof data37;
@@ -1625,21 +1625,21 @@ if(dataType32 === "boolean" || data37 === null
 coerced32 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data37}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data37 = coerced32;
 if(data36 !== undefined){
-data36["failure_threshold"] = coerced32;
+data36["max_json_bytes"] = coerced32;
 }
 }
 }
 if(errors === _errs99){
 if(typeof data37 == "number"){
-if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
+if(data37 < 1024 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data37}];
 return false;
 }
 }
@@ -1650,8 +1650,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data36.base_ejection_ms !== undefined){
-let data38 = data36.base_ejection_ms;
+if(data36.max_event_bytes !== undefined){
+let data38 = data36.max_event_bytes;
 const _errs101 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType33 = typeof data38;
@@ -1662,21 +1662,21 @@ if(dataType33 === "boolean" || data38 === null
 coerced33 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data38}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data38 = coerced33;
 if(data36 !== undefined){
-data36["base_ejection_ms"] = coerced33;
+data36["max_event_bytes"] = coerced33;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data38 == "number"){
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
+if(data38 < 1024 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data38}];
 return false;
 }
 }
@@ -1686,165 +1686,11 @@ var valid12 = _errs101 === errors;
 else {
 var valid12 = true;
 }
-if(valid12){
-if(data36.max_ejection_ms !== undefined){
-let data39 = data36.max_ejection_ms;
-const _errs103 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType34 = typeof data39;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data39 === null
-              || (dataType34 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced34 = +data39;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data39 = coerced34;
-if(data36 !== undefined){
-data36["max_ejection_ms"] = coerced34;
-}
-}
-}
-if(errors === _errs103){
-if(typeof data39 == "number"){
-if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
-return false;
-}
-}
-}
-var valid12 = _errs103 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data36.probe_interval_ms !== undefined){
-let data40 = data36.probe_interval_ms;
-const _errs105 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType35 = typeof data40;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 === "boolean" || data40 === null
-              || (dataType35 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced35 = +data40;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
-return false;
-}
-}
-if(coerced35 !== undefined){
-data40 = coerced35;
-if(data36 !== undefined){
-data36["probe_interval_ms"] = coerced35;
-}
-}
-}
-if(errors === _errs105){
-if(typeof data40 == "number"){
-if(data40 < 0 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
-return false;
-}
-}
-}
-var valid12 = _errs105 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data36.probe_path !== undefined){
-let data41 = data36.probe_path;
-const _errs107 = errors;
-if(typeof data41 !== "string"){
-let dataType36 = typeof data41;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data41;
-}
-else if(data41 === null){
-coerced36 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data41 = coerced36;
-if(data36 !== undefined){
-data36["probe_path"] = coerced36;
-}
-}
-}
-if(errors === _errs107){
-if(typeof data41 === "string"){
-if(!pattern2.test(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
-return false;
-}
-}
-}
-var valid12 = _errs107 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data36.probe_timeout_ms !== undefined){
-let data42 = data36.probe_timeout_ms;
-const _errs109 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType37 = typeof data42;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data42 === null
-              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced37 = +data42;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data42 = coerced37;
-if(data36 !== undefined){
-data36["probe_timeout_ms"] = coerced37;
-}
-}
-}
-if(errors === _errs109){
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
-return false;
-}
-}
-}
-var valid12 = _errs109 === errors;
-}
-else {
-var valid12 = true;
-}
-}
-}
-}
-}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data36}];
 return false;
 }
 }
@@ -1854,47 +1700,197 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.http !== undefined){
-let data43 = data.http;
-const _errs111 = errors;
-if(errors === _errs111){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-const _errs113 = errors;
-for(const key10 in data43){
-if(!(func2.call(schema11.properties.http.properties, key10))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data43}];
+if(data.health !== undefined){
+let data39 = data.health;
+const _errs103 = errors;
+if(errors === _errs103){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+const _errs105 = errors;
+for(const key10 in data39){
+if(!((((((key10 === "failure_threshold") || (key10 === "base_ejection_ms")) || (key10 === "max_ejection_ms")) || (key10 === "probe_interval_ms")) || (key10 === "probe_path")) || (key10 === "probe_timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data39}];
 return false;
 break;
 }
 }
-if(_errs113 === errors){
-if(data43.body_limit_bytes !== undefined){
-let data44 = data43.body_limit_bytes;
+if(_errs105 === errors){
+if(data39.failure_threshold !== undefined){
+let data40 = data39.failure_threshold;
+const _errs106 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+let dataType34 = typeof data40;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 === "boolean" || data40 === null
+              || (dataType34 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced34 = +data40;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data40}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data40 = coerced34;
+if(data39 !== undefined){
+data39["failure_threshold"] = coerced34;
+}
+}
+}
+if(errors === _errs106){
+if(typeof data40 == "number"){
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data40}];
+return false;
+}
+}
+}
+var valid13 = _errs106 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data39.base_ejection_ms !== undefined){
+let data41 = data39.base_ejection_ms;
+const _errs108 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+let dataType35 = typeof data41;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 === "boolean" || data41 === null
+              || (dataType35 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced35 = +data41;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data41}];
+return false;
+}
+}
+if(coerced35 !== undefined){
+data41 = coerced35;
+if(data39 !== undefined){
+data39["base_ejection_ms"] = coerced35;
+}
+}
+}
+if(errors === _errs108){
+if(typeof data41 == "number"){
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data41}];
+return false;
+}
+}
+}
+var valid13 = _errs108 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data39.max_ejection_ms !== undefined){
+let data42 = data39.max_ejection_ms;
+const _errs110 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType36 = typeof data42;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data42 === null
+              || (dataType36 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced36 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data42}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data42 = coerced36;
+if(data39 !== undefined){
+data39["max_ejection_ms"] = coerced36;
+}
+}
+}
+if(errors === _errs110){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data42}];
+return false;
+}
+}
+}
+var valid13 = _errs110 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data39.probe_interval_ms !== undefined){
+let data43 = data39.probe_interval_ms;
+const _errs112 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType37 = typeof data43;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data43 === null
+              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced37 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data43}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data43 = coerced37;
+if(data39 !== undefined){
+data39["probe_interval_ms"] = coerced37;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data43 == "number"){
+if(data43 < 0 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data43}];
+return false;
+}
+}
+}
+var valid13 = _errs112 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data39.probe_path !== undefined){
+let data44 = data39.probe_path;
 const _errs114 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+if(typeof data44 !== "string"){
 let dataType38 = typeof data44;
 let coerced38 = undefined;
 if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data44 === null
-              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced38 = +data44;
+if(dataType38 == "number" || dataType38 == "boolean"){
+coerced38 = "" + data44;
+}
+else if(data44 === null){
+coerced38 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data44}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data44 = coerced38;
-if(data43 !== undefined){
-data43["body_limit_bytes"] = coerced38;
+if(data39 !== undefined){
+data39["probe_path"] = coerced38;
 }
 }
 }
 if(errors === _errs114){
-if(typeof data44 == "number"){
-if(data44 < 1024 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
+if(typeof data44 === "string"){
+if(!pattern2.test(data44)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data44}];
 return false;
 }
 }
@@ -1905,8 +1901,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.sse_keepalive_ms !== undefined){
-let data45 = data43.sse_keepalive_ms;
+if(data39.probe_timeout_ms !== undefined){
+let data45 = data39.probe_timeout_ms;
 const _errs116 = errors;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 let dataType39 = typeof data45;
@@ -1917,21 +1913,21 @@ if(dataType39 === "boolean" || data45 === null
 coerced39 = +data45;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data45}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data45 = coerced39;
-if(data43 !== undefined){
-data43["sse_keepalive_ms"] = coerced39;
+if(data39 !== undefined){
+data39["probe_timeout_ms"] = coerced39;
 }
 }
 }
 if(errors === _errs116){
 if(typeof data45 == "number"){
-if(data45 < 100 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
+if(data45 < 1 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data45}];
 return false;
 }
 }
@@ -1941,365 +1937,362 @@ var valid13 = _errs116 === errors;
 else {
 var valid13 = true;
 }
-if(valid13){
-if(data43.headers_timeout_ms !== undefined){
-let data46 = data43.headers_timeout_ms;
-const _errs118 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType40 = typeof data46;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data46 === null
-              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced40 = +data46;
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data39}];
 return false;
 }
 }
-if(coerced40 !== undefined){
-data46 = coerced40;
-if(data43 !== undefined){
-data43["headers_timeout_ms"] = coerced40;
-}
-}
-}
-if(errors === _errs118){
-if(typeof data46 == "number"){
-if(data46 < 100 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
-return false;
-}
-}
-}
-var valid13 = _errs118 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.request_timeout_ms !== undefined){
-let data47 = data43.request_timeout_ms;
-const _errs120 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType41 = typeof data47;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data47 === null
-              || (dataType41 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced41 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
-return false;
-}
-}
-if(coerced41 !== undefined){
-data47 = coerced41;
-if(data43 !== undefined){
-data43["request_timeout_ms"] = coerced41;
-}
-}
-}
-if(errors === _errs120){
-if(typeof data47 == "number"){
-if(data47 < 0 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
-return false;
-}
-}
-}
-var valid13 = _errs120 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.body_idle_timeout_ms !== undefined){
-let data48 = data43.body_idle_timeout_ms;
-const _errs122 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType42 = typeof data48;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data48 === null
-              || (dataType42 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced42 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data48 = coerced42;
-if(data43 !== undefined){
-data43["body_idle_timeout_ms"] = coerced42;
-}
-}
-}
-if(errors === _errs122){
-if(typeof data48 == "number"){
-if(data48 < 100 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
-return false;
-}
-}
-}
-var valid13 = _errs122 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.keep_alive_timeout_ms !== undefined){
-let data49 = data43.keep_alive_timeout_ms;
-const _errs124 = errors;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-let dataType43 = typeof data49;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data49 === null
-              || (dataType43 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced43 = +data49;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
-return false;
-}
-}
-if(coerced43 !== undefined){
-data49 = coerced43;
-if(data43 !== undefined){
-data43["keep_alive_timeout_ms"] = coerced43;
-}
-}
-}
-if(errors === _errs124){
-if(typeof data49 == "number"){
-if(data49 < 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
-return false;
-}
-}
-}
-var valid13 = _errs124 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.max_connections !== undefined){
-let data50 = data43.max_connections;
-const _errs126 = errors;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-let dataType44 = typeof data50;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data50 === null
-              || (dataType44 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced44 = +data50;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data50 = coerced44;
-if(data43 !== undefined){
-data43["max_connections"] = coerced44;
-}
-}
-}
-if(errors === _errs126){
-if(typeof data50 == "number"){
-if(data50 < 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
-return false;
-}
-}
-}
-var valid13 = _errs126 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.listen_backlog !== undefined){
-let data51 = data43.listen_backlog;
-const _errs128 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType45 = typeof data51;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data51 === null
-              || (dataType45 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced45 = +data51;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data51 = coerced45;
-if(data43 !== undefined){
-data43["listen_backlog"] = coerced45;
-}
-}
-}
-if(errors === _errs128){
-if(typeof data51 == "number"){
-if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
-return false;
-}
-}
-}
-var valid13 = _errs128 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.max_messages !== undefined){
-let data52 = data43.max_messages;
-const _errs130 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType46 = typeof data52;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data52 === null
-              || (dataType46 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced46 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data52 = coerced46;
-if(data43 !== undefined){
-data43["max_messages"] = coerced46;
-}
-}
-}
-if(errors === _errs130){
-if(typeof data52 == "number"){
-if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
-return false;
-}
-}
-}
-var valid13 = _errs130 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.max_choices !== undefined){
-let data53 = data43.max_choices;
-const _errs132 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType47 = typeof data53;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data53 === null
-              || (dataType47 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced47 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data53 = coerced47;
-if(data43 !== undefined){
-data43["max_choices"] = coerced47;
-}
-}
-}
-if(errors === _errs132){
-if(typeof data53 == "number"){
-if(data53 > 128 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
-return false;
-}
-else {
-if(data53 < 1 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
-return false;
-}
-}
-}
-}
-var valid13 = _errs132 === errors;
-}
-else {
-var valid13 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data43}];
-return false;
-}
-}
-var valid0 = _errs111 === errors;
+var valid0 = _errs103 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log !== undefined){
-let data54 = data.log;
-const _errs134 = errors;
-if(errors === _errs134){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs136 = errors;
-for(const key11 in data54){
-if(!((key11 === "bodies") || (key11 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data54}];
+if(data.http !== undefined){
+let data46 = data.http;
+const _errs118 = errors;
+if(errors === _errs118){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+const _errs120 = errors;
+for(const key11 in data46){
+if(!(func2.call(schema11.properties.http.properties, key11))){
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data46}];
 return false;
 break;
 }
 }
-if(_errs136 === errors){
-if(data54.bodies !== undefined){
-let data55 = data54.bodies;
-const _errs137 = errors;
-if(typeof data55 !== "boolean"){
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(data55 === "false" || data55 === 0 || data55 === null){
-coerced48 = false;
-}
-else if(data55 === "true" || data55 === 1){
-coerced48 = true;
+if(_errs120 === errors){
+if(data46.body_limit_bytes !== undefined){
+let data47 = data46.body_limit_bytes;
+const _errs121 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType40 = typeof data47;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data47 === null
+              || (dataType40 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced40 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data47}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data47 = coerced40;
+if(data46 !== undefined){
+data46["body_limit_bytes"] = coerced40;
+}
+}
+}
+if(errors === _errs121){
+if(typeof data47 == "number"){
+if(data47 < 1024 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data47}];
+return false;
+}
+}
+}
+var valid14 = _errs121 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.sse_keepalive_ms !== undefined){
+let data48 = data46.sse_keepalive_ms;
+const _errs123 = errors;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType41 = typeof data48;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data48 === null
+              || (dataType41 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced41 = +data48;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data48}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data48 = coerced41;
+if(data46 !== undefined){
+data46["sse_keepalive_ms"] = coerced41;
+}
+}
+}
+if(errors === _errs123){
+if(typeof data48 == "number"){
+if(data48 < 100 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data48}];
+return false;
+}
+}
+}
+var valid14 = _errs123 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.headers_timeout_ms !== undefined){
+let data49 = data46.headers_timeout_ms;
+const _errs125 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+let dataType42 = typeof data49;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data49 === null
+              || (dataType42 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced42 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data49}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data49 = coerced42;
+if(data46 !== undefined){
+data46["headers_timeout_ms"] = coerced42;
+}
+}
+}
+if(errors === _errs125){
+if(typeof data49 == "number"){
+if(data49 < 100 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data49}];
+return false;
+}
+}
+}
+var valid14 = _errs125 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.request_timeout_ms !== undefined){
+let data50 = data46.request_timeout_ms;
+const _errs127 = errors;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+let dataType43 = typeof data50;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data50 === null
+              || (dataType43 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced43 = +data50;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data50}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data50 = coerced43;
+if(data46 !== undefined){
+data46["request_timeout_ms"] = coerced43;
+}
+}
+}
+if(errors === _errs127){
+if(typeof data50 == "number"){
+if(data50 < 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data50}];
+return false;
+}
+}
+}
+var valid14 = _errs127 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.body_idle_timeout_ms !== undefined){
+let data51 = data46.body_idle_timeout_ms;
+const _errs129 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType44 = typeof data51;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data51 === null
+              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced44 = +data51;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data51}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data51 = coerced44;
+if(data46 !== undefined){
+data46["body_idle_timeout_ms"] = coerced44;
+}
+}
+}
+if(errors === _errs129){
+if(typeof data51 == "number"){
+if(data51 < 100 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data51}];
+return false;
+}
+}
+}
+var valid14 = _errs129 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.keep_alive_timeout_ms !== undefined){
+let data52 = data46.keep_alive_timeout_ms;
+const _errs131 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType45 = typeof data52;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data52 === null
+              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced45 = +data52;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data52}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data52 = coerced45;
+if(data46 !== undefined){
+data46["keep_alive_timeout_ms"] = coerced45;
+}
+}
+}
+if(errors === _errs131){
+if(typeof data52 == "number"){
+if(data52 < 0 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data52}];
+return false;
+}
+}
+}
+var valid14 = _errs131 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.max_connections !== undefined){
+let data53 = data46.max_connections;
+const _errs133 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType46 = typeof data53;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data53 === null
+              || (dataType46 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced46 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data53}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data53 = coerced46;
+if(data46 !== undefined){
+data46["max_connections"] = coerced46;
+}
+}
+}
+if(errors === _errs133){
+if(typeof data53 == "number"){
+if(data53 < 0 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data53}];
+return false;
+}
+}
+}
+var valid14 = _errs133 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.listen_backlog !== undefined){
+let data54 = data46.listen_backlog;
+const _errs135 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType47 = typeof data54;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data54 === null
+              || (dataType47 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced47 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data54}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data54 = coerced47;
+if(data46 !== undefined){
+data46["listen_backlog"] = coerced47;
+}
+}
+}
+if(errors === _errs135){
+if(typeof data54 == "number"){
+if(data54 < 1 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data54}];
+return false;
+}
+}
+}
+var valid14 = _errs135 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.max_messages !== undefined){
+let data55 = data46.max_messages;
+const _errs137 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType48 = typeof data55;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data55 === null
+              || (dataType48 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced48 = +data55;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data55}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data55 = coerced48;
-if(data54 !== undefined){
-data54["bodies"] = coerced48;
+if(data46 !== undefined){
+data46["max_messages"] = coerced48;
+}
+}
+}
+if(errors === _errs137){
+if(typeof data55 == "number"){
+if(data55 < 1 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data55}];
+return false;
 }
 }
 }
@@ -2309,158 +2302,40 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data54.format !== undefined){
-let data56 = data54.format;
+if(data46.max_choices !== undefined){
+let data56 = data46.max_choices;
 const _errs139 = errors;
-const _errs140 = errors;
-let valid15 = false;
-const _errs141 = errors;
-if(typeof data56 !== "string"){
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType49 = typeof data56;
 let coerced49 = undefined;
 if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data56;
-}
-else if(data56 === null){
-coerced49 = "";
+if(dataType49 === "boolean" || data56 === null
+              || (dataType49 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced49 = +data56;
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
+return false;
 }
 }
 if(coerced49 !== undefined){
 data56 = coerced49;
-if(data54 !== undefined){
-data54["format"] = coerced49;
+if(data46 !== undefined){
+data46["max_choices"] = coerced49;
 }
 }
 }
-if("auto" !== data56){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs141 === errors;
-valid15 = valid15 || _valid1;
-if(!valid15){
-const _errs143 = errors;
-if(typeof data56 !== "string"){
-let dataType50 = typeof data56;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data56;
-}
-else if(data56 === null){
-coerced50 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced50 !== undefined){
-data56 = coerced50;
-if(data54 !== undefined){
-data54["format"] = coerced50;
-}
-}
-}
-if("json" !== data56){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs143 === errors;
-valid15 = valid15 || _valid1;
-if(!valid15){
-const _errs145 = errors;
-if(typeof data56 !== "string"){
-let dataType51 = typeof data56;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data56;
-}
-else if(data56 === null){
-coerced51 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced51 !== undefined){
-data56 = coerced51;
-if(data54 !== undefined){
-data54["format"] = coerced51;
-}
-}
-}
-if("pretty" !== data56){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs145 === errors;
-valid15 = valid15 || _valid1;
-}
-}
-if(!valid15){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data56};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs139){
+if(typeof data56 == "number"){
+if(data56 > 128 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
 return false;
 }
 else {
-errors = _errs140;
-if(vErrors !== null){
-if(_errs140){
-vErrors.length = _errs140;
+if(data56 < 1 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -2472,154 +2347,278 @@ var valid14 = true;
 }
 }
 }
+}
+}
+}
+}
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data46}];
 return false;
 }
 }
-var valid0 = _errs134 === errors;
+var valid0 = _errs118 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log !== undefined){
+let data57 = data.log;
+const _errs141 = errors;
+if(errors === _errs141){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs143 = errors;
+for(const key12 in data57){
+if(!((key12 === "bodies") || (key12 === "format"))){
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data57}];
+return false;
+break;
+}
+}
+if(_errs143 === errors){
+if(data57.bodies !== undefined){
+let data58 = data57.bodies;
+const _errs144 = errors;
+if(typeof data58 !== "boolean"){
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(data58 === "false" || data58 === 0 || data58 === null){
+coerced50 = false;
+}
+else if(data58 === "true" || data58 === 1){
+coerced50 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data58}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data58 = coerced50;
+if(data57 !== undefined){
+data57["bodies"] = coerced50;
+}
+}
+}
+var valid15 = _errs144 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data57.format !== undefined){
+let data59 = data57.format;
+const _errs146 = errors;
+const _errs147 = errors;
+let valid16 = false;
+const _errs148 = errors;
+if(typeof data59 !== "string"){
+let dataType51 = typeof data59;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data59;
+}
+else if(data59 === null){
+coerced51 = "";
+}
+else {
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data59};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(coerced51 !== undefined){
+data59 = coerced51;
+if(data57 !== undefined){
+data57["format"] = coerced51;
+}
+}
+}
+if("auto" !== data59){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data59};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs148 === errors;
+valid16 = valid16 || _valid1;
+if(!valid16){
+const _errs150 = errors;
+if(typeof data59 !== "string"){
+let dataType52 = typeof data59;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data59;
+}
+else if(data59 === null){
+coerced52 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data59};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced52 !== undefined){
+data59 = coerced52;
+if(data57 !== undefined){
+data57["format"] = coerced52;
+}
+}
+}
+if("json" !== data59){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data59};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs150 === errors;
+valid16 = valid16 || _valid1;
+if(!valid16){
+const _errs152 = errors;
+if(typeof data59 !== "string"){
+let dataType53 = typeof data59;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 == "number" || dataType53 == "boolean"){
+coerced53 = "" + data59;
+}
+else if(data59 === null){
+coerced53 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data59};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced53 !== undefined){
+data59 = coerced53;
+if(data57 !== undefined){
+data57["format"] = coerced53;
+}
+}
+}
+if("pretty" !== data59){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data59};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs152 === errors;
+valid16 = valid16 || _valid1;
+}
+}
+if(!valid16){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data59};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs147;
+if(vErrors !== null){
+if(_errs147){
+vErrors.length = _errs147;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid15 = _errs146 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data57}];
+return false;
+}
+}
+var valid0 = _errs141 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data57 = data.metrics;
-const _errs147 = errors;
-if(errors === _errs147){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-const _errs149 = errors;
-for(const key12 in data57){
-if(!((key12 === "enabled") || (key12 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data57}];
-return false;
-break;
-}
-}
-if(_errs149 === errors){
-if(data57.enabled !== undefined){
-let data58 = data57.enabled;
-const _errs150 = errors;
-if(typeof data58 !== "boolean"){
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(data58 === "false" || data58 === 0 || data58 === null){
-coerced52 = false;
-}
-else if(data58 === "true" || data58 === 1){
-coerced52 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data58}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data58 = coerced52;
-if(data57 !== undefined){
-data57["enabled"] = coerced52;
-}
-}
-}
-var valid16 = _errs150 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data57.listen !== undefined){
-let data59 = data57.listen;
-const _errs152 = errors;
-if(errors === _errs152){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing1;
-if((data59.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
-return false;
-}
-else {
+let data60 = data.metrics;
 const _errs154 = errors;
-for(const key13 in data59){
-if(!((key13 === "host") || (key13 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
+if(errors === _errs154){
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+const _errs156 = errors;
+for(const key13 in data60){
+if(!((key13 === "enabled") || (key13 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data60}];
 return false;
 break;
 }
 }
-if(_errs154 === errors){
-if(data59.host !== undefined){
-let data60 = data59.host;
-const _errs155 = errors;
-if(typeof data60 !== "string"){
-let dataType53 = typeof data60;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data60;
-}
-else if(data60 === null){
-coerced53 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data60 = coerced53;
-if(data59 !== undefined){
-data59["host"] = coerced53;
-}
-}
-}
-if(errors === _errs155){
-if(typeof data60 === "string"){
-if(func3(data60) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
-return false;
-}
-}
-}
-var valid17 = _errs155 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data59.port !== undefined){
-let data61 = data59.port;
+if(_errs156 === errors){
+if(data60.enabled !== undefined){
+let data61 = data60.enabled;
 const _errs157 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType54 = typeof data61;
+if(typeof data61 !== "boolean"){
 let coerced54 = undefined;
 if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data61 === null
-              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced54 = +data61;
+if(data61 === "false" || data61 === 0 || data61 === null){
+coerced54 = false;
+}
+else if(data61 === "true" || data61 === 1){
+coerced54 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data61}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data61 = coerced54;
-if(data59 !== undefined){
-data59["port"] = coerced54;
-}
-}
-}
-if(errors === _errs157){
-if(typeof data61 == "number"){
-if(data61 > 65535 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
-return false;
-}
-else {
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
-return false;
-}
+if(data60 !== undefined){
+data60["enabled"] = coerced54;
 }
 }
 }
@@ -2628,75 +2627,177 @@ var valid17 = _errs157 === errors;
 else {
 var valid17 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
-return false;
-}
-}
-var valid16 = _errs152 === errors;
-}
-else {
-var valid16 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data57}];
-return false;
-}
-}
-var valid0 = _errs147 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.shutdown !== undefined){
-let data62 = data.shutdown;
+if(valid17){
+if(data60.listen !== undefined){
+let data62 = data60.listen;
 const _errs159 = errors;
 if(errors === _errs159){
 if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+let missing1;
+if((data62.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
+return false;
+}
+else {
 const _errs161 = errors;
 for(const key14 in data62){
-if(!(key14 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data62}];
+if(!((key14 === "host") || (key14 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
 return false;
 break;
 }
 }
 if(_errs161 === errors){
-if(data62.grace_ms !== undefined){
-let data63 = data62.grace_ms;
+if(data62.host !== undefined){
+let data63 = data62.host;
 const _errs162 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+if(typeof data63 !== "string"){
 let dataType55 = typeof data63;
 let coerced55 = undefined;
 if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data63 === null
-              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced55 = +data63;
+if(dataType55 == "number" || dataType55 == "boolean"){
+coerced55 = "" + data63;
+}
+else if(data63 === null){
+coerced55 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data63}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data63 = coerced55;
 if(data62 !== undefined){
-data62["grace_ms"] = coerced55;
+data62["host"] = coerced55;
 }
 }
 }
 if(errors === _errs162){
-if(typeof data63 == "number"){
-if(data63 < 0 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+if(typeof data63 === "string"){
+if(func3(data63) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data63}];
+return false;
+}
+}
+}
+var valid18 = _errs162 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data62.port !== undefined){
+let data64 = data62.port;
+const _errs164 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType56 = typeof data64;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data64 === null
+              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced56 = +data64;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
+return false;
+}
+}
+if(coerced56 !== undefined){
+data64 = coerced56;
+if(data62 !== undefined){
+data62["port"] = coerced56;
+}
+}
+}
+if(errors === _errs164){
+if(typeof data64 == "number"){
+if(data64 > 65535 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
+return false;
+}
+else {
+if(data64 < 0 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs164 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
+return false;
+}
+}
+var valid17 = _errs159 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data60}];
+return false;
+}
+}
+var valid0 = _errs154 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.shutdown !== undefined){
+let data65 = data.shutdown;
+const _errs166 = errors;
+if(errors === _errs166){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+const _errs168 = errors;
+for(const key15 in data65){
+if(!(key15 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data65}];
+return false;
+break;
+}
+}
+if(_errs168 === errors){
+if(data65.grace_ms !== undefined){
+let data66 = data65.grace_ms;
+const _errs169 = errors;
+if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
+let dataType57 = typeof data66;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data66 === null
+              || (dataType57 === "string" && data66 && data66 == +data66 && !(data66 % 1))){
+coerced57 = +data66;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data66}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data66 = coerced57;
+if(data65 !== undefined){
+data65["grace_ms"] = coerced57;
+}
+}
+}
+if(errors === _errs169){
+if(typeof data66 == "number"){
+if(data66 < 0 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data66}];
 return false;
 }
 }
@@ -2705,111 +2806,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data65}];
 return false;
 }
 }
-var valid0 = _errs159 === errors;
+var valid0 = _errs166 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data64 = data.nodes;
-const _errs164 = errors;
-if(errors === _errs164){
-if(Array.isArray(data64)){
-if(data64.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data64}];
+let data67 = data.nodes;
+const _errs171 = errors;
+if(errors === _errs171){
+if(Array.isArray(data67)){
+if(data67.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data67}];
 return false;
 }
 else {
-var valid19 = true;
-const len2 = data64.length;
+var valid20 = true;
+const len2 = data67.length;
 for(let i2=0; i2<len2; i2++){
-let data65 = data64[i2];
-const _errs166 = errors;
-if(errors === _errs166){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data68 = data67[i2];
+const _errs173 = errors;
+if(errors === _errs173){
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
 let missing2;
-if(((data65.id === undefined) && (missing2 = "id")) || ((data65.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data65}];
+if(((data68.id === undefined) && (missing2 = "id")) || ((data68.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data68}];
 return false;
 }
 else {
-const _errs168 = errors;
-for(const key15 in data65){
-if(!(func2.call(schema11.properties.nodes.items.properties, key15))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data65}];
+const _errs175 = errors;
+for(const key16 in data68){
+if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data68}];
 return false;
 break;
 }
 }
-if(_errs168 === errors){
-if(data65.id !== undefined){
-let data66 = data65.id;
-const _errs169 = errors;
-if(typeof data66 !== "string"){
-let dataType56 = typeof data66;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data66;
+if(_errs175 === errors){
+if(data68.id !== undefined){
+let data69 = data68.id;
+const _errs176 = errors;
+if(typeof data69 !== "string"){
+let dataType58 = typeof data69;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data69;
 }
-else if(data66 === null){
-coerced56 = "";
+else if(data69 === null){
+coerced58 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
 return false;
 }
 }
-if(coerced56 !== undefined){
-data66 = coerced56;
-if(data65 !== undefined){
-data65["id"] = coerced56;
+if(coerced58 !== undefined){
+data69 = coerced58;
+if(data68 !== undefined){
+data68["id"] = coerced58;
 }
 }
 }
-if(errors === _errs169){
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+if(errors === _errs176){
+if(typeof data69 === "string"){
+if(func3(data69) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
 return false;
 }
 else {
-if(!pattern3.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+if(!pattern3.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs169 === errors;
+var valid21 = _errs176 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
-if(data65.provider !== undefined){
-let data67 = data65.provider;
-const _errs171 = errors;
-const _errs172 = errors;
-let valid21 = false;
-const _errs173 = errors;
-if(typeof data67 !== "string"){
-let dataType57 = typeof data67;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data67;
+if(valid21){
+if(data68.provider !== undefined){
+let data70 = data68.provider;
+const _errs178 = errors;
+const _errs179 = errors;
+let valid22 = false;
+const _errs180 = errors;
+if(typeof data70 !== "string"){
+let dataType59 = typeof data70;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data70;
 }
-else if(data67 === null){
-coerced57 = "";
+else if(data70 === null){
+coerced59 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data70};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2819,15 +2920,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced57 !== undefined){
-data67 = coerced57;
-if(data65 !== undefined){
-data65["provider"] = coerced57;
+if(coerced59 !== undefined){
+data70 = coerced59;
+if(data68 !== undefined){
+data68["provider"] = coerced59;
 }
 }
 }
-if("openai" !== data67){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+if("openai" !== data70){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data70};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2836,22 +2937,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs173 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs175 = errors;
-if(typeof data67 !== "string"){
-let dataType58 = typeof data67;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data67;
+var _valid2 = _errs180 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs182 = errors;
+if(typeof data70 !== "string"){
+let dataType60 = typeof data70;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data70;
 }
-else if(data67 === null){
-coerced58 = "";
+else if(data70 === null){
+coerced60 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data70};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2861,15 +2962,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced58 !== undefined){
-data67 = coerced58;
-if(data65 !== undefined){
-data65["provider"] = coerced58;
+if(coerced60 !== undefined){
+data70 = coerced60;
+if(data68 !== undefined){
+data68["provider"] = coerced60;
 }
 }
 }
-if("anthropic" !== data67){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+if("anthropic" !== data70){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data70};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2878,22 +2979,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs175 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs177 = errors;
-if(typeof data67 !== "string"){
-let dataType59 = typeof data67;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data67;
+var _valid2 = _errs182 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs184 = errors;
+if(typeof data70 !== "string"){
+let dataType61 = typeof data70;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data70;
 }
-else if(data67 === null){
-coerced59 = "";
+else if(data70 === null){
+coerced61 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data70};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2903,15 +3004,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced59 !== undefined){
-data67 = coerced59;
-if(data65 !== undefined){
-data65["provider"] = coerced59;
+if(coerced61 !== undefined){
+data70 = coerced61;
+if(data68 !== undefined){
+data68["provider"] = coerced61;
 }
 }
 }
-if("gemini" !== data67){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+if("gemini" !== data70){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data70};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2920,22 +3021,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs177 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs179 = errors;
-if(typeof data67 !== "string"){
-let dataType60 = typeof data67;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data67;
+var _valid2 = _errs184 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs186 = errors;
+if(typeof data70 !== "string"){
+let dataType62 = typeof data70;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data70;
 }
-else if(data67 === null){
-coerced60 = "";
+else if(data70 === null){
+coerced62 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data70};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2945,15 +3046,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced60 !== undefined){
-data67 = coerced60;
-if(data65 !== undefined){
-data65["provider"] = coerced60;
+if(coerced62 !== undefined){
+data70 = coerced62;
+if(data68 !== undefined){
+data68["provider"] = coerced62;
 }
 }
 }
-if("simulated" !== data67){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+if("simulated" !== data70){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data70};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2962,13 +3063,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs179 === errors;
-valid21 = valid21 || _valid2;
+var _valid2 = _errs186 === errors;
+valid22 = valid22 || _valid2;
 }
 }
 }
-if(!valid21){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data67};
+if(!valid22){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data70};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2980,182 +3081,94 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs172;
+errors = _errs179;
 if(vErrors !== null){
-if(_errs172){
-vErrors.length = _errs172;
+if(_errs179){
+vErrors.length = _errs179;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid20 = _errs171 === errors;
+var valid21 = _errs178 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
-if(data65.base_url !== undefined){
-let data68 = data65.base_url;
-const _errs181 = errors;
-if(typeof data68 !== "string"){
-let dataType61 = typeof data68;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data68;
-}
-else if(data68 === null){
-coerced61 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
-return false;
-}
-}
-if(coerced61 !== undefined){
-data68 = coerced61;
-if(data65 !== undefined){
-data65["base_url"] = coerced61;
-}
-}
-}
-if(errors === _errs181){
-if(typeof data68 === "string"){
-if(!pattern4.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
-return false;
-}
-}
-}
-var valid20 = _errs181 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.api_key !== undefined){
-let data69 = data65.api_key;
-const _errs183 = errors;
-if(typeof data69 !== "string"){
-let dataType62 = typeof data69;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data69;
-}
-else if(data69 === null){
-coerced62 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data69}];
-return false;
-}
-}
-if(coerced62 !== undefined){
-data69 = coerced62;
-if(data65 !== undefined){
-data65["api_key"] = coerced62;
-}
-}
-}
-var valid20 = _errs183 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.max_concurrency !== undefined){
-let data70 = data65.max_concurrency;
-const _errs185 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
-let dataType63 = typeof data70;
+if(valid21){
+if(data68.base_url !== undefined){
+let data71 = data68.base_url;
+const _errs188 = errors;
+if(typeof data71 !== "string"){
+let dataType63 = typeof data71;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data70 === null
-              || (dataType63 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced63 = +data70;
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data71;
+}
+else if(data71 === null){
+coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data71}];
 return false;
 }
 }
 if(coerced63 !== undefined){
-data70 = coerced63;
-if(data65 !== undefined){
-data65["max_concurrency"] = coerced63;
+data71 = coerced63;
+if(data68 !== undefined){
+data68["base_url"] = coerced63;
 }
 }
 }
-if(errors === _errs185){
-if(typeof data70 == "number"){
-if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
+if(errors === _errs188){
+if(typeof data71 === "string"){
+if(!pattern4.test(data71)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data71}];
 return false;
 }
 }
 }
-var valid20 = _errs185 === errors;
+var valid21 = _errs188 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
-if(data65.weight !== undefined){
-let data71 = data65.weight;
-const _errs187 = errors;
-if(!(typeof data71 == "number")){
-let dataType64 = typeof data71;
+if(valid21){
+if(data68.api_key !== undefined){
+let data72 = data68.api_key;
+const _errs190 = errors;
+if(typeof data72 !== "string"){
+let dataType64 = typeof data72;
 let coerced64 = undefined;
 if(!(coerced64 !== undefined)){
-if(dataType64 == "boolean" || data71 === null
-              || (dataType64 == "string" && data71 && data71 == +data71)){
-coerced64 = +data71;
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data72;
+}
+else if(data72 === null){
+coerced64 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data72}];
 return false;
 }
 }
 if(coerced64 !== undefined){
-data71 = coerced64;
-if(data65 !== undefined){
-data65["weight"] = coerced64;
+data72 = coerced64;
+if(data68 !== undefined){
+data68["api_key"] = coerced64;
 }
 }
 }
-if(errors === _errs187){
-if(typeof data71 == "number"){
-if(data71 <= 0 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
-return false;
-}
-}
-}
-var valid20 = _errs187 === errors;
+var valid21 = _errs190 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
-if(data65.timeouts !== undefined){
-let data72 = data65.timeouts;
-const _errs189 = errors;
-if(errors === _errs189){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-const _errs191 = errors;
-for(const key16 in data72){
-if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
-return false;
-break;
-}
-}
-if(_errs191 === errors){
-if(data72.connect_ms !== undefined){
-let data73 = data72.connect_ms;
+if(valid21){
+if(data68.max_concurrency !== undefined){
+let data73 = data68.max_concurrency;
 const _errs192 = errors;
 if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
 let dataType65 = typeof data73;
@@ -3166,175 +3179,364 @@ if(dataType65 === "boolean" || data73 === null
 coerced65 = +data73;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data73}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data73 = coerced65;
-if(data72 !== undefined){
-data72["connect_ms"] = coerced65;
+if(data68 !== undefined){
+data68["max_concurrency"] = coerced65;
 }
 }
 }
 if(errors === _errs192){
 if(typeof data73 == "number"){
 if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data73}];
 return false;
 }
 }
 }
-var valid22 = _errs192 === errors;
+var valid21 = _errs192 === errors;
 }
 else {
-var valid22 = true;
+var valid21 = true;
 }
-if(valid22){
-if(data72.first_byte_ms !== undefined){
-let data74 = data72.first_byte_ms;
+if(valid21){
+if(data68.weight !== undefined){
+let data74 = data68.weight;
 const _errs194 = errors;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+if(!(typeof data74 == "number")){
 let dataType66 = typeof data74;
 let coerced66 = undefined;
 if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data74 === null
-              || (dataType66 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+if(dataType66 == "boolean" || data74 === null
+              || (dataType66 == "string" && data74 && data74 == +data74)){
 coerced66 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data74}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data74 = coerced66;
-if(data72 !== undefined){
-data72["first_byte_ms"] = coerced66;
+if(data68 !== undefined){
+data68["weight"] = coerced66;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data74 == "number"){
-if(data74 < 1 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
+if(data74 <= 0 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data74}];
 return false;
 }
 }
 }
-var valid22 = _errs194 === errors;
+var valid21 = _errs194 === errors;
 }
 else {
-var valid22 = true;
+var valid21 = true;
 }
-if(valid22){
-if(data72.idle_ms !== undefined){
-let data75 = data72.idle_ms;
+if(valid21){
+if(data68.timeouts !== undefined){
+let data75 = data68.timeouts;
 const _errs196 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-let dataType67 = typeof data75;
+if(errors === _errs196){
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+const _errs198 = errors;
+for(const key17 in data75){
+if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data75}];
+return false;
+break;
+}
+}
+if(_errs198 === errors){
+if(data75.connect_ms !== undefined){
+let data76 = data75.connect_ms;
+const _errs199 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType67 = typeof data76;
 let coerced67 = undefined;
 if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data75 === null
-              || (dataType67 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced67 = +data75;
+if(dataType67 === "boolean" || data76 === null
+              || (dataType67 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced67 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data76}];
 return false;
 }
 }
 if(coerced67 !== undefined){
-data75 = coerced67;
-if(data72 !== undefined){
-data72["idle_ms"] = coerced67;
+data76 = coerced67;
+if(data75 !== undefined){
+data75["connect_ms"] = coerced67;
 }
 }
 }
-if(errors === _errs196){
-if(typeof data75 == "number"){
-if(data75 < 1 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
+if(errors === _errs199){
+if(typeof data76 == "number"){
+if(data76 < 1 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data76}];
 return false;
 }
 }
 }
-var valid22 = _errs196 === errors;
+var valid23 = _errs199 === errors;
 }
 else {
-var valid22 = true;
+var valid23 = true;
 }
-if(valid22){
-if(data72.total_ms !== undefined){
-let data76 = data72.total_ms;
-const _errs198 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType68 = typeof data76;
+if(valid23){
+if(data75.first_byte_ms !== undefined){
+let data77 = data75.first_byte_ms;
+const _errs201 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType68 = typeof data77;
 let coerced68 = undefined;
 if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data76 === null
-              || (dataType68 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced68 = +data76;
+if(dataType68 === "boolean" || data77 === null
+              || (dataType68 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced68 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data77}];
 return false;
 }
 }
 if(coerced68 !== undefined){
-data76 = coerced68;
-if(data72 !== undefined){
-data72["total_ms"] = coerced68;
+data77 = coerced68;
+if(data75 !== undefined){
+data75["first_byte_ms"] = coerced68;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data76 == "number"){
-if(data76 < 1 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+if(errors === _errs201){
+if(typeof data77 == "number"){
+if(data77 < 1 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data77}];
 return false;
 }
 }
 }
-var valid22 = _errs198 === errors;
+var valid23 = _errs201 === errors;
 }
 else {
-var valid22 = true;
+var valid23 = true;
 }
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
-return false;
-}
-}
-var valid20 = _errs189 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.reasoning_param !== undefined){
-let data77 = data65.reasoning_param;
-const _errs200 = errors;
-const _errs201 = errors;
-let valid23 = false;
-const _errs202 = errors;
-if(typeof data77 !== "string"){
-let dataType69 = typeof data77;
+if(valid23){
+if(data75.idle_ms !== undefined){
+let data78 = data75.idle_ms;
+const _errs203 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType69 = typeof data78;
 let coerced69 = undefined;
 if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data77;
-}
-else if(data77 === null){
-coerced69 = "";
+if(dataType69 === "boolean" || data78 === null
+              || (dataType69 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced69 = +data78;
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data78}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data78 = coerced69;
+if(data75 !== undefined){
+data75["idle_ms"] = coerced69;
+}
+}
+}
+if(errors === _errs203){
+if(typeof data78 == "number"){
+if(data78 < 1 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data78}];
+return false;
+}
+}
+}
+var valid23 = _errs203 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data75.total_ms !== undefined){
+let data79 = data75.total_ms;
+const _errs205 = errors;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+let dataType70 = typeof data79;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data79 === null
+              || (dataType70 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced70 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data79}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data79 = coerced70;
+if(data75 !== undefined){
+data75["total_ms"] = coerced70;
+}
+}
+}
+if(errors === _errs205){
+if(typeof data79 == "number"){
+if(data79 < 1 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data79}];
+return false;
+}
+}
+}
+var valid23 = _errs205 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data75}];
+return false;
+}
+}
+var valid21 = _errs196 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data68.replies !== undefined){
+let data80 = data68.replies;
+const _errs207 = errors;
+if(errors === _errs207){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+const _errs209 = errors;
+for(const key18 in data80){
+if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data80}];
+return false;
+break;
+}
+}
+if(_errs209 === errors){
+if(data80.max_json_bytes !== undefined){
+let data81 = data80.max_json_bytes;
+const _errs210 = errors;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+let dataType71 = typeof data81;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data81 === null
+              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced71 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data81}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data81 = coerced71;
+if(data80 !== undefined){
+data80["max_json_bytes"] = coerced71;
+}
+}
+}
+if(errors === _errs210){
+if(typeof data81 == "number"){
+if(data81 < 1024 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data81}];
+return false;
+}
+}
+}
+var valid24 = _errs210 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data80.max_event_bytes !== undefined){
+let data82 = data80.max_event_bytes;
+const _errs212 = errors;
+if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
+let dataType72 = typeof data82;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data82 === null
+              || (dataType72 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced72 = +data82;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data82}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data82 = coerced72;
+if(data80 !== undefined){
+data80["max_event_bytes"] = coerced72;
+}
+}
+}
+if(errors === _errs212){
+if(typeof data82 == "number"){
+if(data82 < 1024 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data82}];
+return false;
+}
+}
+}
+var valid24 = _errs212 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data80}];
+return false;
+}
+}
+var valid21 = _errs207 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data68.reasoning_param !== undefined){
+let data83 = data68.reasoning_param;
+const _errs214 = errors;
+const _errs215 = errors;
+let valid25 = false;
+const _errs216 = errors;
+if(typeof data83 !== "string"){
+let dataType73 = typeof data83;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data83;
+}
+else if(data83 === null){
+coerced73 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data83};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3344,15 +3546,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced69 !== undefined){
-data77 = coerced69;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced69;
+if(coerced73 !== undefined){
+data83 = coerced73;
+if(data68 !== undefined){
+data68["reasoning_param"] = coerced73;
 }
 }
 }
-if("reasoning_effort" !== data77){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
+if("reasoning_effort" !== data83){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data83};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3361,22 +3563,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs202 === errors;
-valid23 = valid23 || _valid3;
-if(!valid23){
-const _errs204 = errors;
-if(typeof data77 !== "string"){
-let dataType70 = typeof data77;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data77;
+var _valid3 = _errs216 === errors;
+valid25 = valid25 || _valid3;
+if(!valid25){
+const _errs218 = errors;
+if(typeof data83 !== "string"){
+let dataType74 = typeof data83;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data83;
 }
-else if(data77 === null){
-coerced70 = "";
+else if(data83 === null){
+coerced74 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data83};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3386,15 +3588,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data77 = coerced70;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced70;
+if(coerced74 !== undefined){
+data83 = coerced74;
+if(data68 !== undefined){
+data68["reasoning_param"] = coerced74;
 }
 }
 }
-if("reasoning" !== data77){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
+if("reasoning" !== data83){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data83};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3403,11 +3605,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs204 === errors;
-valid23 = valid23 || _valid3;
+var _valid3 = _errs218 === errors;
+valid25 = valid25 || _valid3;
 }
-if(!valid23){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data77};
+if(!valid25){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data83};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3419,128 +3621,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs201;
+errors = _errs215;
 if(vErrors !== null){
-if(_errs201){
-vErrors.length = _errs201;
+if(_errs215){
+vErrors.length = _errs215;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid20 = _errs200 === errors;
+var valid21 = _errs214 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
-if(data65.simulated !== undefined){
-let data78 = data65.simulated;
-const _errs206 = errors;
-if(errors === _errs206){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-const _errs208 = errors;
-for(const key17 in data78){
-if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+if(valid21){
+if(data68.simulated !== undefined){
+let data84 = data68.simulated;
+const _errs220 = errors;
+if(errors === _errs220){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+const _errs222 = errors;
+for(const key19 in data84){
+if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data84}];
 return false;
 break;
 }
 }
-if(_errs208 === errors){
-if(data78.first_byte_ms !== undefined){
-let data79 = data78.first_byte_ms;
-const _errs209 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType71 = typeof data79;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data79 === null
-              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced71 = +data79;
+if(_errs222 === errors){
+if(data84.first_byte_ms !== undefined){
+let data85 = data84.first_byte_ms;
+const _errs223 = errors;
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+let dataType75 = typeof data85;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data85 === null
+              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
+coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data85}];
 return false;
 }
 }
-if(coerced71 !== undefined){
-data79 = coerced71;
-if(data78 !== undefined){
-data78["first_byte_ms"] = coerced71;
+if(coerced75 !== undefined){
+data85 = coerced75;
+if(data84 !== undefined){
+data84["first_byte_ms"] = coerced75;
 }
 }
 }
-if(errors === _errs209){
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
-return false;
-}
-}
-}
-var valid24 = _errs209 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.tokens_per_second !== undefined){
-let data80 = data78.tokens_per_second;
-const _errs211 = errors;
-if(!(typeof data80 == "number")){
-let dataType72 = typeof data80;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
-coerced72 = +data80;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data80 = coerced72;
-if(data78 !== undefined){
-data78["tokens_per_second"] = coerced72;
-}
-}
-}
-if(errors === _errs211){
-if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+if(errors === _errs223){
+if(typeof data85 == "number"){
+if(data85 < 0 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data85}];
 return false;
 }
 }
 }
-var valid24 = _errs211 === errors;
+var valid26 = _errs223 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
-if(valid24){
-if(data78.reasoning_field !== undefined){
-let data81 = data78.reasoning_field;
-const _errs213 = errors;
-const _errs214 = errors;
-let valid25 = false;
-const _errs215 = errors;
-if(typeof data81 !== "string"){
-let dataType73 = typeof data81;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data81;
-}
-else if(data81 === null){
-coerced73 = "";
+if(valid26){
+if(data84.tokens_per_second !== undefined){
+let data86 = data84.tokens_per_second;
+const _errs225 = errors;
+if(!(typeof data86 == "number")){
+let dataType76 = typeof data86;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "boolean" || data86 === null
+              || (dataType76 == "string" && data86 && data86 == +data86)){
+coerced76 = +data86;
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data86}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data86 = coerced76;
+if(data84 !== undefined){
+data84["tokens_per_second"] = coerced76;
+}
+}
+}
+if(errors === _errs225){
+if(typeof data86 == "number"){
+if(data86 < 0 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data86}];
+return false;
+}
+}
+}
+var valid26 = _errs225 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data84.reasoning_field !== undefined){
+let data87 = data84.reasoning_field;
+const _errs227 = errors;
+const _errs228 = errors;
+let valid27 = false;
+const _errs229 = errors;
+if(typeof data87 !== "string"){
+let dataType77 = typeof data87;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data87;
+}
+else if(data87 === null){
+coerced77 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data87};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3550,15 +3752,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data81 = coerced73;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced73;
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data84 !== undefined){
+data84["reasoning_field"] = coerced77;
 }
 }
 }
-if("reasoning_content" !== data81){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+if("reasoning_content" !== data87){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data87};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3567,22 +3769,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs215 === errors;
-valid25 = valid25 || _valid4;
-if(!valid25){
-const _errs217 = errors;
-if(typeof data81 !== "string"){
-let dataType74 = typeof data81;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data81;
+var _valid4 = _errs229 === errors;
+valid27 = valid27 || _valid4;
+if(!valid27){
+const _errs231 = errors;
+if(typeof data87 !== "string"){
+let dataType78 = typeof data87;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data87;
 }
-else if(data81 === null){
-coerced74 = "";
+else if(data87 === null){
+coerced78 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data87};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3592,15 +3794,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data81 = coerced74;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced74;
+if(coerced78 !== undefined){
+data87 = coerced78;
+if(data84 !== undefined){
+data84["reasoning_field"] = coerced78;
 }
 }
 }
-if("reasoning" !== data81){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+if("reasoning" !== data87){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data87};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3609,11 +3811,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs217 === errors;
-valid25 = valid25 || _valid4;
+var _valid4 = _errs231 === errors;
+valid27 = valid27 || _valid4;
 }
-if(!valid25){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data81};
+if(!valid27){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data87};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3625,83 +3827,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs214;
+errors = _errs228;
 if(vErrors !== null){
-if(_errs214){
-vErrors.length = _errs214;
+if(_errs228){
+vErrors.length = _errs228;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs213 === errors;
+var valid26 = _errs227 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
-if(valid24){
-if(data78.port !== undefined){
-let data82 = data78.port;
-const _errs219 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
-let dataType75 = typeof data82;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data82 === null
-              || (dataType75 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced75 = +data82;
+if(valid26){
+if(data84.port !== undefined){
+let data88 = data84.port;
+const _errs233 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType79 = typeof data88;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data88 === null
+              || (dataType79 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced79 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
 return false;
 }
 }
-if(coerced75 !== undefined){
-data82 = coerced75;
-if(data78 !== undefined){
-data78["port"] = coerced75;
+if(coerced79 !== undefined){
+data88 = coerced79;
+if(data84 !== undefined){
+data84["port"] = coerced79;
 }
 }
 }
-if(errors === _errs219){
-if(typeof data82 == "number"){
-if(data82 > 65535 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+if(errors === _errs233){
+if(typeof data88 == "number"){
+if(data88 > 65535 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
 return false;
 }
 else {
-if(data82 < 0 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+if(data88 < 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
 return false;
 }
 }
 }
 }
-var valid24 = _errs219 === errors;
+var valid26 = _errs233 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
-if(valid24){
-if(data78.protocol !== undefined){
-let data83 = data78.protocol;
-const _errs221 = errors;
-const _errs222 = errors;
-let valid26 = false;
-const _errs223 = errors;
-if(typeof data83 !== "string"){
-let dataType76 = typeof data83;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data83;
+if(valid26){
+if(data84.protocol !== undefined){
+let data89 = data84.protocol;
+const _errs235 = errors;
+const _errs236 = errors;
+let valid28 = false;
+const _errs237 = errors;
+if(typeof data89 !== "string"){
+let dataType80 = typeof data89;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data89;
 }
-else if(data83 === null){
-coerced76 = "";
+else if(data89 === null){
+coerced80 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3711,15 +3913,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced76 !== undefined){
-data83 = coerced76;
-if(data78 !== undefined){
-data78["protocol"] = coerced76;
+if(coerced80 !== undefined){
+data89 = coerced80;
+if(data84 !== undefined){
+data84["protocol"] = coerced80;
 }
 }
 }
-if("openai" !== data83){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+if("openai" !== data89){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3728,22 +3930,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs223 === errors;
-valid26 = valid26 || _valid5;
-if(!valid26){
-const _errs225 = errors;
-if(typeof data83 !== "string"){
-let dataType77 = typeof data83;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data83;
+var _valid5 = _errs237 === errors;
+valid28 = valid28 || _valid5;
+if(!valid28){
+const _errs239 = errors;
+if(typeof data89 !== "string"){
+let dataType81 = typeof data89;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data89;
 }
-else if(data83 === null){
-coerced77 = "";
+else if(data89 === null){
+coerced81 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data89};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3753,15 +3955,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data83 = coerced77;
-if(data78 !== undefined){
-data78["protocol"] = coerced77;
+if(coerced81 !== undefined){
+data89 = coerced81;
+if(data84 !== undefined){
+data84["protocol"] = coerced81;
 }
 }
 }
-if("anthropic" !== data83){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+if("anthropic" !== data89){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data89};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3770,22 +3972,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs225 === errors;
-valid26 = valid26 || _valid5;
-if(!valid26){
-const _errs227 = errors;
-if(typeof data83 !== "string"){
-let dataType78 = typeof data83;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data83;
+var _valid5 = _errs239 === errors;
+valid28 = valid28 || _valid5;
+if(!valid28){
+const _errs241 = errors;
+if(typeof data89 !== "string"){
+let dataType82 = typeof data89;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data89;
 }
-else if(data83 === null){
-coerced78 = "";
+else if(data89 === null){
+coerced82 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data89};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3795,15 +3997,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data83 = coerced78;
-if(data78 !== undefined){
-data78["protocol"] = coerced78;
+if(coerced82 !== undefined){
+data89 = coerced82;
+if(data84 !== undefined){
+data84["protocol"] = coerced82;
 }
 }
 }
-if("gemini" !== data83){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+if("gemini" !== data89){
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data89};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3812,12 +4014,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs227 === errors;
-valid26 = valid26 || _valid5;
+var _valid5 = _errs241 === errors;
+valid28 = valid28 || _valid5;
 }
 }
-if(!valid26){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data83};
+if(!valid28){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data89};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3829,20 +4031,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs222;
+errors = _errs236;
 if(vErrors !== null){
-if(_errs222){
-vErrors.length = _errs222;
+if(_errs236){
+vErrors.length = _errs236;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs221 === errors;
+var valid26 = _errs235 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
 }
 }
@@ -3851,14 +4053,15 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data84}];
 return false;
 }
 }
-var valid20 = _errs206 === errors;
+var valid21 = _errs220 === errors;
 }
 else {
-var valid20 = true;
+var valid21 = true;
+}
 }
 }
 }
@@ -3872,287 +4075,287 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data68}];
 return false;
 }
 }
-var valid19 = _errs166 === errors;
-if(!valid19){
+var valid20 = _errs173 === errors;
+if(!valid20){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data67}];
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs171 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data84 = data.models;
-const _errs229 = errors;
-if(errors === _errs229){
-if(Array.isArray(data84)){
-if(data84.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data84}];
+let data90 = data.models;
+const _errs243 = errors;
+if(errors === _errs243){
+if(Array.isArray(data90)){
+if(data90.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data90}];
 return false;
 }
 else {
-var valid27 = true;
-const len3 = data84.length;
+var valid29 = true;
+const len3 = data90.length;
 for(let i3=0; i3<len3; i3++){
-let data85 = data84[i3];
-const _errs231 = errors;
-if(errors === _errs231){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data91 = data90[i3];
+const _errs245 = errors;
+if(errors === _errs245){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 let missing3;
-if(((data85.id === undefined) && (missing3 = "id")) || ((data85.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data85}];
+if(((data91.id === undefined) && (missing3 = "id")) || ((data91.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data91}];
 return false;
 }
 else {
-const _errs233 = errors;
-for(const key18 in data85){
-if(!((((((((key18 === "id") || (key18 === "owned_by")) || (key18 === "context_length")) || (key18 === "max_output_tokens")) || (key18 === "default_max_tokens")) || (key18 === "reasoning")) || (key18 === "pricing")) || (key18 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data85}];
+const _errs247 = errors;
+for(const key20 in data91){
+if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data91}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data85.id !== undefined){
-let data86 = data85.id;
-const _errs234 = errors;
-if(typeof data86 !== "string"){
-let dataType79 = typeof data86;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data86;
-}
-else if(data86 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data86 = coerced79;
-if(data85 !== undefined){
-data85["id"] = coerced79;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-}
-var valid28 = _errs234 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.owned_by !== undefined){
-let data87 = data85.owned_by;
-const _errs236 = errors;
-if(typeof data87 !== "string"){
-let dataType80 = typeof data87;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data87;
-}
-else if(data87 === null){
-coerced80 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data87 = coerced80;
-if(data85 !== undefined){
-data85["owned_by"] = coerced80;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data87 === "string"){
-if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-}
-var valid28 = _errs236 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.context_length !== undefined){
-let data88 = data85.context_length;
-const _errs238 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType81 = typeof data88;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data88 === null
-              || (dataType81 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced81 = +data88;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
-return false;
-}
-}
-if(coerced81 !== undefined){
-data88 = coerced81;
-if(data85 !== undefined){
-data85["context_length"] = coerced81;
-}
-}
-}
-if(errors === _errs238){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
-return false;
-}
-}
-}
-var valid28 = _errs238 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.max_output_tokens !== undefined){
-let data89 = data85.max_output_tokens;
-const _errs240 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType82 = typeof data89;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data89 === null
-              || (dataType82 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced82 = +data89;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data89 = coerced82;
-if(data85 !== undefined){
-data85["max_output_tokens"] = coerced82;
-}
-}
-}
-if(errors === _errs240){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
-return false;
-}
-}
-}
-var valid28 = _errs240 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.default_max_tokens !== undefined){
-let data90 = data85.default_max_tokens;
-const _errs242 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType83 = typeof data90;
+if(_errs247 === errors){
+if(data91.id !== undefined){
+let data92 = data91.id;
+const _errs248 = errors;
+if(typeof data92 !== "string"){
+let dataType83 = typeof data92;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data90 === null
-              || (dataType83 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced83 = +data90;
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data92;
+}
+else if(data92 === null){
+coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data92}];
 return false;
 }
 }
 if(coerced83 !== undefined){
-data90 = coerced83;
-if(data85 !== undefined){
-data85["default_max_tokens"] = coerced83;
+data92 = coerced83;
+if(data91 !== undefined){
+data91["id"] = coerced83;
 }
 }
 }
-if(errors === _errs242){
-if(typeof data90 == "number"){
-if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+if(errors === _errs248){
+if(typeof data92 === "string"){
+if(func3(data92) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data92}];
 return false;
 }
 }
 }
-var valid28 = _errs242 === errors;
+var valid30 = _errs248 === errors;
 }
 else {
-var valid28 = true;
+var valid30 = true;
 }
-if(valid28){
-if(data85.reasoning !== undefined){
-let data91 = data85.reasoning;
-const _errs244 = errors;
-if(errors === _errs244){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(valid30){
+if(data91.owned_by !== undefined){
+let data93 = data91.owned_by;
+const _errs250 = errors;
+if(typeof data93 !== "string"){
+let dataType84 = typeof data93;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data93;
+}
+else if(data93 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data93}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data93 = coerced84;
+if(data91 !== undefined){
+data91["owned_by"] = coerced84;
+}
+}
+}
+if(errors === _errs250){
+if(typeof data93 === "string"){
+if(func3(data93) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data93}];
+return false;
+}
+}
+}
+var valid30 = _errs250 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data91.context_length !== undefined){
+let data94 = data91.context_length;
+const _errs252 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType85 = typeof data94;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data94 === null
+              || (dataType85 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced85 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data94}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data94 = coerced85;
+if(data91 !== undefined){
+data91["context_length"] = coerced85;
+}
+}
+}
+if(errors === _errs252){
+if(typeof data94 == "number"){
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data94}];
+return false;
+}
+}
+}
+var valid30 = _errs252 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data91.max_output_tokens !== undefined){
+let data95 = data91.max_output_tokens;
+const _errs254 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType86 = typeof data95;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 === "boolean" || data95 === null
+              || (dataType86 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced86 = +data95;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data95}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data95 = coerced86;
+if(data91 !== undefined){
+data91["max_output_tokens"] = coerced86;
+}
+}
+}
+if(errors === _errs254){
+if(typeof data95 == "number"){
+if(data95 < 1 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data95}];
+return false;
+}
+}
+}
+var valid30 = _errs254 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data91.default_max_tokens !== undefined){
+let data96 = data91.default_max_tokens;
+const _errs256 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType87 = typeof data96;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data96 === null
+              || (dataType87 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced87 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data96}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data96 = coerced87;
+if(data91 !== undefined){
+data91["default_max_tokens"] = coerced87;
+}
+}
+}
+if(errors === _errs256){
+if(typeof data96 == "number"){
+if(data96 < 1 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data96}];
+return false;
+}
+}
+}
+var valid30 = _errs256 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data91.reasoning !== undefined){
+let data97 = data91.reasoning;
+const _errs258 = errors;
+if(errors === _errs258){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
 let missing4;
-if((data91.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+if((data97.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
 return false;
 }
 else {
-const _errs246 = errors;
-for(const key19 in data91){
-if(!((((key19 === "default_effort") || (key19 === "style")) || (key19 === "budgets")) || (key19 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+const _errs260 = errors;
+for(const key21 in data97){
+if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data91.default_effort !== undefined){
-let data92 = data91.default_effort;
-const _errs247 = errors;
-const _errs248 = errors;
-let valid30 = false;
-const _errs249 = errors;
-if(typeof data92 !== "string"){
-let dataType84 = typeof data92;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data92;
+if(_errs260 === errors){
+if(data97.default_effort !== undefined){
+let data98 = data97.default_effort;
+const _errs261 = errors;
+const _errs262 = errors;
+let valid32 = false;
+const _errs263 = errors;
+if(typeof data98 !== "string"){
+let dataType88 = typeof data98;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data98;
 }
-else if(data92 === null){
-coerced84 = "";
+else if(data98 === null){
+coerced88 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4162,15 +4365,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data92 = coerced84;
-if(data91 !== undefined){
-data91["default_effort"] = coerced84;
+if(coerced88 !== undefined){
+data98 = coerced88;
+if(data97 !== undefined){
+data97["default_effort"] = coerced88;
 }
 }
 }
-if("low" !== data92){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+if("low" !== data98){
+const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4179,22 +4382,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs249 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs251 = errors;
-if(typeof data92 !== "string"){
-let dataType85 = typeof data92;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data92;
+var _valid6 = _errs263 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
+const _errs265 = errors;
+if(typeof data98 !== "string"){
+let dataType89 = typeof data98;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data98;
 }
-else if(data92 === null){
-coerced85 = "";
+else if(data98 === null){
+coerced89 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4204,15 +4407,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data92 = coerced85;
-if(data91 !== undefined){
-data91["default_effort"] = coerced85;
+if(coerced89 !== undefined){
+data98 = coerced89;
+if(data97 !== undefined){
+data97["default_effort"] = coerced89;
 }
 }
 }
-if("medium" !== data92){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+if("medium" !== data98){
+const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4221,22 +4424,22 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs251 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs253 = errors;
-if(typeof data92 !== "string"){
-let dataType86 = typeof data92;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data92;
+var _valid6 = _errs265 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
+const _errs267 = errors;
+if(typeof data98 !== "string"){
+let dataType90 = typeof data98;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data98;
 }
-else if(data92 === null){
-coerced86 = "";
+else if(data98 === null){
+coerced90 = "";
 }
 else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data98};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4246,15 +4449,15 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data92 = coerced86;
-if(data91 !== undefined){
-data91["default_effort"] = coerced86;
+if(coerced90 !== undefined){
+data98 = coerced90;
+if(data97 !== undefined){
+data97["default_effort"] = coerced90;
 }
 }
 }
-if("high" !== data92){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+if("high" !== data98){
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data98};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4263,12 +4466,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid6 = _errs253 === errors;
-valid30 = valid30 || _valid6;
+var _valid6 = _errs267 === errors;
+valid32 = valid32 || _valid6;
 }
 }
-if(!valid30){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data92};
+if(!valid32){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data98};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4280,40 +4483,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs248;
+errors = _errs262;
 if(vErrors !== null){
-if(_errs248){
-vErrors.length = _errs248;
+if(_errs262){
+vErrors.length = _errs262;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs247 === errors;
+var valid31 = _errs261 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data91.style !== undefined){
-let data93 = data91.style;
-const _errs255 = errors;
-const _errs256 = errors;
-let valid31 = false;
-const _errs257 = errors;
-if(typeof data93 !== "string"){
-let dataType87 = typeof data93;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data93;
+if(valid31){
+if(data97.style !== undefined){
+let data99 = data97.style;
+const _errs269 = errors;
+const _errs270 = errors;
+let valid33 = false;
+const _errs271 = errors;
+if(typeof data99 !== "string"){
+let dataType91 = typeof data99;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data99;
 }
-else if(data93 === null){
-coerced87 = "";
+else if(data99 === null){
+coerced91 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4323,15 +4526,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data93 = coerced87;
-if(data91 !== undefined){
-data91["style"] = coerced87;
+if(coerced91 !== undefined){
+data99 = coerced91;
+if(data97 !== undefined){
+data97["style"] = coerced91;
 }
 }
 }
-if("budget" !== data93){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+if("budget" !== data99){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4340,239 +4543,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs257 === errors;
-valid31 = valid31 || _valid7;
-if(!valid31){
-const _errs259 = errors;
-if(typeof data93 !== "string"){
-let dataType88 = typeof data93;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data93;
-}
-else if(data93 === null){
-coerced88 = "";
-}
-else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(coerced88 !== undefined){
-data93 = coerced88;
-if(data91 !== undefined){
-data91["style"] = coerced88;
-}
-}
-}
-if("level" !== data93){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-var _valid7 = _errs259 === errors;
-valid31 = valid31 || _valid7;
-}
-if(!valid31){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data93};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs256;
-if(vErrors !== null){
-if(_errs256){
-vErrors.length = _errs256;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs255 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.budgets !== undefined){
-let data94 = data91.budgets;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-const _errs263 = errors;
-for(const key20 in data94){
-if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-break;
-}
-}
-if(_errs263 === errors){
-if(data94.low !== undefined){
-let data95 = data94.low;
-const _errs264 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType89 = typeof data95;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data95 === null
-              || (dataType89 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced89 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data95 = coerced89;
-if(data94 !== undefined){
-data94["low"] = coerced89;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-}
-var valid32 = _errs264 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.medium !== undefined){
-let data96 = data94.medium;
-const _errs266 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType90 = typeof data96;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 === "boolean" || data96 === null
-              || (dataType90 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced90 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data96 = coerced90;
-if(data94 !== undefined){
-data94["medium"] = coerced90;
-}
-}
-}
-if(errors === _errs266){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-}
-var valid32 = _errs266 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.high !== undefined){
-let data97 = data94.high;
-const _errs268 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType91 = typeof data97;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data97 === null
-              || (dataType91 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced91 = +data97;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data97 = coerced91;
-if(data94 !== undefined){
-data94["high"] = coerced91;
-}
-}
-}
-if(errors === _errs268){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
-}
-}
-}
-var valid32 = _errs268 === errors;
-}
-else {
-var valid32 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-}
-}
-var valid29 = _errs261 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.levels !== undefined){
-let data98 = data91.levels;
-const _errs270 = errors;
-if(errors === _errs270){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-const _errs272 = errors;
-for(const key21 in data98){
-if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
-return false;
-break;
-}
-}
-if(_errs272 === errors){
-if(data98.low !== undefined){
-let data99 = data98.low;
+var _valid7 = _errs271 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
 const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
-const _errs275 = errors;
 if(typeof data99 !== "string"){
 let dataType92 = typeof data99;
 let coerced92 = undefined;
@@ -4584,7 +4558,236 @@ else if(data99 === null){
 coerced92 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data99};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(coerced92 !== undefined){
+data99 = coerced92;
+if(data97 !== undefined){
+data97["style"] = coerced92;
+}
+}
+}
+if("level" !== data99){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data99};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid7 = _errs273 === errors;
+valid33 = valid33 || _valid7;
+}
+if(!valid33){
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data99};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs270;
+if(vErrors !== null){
+if(_errs270){
+vErrors.length = _errs270;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid31 = _errs269 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.budgets !== undefined){
+let data100 = data97.budgets;
+const _errs275 = errors;
+if(errors === _errs275){
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs277 = errors;
+for(const key22 in data100){
+if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data100}];
+return false;
+break;
+}
+}
+if(_errs277 === errors){
+if(data100.low !== undefined){
+let data101 = data100.low;
+const _errs278 = errors;
+if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
+let dataType93 = typeof data101;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data101 === null
+              || (dataType93 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
+coerced93 = +data101;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data101}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data101 = coerced93;
+if(data100 !== undefined){
+data100["low"] = coerced93;
+}
+}
+}
+if(errors === _errs278){
+if(typeof data101 == "number"){
+if(data101 < 1 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data101}];
+return false;
+}
+}
+}
+var valid34 = _errs278 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data100.medium !== undefined){
+let data102 = data100.medium;
+const _errs280 = errors;
+if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
+let dataType94 = typeof data102;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data102 === null
+              || (dataType94 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced94 = +data102;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data102}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data102 = coerced94;
+if(data100 !== undefined){
+data100["medium"] = coerced94;
+}
+}
+}
+if(errors === _errs280){
+if(typeof data102 == "number"){
+if(data102 < 1 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data102}];
+return false;
+}
+}
+}
+var valid34 = _errs280 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data100.high !== undefined){
+let data103 = data100.high;
+const _errs282 = errors;
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
+let dataType95 = typeof data103;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data103 === null
+              || (dataType95 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced95 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data103}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data103 = coerced95;
+if(data100 !== undefined){
+data100["high"] = coerced95;
+}
+}
+}
+if(errors === _errs282){
+if(typeof data103 == "number"){
+if(data103 < 1 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data103}];
+return false;
+}
+}
+}
+var valid34 = _errs282 === errors;
+}
+else {
+var valid34 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data100}];
+return false;
+}
+}
+var valid31 = _errs275 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.levels !== undefined){
+let data104 = data97.levels;
+const _errs284 = errors;
+if(errors === _errs284){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+const _errs286 = errors;
+for(const key23 in data104){
+if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data104}];
+return false;
+break;
+}
+}
+if(_errs286 === errors){
+if(data104.low !== undefined){
+let data105 = data104.low;
+const _errs287 = errors;
+const _errs288 = errors;
+let valid36 = false;
+const _errs289 = errors;
+if(typeof data105 !== "string"){
+let dataType96 = typeof data105;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data105;
+}
+else if(data105 === null){
+coerced96 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4594,15 +4797,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data99 = coerced92;
-if(data98 !== undefined){
-data98["low"] = coerced92;
+if(coerced96 !== undefined){
+data105 = coerced96;
+if(data104 !== undefined){
+data104["low"] = coerced96;
 }
 }
 }
-if("minimal" !== data99){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+if("minimal" !== data105){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4611,22 +4814,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs275 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs277 = errors;
-if(typeof data99 !== "string"){
-let dataType93 = typeof data99;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data99;
+var _valid8 = _errs289 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs291 = errors;
+if(typeof data105 !== "string"){
+let dataType97 = typeof data105;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data105;
 }
-else if(data99 === null){
-coerced93 = "";
+else if(data105 === null){
+coerced97 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4636,15 +4839,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data99 = coerced93;
-if(data98 !== undefined){
-data98["low"] = coerced93;
+if(coerced97 !== undefined){
+data105 = coerced97;
+if(data104 !== undefined){
+data104["low"] = coerced97;
 }
 }
 }
-if("low" !== data99){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+if("low" !== data105){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4653,22 +4856,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs277 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs279 = errors;
-if(typeof data99 !== "string"){
-let dataType94 = typeof data99;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data99;
+var _valid8 = _errs291 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs293 = errors;
+if(typeof data105 !== "string"){
+let dataType98 = typeof data105;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data105;
 }
-else if(data99 === null){
-coerced94 = "";
+else if(data105 === null){
+coerced98 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4678,15 +4881,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data99 = coerced94;
-if(data98 !== undefined){
-data98["low"] = coerced94;
+if(coerced98 !== undefined){
+data105 = coerced98;
+if(data104 !== undefined){
+data104["low"] = coerced98;
 }
 }
 }
-if("medium" !== data99){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+if("medium" !== data105){
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4695,22 +4898,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs279 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs281 = errors;
-if(typeof data99 !== "string"){
-let dataType95 = typeof data99;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data99;
+var _valid8 = _errs293 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs295 = errors;
+if(typeof data105 !== "string"){
+let dataType99 = typeof data105;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data105;
 }
-else if(data99 === null){
-coerced95 = "";
+else if(data105 === null){
+coerced99 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data105};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4720,15 +4923,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data99 = coerced95;
-if(data98 !== undefined){
-data98["low"] = coerced95;
+if(coerced99 !== undefined){
+data105 = coerced99;
+if(data104 !== undefined){
+data104["low"] = coerced99;
 }
 }
 }
-if("high" !== data99){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+if("high" !== data105){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data105};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4737,22 +4940,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs281 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs283 = errors;
-if(typeof data99 !== "string"){
-let dataType96 = typeof data99;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data99;
+var _valid8 = _errs295 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs297 = errors;
+if(typeof data105 !== "string"){
+let dataType100 = typeof data105;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data105;
 }
-else if(data99 === null){
-coerced96 = "";
+else if(data105 === null){
+coerced100 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data105};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4762,15 +4965,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data99 = coerced96;
-if(data98 !== undefined){
-data98["low"] = coerced96;
+if(coerced100 !== undefined){
+data105 = coerced100;
+if(data104 !== undefined){
+data104["low"] = coerced100;
 }
 }
 }
-if("xhigh" !== data99){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+if("xhigh" !== data105){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data105};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4779,22 +4982,22 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs283 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs285 = errors;
-if(typeof data99 !== "string"){
-let dataType97 = typeof data99;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data99;
+var _valid8 = _errs297 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs299 = errors;
+if(typeof data105 !== "string"){
+let dataType101 = typeof data105;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data105;
 }
-else if(data99 === null){
-coerced97 = "";
+else if(data105 === null){
+coerced101 = "";
 }
 else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data105};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -4804,15 +5007,15 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data99 = coerced97;
-if(data98 !== undefined){
-data98["low"] = coerced97;
+if(coerced101 !== undefined){
+data105 = coerced101;
+if(data104 !== undefined){
+data104["low"] = coerced101;
 }
 }
 }
-if("max" !== data99){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+if("max" !== data105){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data105};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -4821,310 +5024,20 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs285 === errors;
-valid34 = valid34 || _valid8;
+var _valid8 = _errs299 === errors;
+valid36 = valid36 || _valid8;
 }
 }
 }
 }
 }
-if(!valid34){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data99};
+if(!valid36){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data105};
 if(vErrors === null){
 vErrors = [err72];
 }
 else {
 vErrors.push(err72);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs274;
-if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs273 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data98.medium !== undefined){
-let data100 = data98.medium;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid35 = false;
-const _errs289 = errors;
-if(typeof data100 !== "string"){
-let dataType98 = typeof data100;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data100;
-}
-else if(data100 === null){
-coerced98 = "";
-}
-else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-if(coerced98 !== undefined){
-data100 = coerced98;
-if(data98 !== undefined){
-data98["medium"] = coerced98;
-}
-}
-}
-if("minimal" !== data100){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-var _valid9 = _errs289 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs291 = errors;
-if(typeof data100 !== "string"){
-let dataType99 = typeof data100;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data100;
-}
-else if(data100 === null){
-coerced99 = "";
-}
-else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(coerced99 !== undefined){
-data100 = coerced99;
-if(data98 !== undefined){
-data98["medium"] = coerced99;
-}
-}
-}
-if("low" !== data100){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-var _valid9 = _errs291 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs293 = errors;
-if(typeof data100 !== "string"){
-let dataType100 = typeof data100;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data100;
-}
-else if(data100 === null){
-coerced100 = "";
-}
-else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-if(coerced100 !== undefined){
-data100 = coerced100;
-if(data98 !== undefined){
-data98["medium"] = coerced100;
-}
-}
-}
-if("medium" !== data100){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-var _valid9 = _errs293 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs295 = errors;
-if(typeof data100 !== "string"){
-let dataType101 = typeof data100;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data100;
-}
-else if(data100 === null){
-coerced101 = "";
-}
-else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(coerced101 !== undefined){
-data100 = coerced101;
-if(data98 !== undefined){
-data98["medium"] = coerced101;
-}
-}
-}
-if("high" !== data100){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-var _valid9 = _errs295 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs297 = errors;
-if(typeof data100 !== "string"){
-let dataType102 = typeof data100;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data100;
-}
-else if(data100 === null){
-coerced102 = "";
-}
-else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-if(coerced102 !== undefined){
-data100 = coerced102;
-if(data98 !== undefined){
-data98["medium"] = coerced102;
-}
-}
-}
-if("xhigh" !== data100){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-var _valid9 = _errs297 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs299 = errors;
-if(typeof data100 !== "string"){
-let dataType103 = typeof data100;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data100;
-}
-else if(data100 === null){
-coerced103 = "";
-}
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(coerced103 !== undefined){
-data100 = coerced103;
-if(data98 !== undefined){
-data98["medium"] = coerced103;
-}
-}
-}
-if("max" !== data100){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-var _valid9 = _errs299 === errors;
-valid35 = valid35 || _valid9;
-}
-}
-}
-}
-}
-if(!valid35){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data100};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
 }
 errors++;
 validate10.errors = vErrors;
@@ -5141,280 +5054,280 @@ vErrors = null;
 }
 }
 }
-var valid33 = _errs287 === errors;
+var valid35 = _errs287 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-if(valid33){
-if(data98.high !== undefined){
-let data101 = data98.high;
+if(valid35){
+if(data104.medium !== undefined){
+let data106 = data104.medium;
 const _errs301 = errors;
 const _errs302 = errors;
-let valid36 = false;
+let valid37 = false;
 const _errs303 = errors;
-if(typeof data101 !== "string"){
-let dataType104 = typeof data101;
+if(typeof data106 !== "string"){
+let dataType102 = typeof data106;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data106;
+}
+else if(data106 === null){
+coerced102 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data106};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(coerced102 !== undefined){
+data106 = coerced102;
+if(data104 !== undefined){
+data104["medium"] = coerced102;
+}
+}
+}
+if("minimal" !== data106){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data106};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+var _valid9 = _errs303 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs305 = errors;
+if(typeof data106 !== "string"){
+let dataType103 = typeof data106;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data106;
+}
+else if(data106 === null){
+coerced103 = "";
+}
+else {
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data106};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(coerced103 !== undefined){
+data106 = coerced103;
+if(data104 !== undefined){
+data104["medium"] = coerced103;
+}
+}
+}
+if("low" !== data106){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data106};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+var _valid9 = _errs305 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs307 = errors;
+if(typeof data106 !== "string"){
+let dataType104 = typeof data106;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
 if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data101;
+coerced104 = "" + data106;
 }
-else if(data101 === null){
+else if(data106 === null){
 coerced104 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data106};
 if(vErrors === null){
-vErrors = [err86];
+vErrors = [err77];
 }
 else {
-vErrors.push(err86);
+vErrors.push(err77);
 }
 errors++;
 }
 }
 if(coerced104 !== undefined){
-data101 = coerced104;
-if(data98 !== undefined){
-data98["high"] = coerced104;
+data106 = coerced104;
+if(data104 !== undefined){
+data104["medium"] = coerced104;
 }
 }
 }
-if("minimal" !== data101){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+if("medium" !== data106){
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data106};
 if(vErrors === null){
-vErrors = [err87];
+vErrors = [err78];
 }
 else {
-vErrors.push(err87);
+vErrors.push(err78);
 }
 errors++;
 }
-var _valid10 = _errs303 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs305 = errors;
-if(typeof data101 !== "string"){
-let dataType105 = typeof data101;
+var _valid9 = _errs307 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs309 = errors;
+if(typeof data106 !== "string"){
+let dataType105 = typeof data106;
 let coerced105 = undefined;
 if(!(coerced105 !== undefined)){
 if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data101;
+coerced105 = "" + data106;
 }
-else if(data101 === null){
+else if(data106 === null){
 coerced105 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data106};
 if(vErrors === null){
-vErrors = [err88];
+vErrors = [err79];
 }
 else {
-vErrors.push(err88);
+vErrors.push(err79);
 }
 errors++;
 }
 }
 if(coerced105 !== undefined){
-data101 = coerced105;
-if(data98 !== undefined){
-data98["high"] = coerced105;
+data106 = coerced105;
+if(data104 !== undefined){
+data104["medium"] = coerced105;
 }
 }
 }
-if("low" !== data101){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+if("high" !== data106){
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data106};
 if(vErrors === null){
-vErrors = [err89];
+vErrors = [err80];
 }
 else {
-vErrors.push(err89);
+vErrors.push(err80);
 }
 errors++;
 }
-var _valid10 = _errs305 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs307 = errors;
-if(typeof data101 !== "string"){
-let dataType106 = typeof data101;
+var _valid9 = _errs309 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs311 = errors;
+if(typeof data106 !== "string"){
+let dataType106 = typeof data106;
 let coerced106 = undefined;
 if(!(coerced106 !== undefined)){
 if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data101;
+coerced106 = "" + data106;
 }
-else if(data101 === null){
+else if(data106 === null){
 coerced106 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data106};
 if(vErrors === null){
-vErrors = [err90];
+vErrors = [err81];
 }
 else {
-vErrors.push(err90);
+vErrors.push(err81);
 }
 errors++;
 }
 }
 if(coerced106 !== undefined){
-data101 = coerced106;
-if(data98 !== undefined){
-data98["high"] = coerced106;
+data106 = coerced106;
+if(data104 !== undefined){
+data104["medium"] = coerced106;
 }
 }
 }
-if("medium" !== data101){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+if("xhigh" !== data106){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data106};
 if(vErrors === null){
-vErrors = [err91];
+vErrors = [err82];
 }
 else {
-vErrors.push(err91);
+vErrors.push(err82);
 }
 errors++;
 }
-var _valid10 = _errs307 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs309 = errors;
-if(typeof data101 !== "string"){
-let dataType107 = typeof data101;
+var _valid9 = _errs311 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs313 = errors;
+if(typeof data106 !== "string"){
+let dataType107 = typeof data106;
 let coerced107 = undefined;
 if(!(coerced107 !== undefined)){
 if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data101;
+coerced107 = "" + data106;
 }
-else if(data101 === null){
+else if(data106 === null){
 coerced107 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data106};
 if(vErrors === null){
-vErrors = [err92];
+vErrors = [err83];
 }
 else {
-vErrors.push(err92);
+vErrors.push(err83);
 }
 errors++;
 }
 }
 if(coerced107 !== undefined){
-data101 = coerced107;
-if(data98 !== undefined){
-data98["high"] = coerced107;
+data106 = coerced107;
+if(data104 !== undefined){
+data104["medium"] = coerced107;
 }
 }
 }
-if("high" !== data101){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+if("max" !== data106){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data106};
 if(vErrors === null){
-vErrors = [err93];
+vErrors = [err84];
 }
 else {
-vErrors.push(err93);
+vErrors.push(err84);
 }
 errors++;
 }
-var _valid10 = _errs309 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs311 = errors;
-if(typeof data101 !== "string"){
-let dataType108 = typeof data101;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data101;
+var _valid9 = _errs313 === errors;
+valid37 = valid37 || _valid9;
 }
-else if(data101 === null){
-coerced108 = "";
 }
-else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+}
+}
+}
+if(!valid37){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data106};
 if(vErrors === null){
-vErrors = [err94];
+vErrors = [err85];
 }
 else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced108 !== undefined){
-data101 = coerced108;
-if(data98 !== undefined){
-data98["high"] = coerced108;
-}
-}
-}
-if("xhigh" !== data101){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-var _valid10 = _errs311 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs313 = errors;
-if(typeof data101 !== "string"){
-let dataType109 = typeof data101;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data101;
-}
-else if(data101 === null){
-coerced109 = "";
-}
-else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-}
-if(coerced109 !== undefined){
-data101 = coerced109;
-if(data98 !== undefined){
-data98["high"] = coerced109;
-}
-}
-}
-if("max" !== data101){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-var _valid10 = _errs313 === errors;
-valid36 = valid36 || _valid10;
-}
-}
-}
-}
-}
-if(!valid36){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data101};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
+vErrors.push(err85);
 }
 errors++;
 validate10.errors = vErrors;
@@ -5431,339 +5344,429 @@ vErrors = null;
 }
 }
 }
-var valid33 = _errs301 === errors;
+var valid35 = _errs301 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
-return false;
-}
-}
-var valid29 = _errs270 === errors;
-}
-else {
-var valid29 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
-return false;
-}
-}
-var valid28 = _errs244 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.pricing !== undefined){
-let data102 = data85.pricing;
+if(valid35){
+if(data104.high !== undefined){
+let data107 = data104.high;
 const _errs315 = errors;
-if(errors === _errs315){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-let missing5;
-if(((data102.input === undefined) && (missing5 = "input")) || ((data102.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
+const _errs316 = errors;
+let valid38 = false;
+const _errs317 = errors;
+if(typeof data107 !== "string"){
+let dataType108 = typeof data107;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data107;
+}
+else if(data107 === null){
+coerced108 = "";
 }
 else {
-const _errs317 = errors;
-for(const key22 in data102){
-if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
-break;
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data107};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
 }
 }
-if(_errs317 === errors){
-if(data102.input !== undefined){
-let data103 = data102.input;
-const _errs318 = errors;
-if(!(typeof data103 == "number")){
-let dataType110 = typeof data103;
+if(coerced108 !== undefined){
+data107 = coerced108;
+if(data104 !== undefined){
+data104["high"] = coerced108;
+}
+}
+}
+if("minimal" !== data107){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data107};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+var _valid10 = _errs317 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs319 = errors;
+if(typeof data107 !== "string"){
+let dataType109 = typeof data107;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data107;
+}
+else if(data107 === null){
+coerced109 = "";
+}
+else {
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data107};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(coerced109 !== undefined){
+data107 = coerced109;
+if(data104 !== undefined){
+data104["high"] = coerced109;
+}
+}
+}
+if("low" !== data107){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data107};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+var _valid10 = _errs319 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs321 = errors;
+if(typeof data107 !== "string"){
+let dataType110 = typeof data107;
 let coerced110 = undefined;
 if(!(coerced110 !== undefined)){
-if(dataType110 == "boolean" || data103 === null
-              || (dataType110 == "string" && data103 && data103 == +data103)){
-coerced110 = +data103;
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data107;
+}
+else if(data107 === null){
+coerced110 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data107};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
 }
 }
 if(coerced110 !== undefined){
-data103 = coerced110;
-if(data102 !== undefined){
-data102["input"] = coerced110;
+data107 = coerced110;
+if(data104 !== undefined){
+data104["high"] = coerced110;
 }
 }
 }
-if(errors === _errs318){
-if(typeof data103 == "number"){
-if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-}
-var valid37 = _errs318 === errors;
+if("medium" !== data107){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data107};
+if(vErrors === null){
+vErrors = [err91];
 }
 else {
-var valid37 = true;
+vErrors.push(err91);
 }
-if(valid37){
-if(data102.output !== undefined){
-let data104 = data102.output;
-const _errs320 = errors;
-if(!(typeof data104 == "number")){
-let dataType111 = typeof data104;
+errors++;
+}
+var _valid10 = _errs321 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs323 = errors;
+if(typeof data107 !== "string"){
+let dataType111 = typeof data107;
 let coerced111 = undefined;
 if(!(coerced111 !== undefined)){
-if(dataType111 == "boolean" || data104 === null
-              || (dataType111 == "string" && data104 && data104 == +data104)){
-coerced111 = +data104;
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data107;
+}
+else if(data107 === null){
+coerced111 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data107};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
 }
 }
 if(coerced111 !== undefined){
-data104 = coerced111;
-if(data102 !== undefined){
-data102["output"] = coerced111;
+data107 = coerced111;
+if(data104 !== undefined){
+data104["high"] = coerced111;
 }
 }
 }
-if(errors === _errs320){
-if(typeof data104 == "number"){
-if(data104 < 0 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
-}
-}
-}
-var valid37 = _errs320 === errors;
+if("high" !== data107){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data107};
+if(vErrors === null){
+vErrors = [err93];
 }
 else {
-var valid37 = true;
+vErrors.push(err93);
 }
-if(valid37){
-if(data102.cached_input !== undefined){
-let data105 = data102.cached_input;
-const _errs322 = errors;
-if(!(typeof data105 == "number")){
-let dataType112 = typeof data105;
+errors++;
+}
+var _valid10 = _errs323 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs325 = errors;
+if(typeof data107 !== "string"){
+let dataType112 = typeof data107;
 let coerced112 = undefined;
 if(!(coerced112 !== undefined)){
-if(dataType112 == "boolean" || data105 === null
-              || (dataType112 == "string" && data105 && data105 == +data105)){
-coerced112 = +data105;
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data107;
+}
+else if(data107 === null){
+coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data107};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
 }
 }
 if(coerced112 !== undefined){
-data105 = coerced112;
-if(data102 !== undefined){
-data102["cached_input"] = coerced112;
+data107 = coerced112;
+if(data104 !== undefined){
+data104["high"] = coerced112;
 }
 }
 }
-if(errors === _errs322){
-if(typeof data105 == "number"){
-if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
-}
-}
-}
-var valid37 = _errs322 === errors;
+if("xhigh" !== data107){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data107};
+if(vErrors === null){
+vErrors = [err95];
 }
 else {
-var valid37 = true;
+vErrors.push(err95);
 }
-if(valid37){
-if(data102.reasoning !== undefined){
-let data106 = data102.reasoning;
-const _errs324 = errors;
-if(!(typeof data106 == "number")){
-let dataType113 = typeof data106;
+errors++;
+}
+var _valid10 = _errs325 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs327 = errors;
+if(typeof data107 !== "string"){
+let dataType113 = typeof data107;
 let coerced113 = undefined;
 if(!(coerced113 !== undefined)){
-if(dataType113 == "boolean" || data106 === null
-              || (dataType113 == "string" && data106 && data106 == +data106)){
-coerced113 = +data106;
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data107;
+}
+else if(data107 === null){
+coerced113 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data107};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
 }
 }
 if(coerced113 !== undefined){
-data106 = coerced113;
-if(data102 !== undefined){
-data102["reasoning"] = coerced113;
+data107 = coerced113;
+if(data104 !== undefined){
+data104["high"] = coerced113;
 }
 }
 }
-if(errors === _errs324){
-if(typeof data106 == "number"){
-if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
-}
-}
-}
-var valid37 = _errs324 === errors;
+if("max" !== data107){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data107};
+if(vErrors === null){
+vErrors = [err97];
 }
 else {
-var valid37 = true;
+vErrors.push(err97);
+}
+errors++;
+}
+var _valid10 = _errs327 === errors;
+valid38 = valid38 || _valid10;
 }
 }
 }
 }
 }
-}
+if(!valid38){
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data107};
+if(vErrors === null){
+vErrors = [err98];
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
+vErrors.push(err98);
 }
-}
-var valid28 = _errs315 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.routes !== undefined){
-let data107 = data85.routes;
-const _errs326 = errors;
-if(errors === _errs326){
-if(Array.isArray(data107)){
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
+errors++;
+validate10.errors = vErrors;
 return false;
 }
 else {
-var valid38 = true;
-const len4 = data107.length;
-for(let i4=0; i4<len4; i4++){
-let data108 = data107[i4];
-const _errs328 = errors;
-if(errors === _errs328){
+errors = _errs316;
+if(vErrors !== null){
+if(_errs316){
+vErrors.length = _errs316;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid35 = _errs315 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data104}];
+return false;
+}
+}
+var valid31 = _errs284 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
+return false;
+}
+}
+var valid30 = _errs258 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data91.pricing !== undefined){
+let data108 = data91.pricing;
+const _errs329 = errors;
+if(errors === _errs329){
 if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-let missing6;
-if((data108.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+let missing5;
+if(((data108.input === undefined) && (missing5 = "input")) || ((data108.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
 return false;
 }
 else {
-const _errs330 = errors;
-for(const key23 in data108){
-if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+const _errs331 = errors;
+for(const key24 in data108){
+if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
 return false;
 break;
 }
 }
-if(_errs330 === errors){
-if(data108.node !== undefined){
-let data109 = data108.node;
-const _errs331 = errors;
-if(typeof data109 !== "string"){
+if(_errs331 === errors){
+if(data108.input !== undefined){
+let data109 = data108.input;
+const _errs332 = errors;
+if(!(typeof data109 == "number")){
 let dataType114 = typeof data109;
 let coerced114 = undefined;
 if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data109;
-}
-else if(data109 === null){
-coerced114 = "";
+if(dataType114 == "boolean" || data109 === null
+              || (dataType114 == "string" && data109 && data109 == +data109)){
+coerced114 = +data109;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data109}];
 return false;
 }
 }
 if(coerced114 !== undefined){
 data109 = coerced114;
 if(data108 !== undefined){
-data108["node"] = coerced114;
+data108["input"] = coerced114;
 }
 }
 }
-if(errors === _errs331){
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
+if(errors === _errs332){
+if(typeof data109 == "number"){
+if(data109 < 0 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data109}];
 return false;
 }
 }
 }
-var valid39 = _errs331 === errors;
+var valid39 = _errs332 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.model !== undefined){
-let data110 = data108.model;
-const _errs333 = errors;
-if(typeof data110 !== "string"){
+if(data108.output !== undefined){
+let data110 = data108.output;
+const _errs334 = errors;
+if(!(typeof data110 == "number")){
 let dataType115 = typeof data110;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data110;
-}
-else if(data110 === null){
-coerced115 = "";
+if(dataType115 == "boolean" || data110 === null
+              || (dataType115 == "string" && data110 && data110 == +data110)){
+coerced115 = +data110;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data110}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data110 = coerced115;
 if(data108 !== undefined){
-data108["model"] = coerced115;
+data108["output"] = coerced115;
 }
 }
 }
-if(errors === _errs333){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+if(errors === _errs334){
+if(typeof data110 == "number"){
+if(data110 < 0 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data110}];
 return false;
 }
 }
 }
-var valid39 = _errs333 === errors;
+var valid39 = _errs334 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.weight !== undefined){
-let data111 = data108.weight;
-const _errs335 = errors;
+if(data108.cached_input !== undefined){
+let data111 = data108.cached_input;
+const _errs336 = errors;
 if(!(typeof data111 == "number")){
 let dataType116 = typeof data111;
 let coerced116 = undefined;
@@ -5773,63 +5776,63 @@ if(dataType116 == "boolean" || data111 === null
 coerced116 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data111}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data111 = coerced116;
 if(data108 !== undefined){
-data108["weight"] = coerced116;
+data108["cached_input"] = coerced116;
 }
 }
 }
-if(errors === _errs335){
+if(errors === _errs336){
 if(typeof data111 == "number"){
-if(data111 <= 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+if(data111 < 0 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data111}];
 return false;
 }
 }
 }
-var valid39 = _errs335 === errors;
+var valid39 = _errs336 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.priority !== undefined){
-let data112 = data108.priority;
-const _errs337 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+if(data108.reasoning !== undefined){
+let data112 = data108.reasoning;
+const _errs338 = errors;
+if(!(typeof data112 == "number")){
 let dataType117 = typeof data112;
 let coerced117 = undefined;
 if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data112 === null
-              || (dataType117 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+if(dataType117 == "boolean" || data112 === null
+              || (dataType117 == "string" && data112 && data112 == +data112)){
 coerced117 = +data112;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data112}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data112 = coerced117;
 if(data108 !== undefined){
-data108["priority"] = coerced117;
+data108["reasoning"] = coerced117;
 }
 }
 }
-if(errors === _errs337){
+if(errors === _errs338){
 if(typeof data112 == "number"){
 if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data112}];
 return false;
 }
 }
 }
-var valid39 = _errs337 === errors;
+var valid39 = _errs338 === errors;
 }
 else {
 var valid39 = true;
@@ -5841,90 +5844,51 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
 return false;
 }
 }
-var valid38 = _errs328 === errors;
-if(!valid38){
-break;
-}
-}
-}
+var valid30 = _errs329 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
-return false;
+var valid30 = true;
 }
-}
-var valid28 = _errs326 === errors;
-}
-else {
-var valid28 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data85}];
-return false;
-}
-}
-var valid27 = _errs231 === errors;
-if(!valid27){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data84}];
-return false;
-}
-}
-var valid0 = _errs229 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data113 = data.accounts;
-const _errs339 = errors;
-if(errors === _errs339){
+if(valid30){
+if(data91.routes !== undefined){
+let data113 = data91.routes;
+const _errs340 = errors;
+if(errors === _errs340){
 if(Array.isArray(data113)){
-var valid40 = true;
-const len5 = data113.length;
-for(let i5=0; i5<len5; i5++){
-let data114 = data113[i5];
-const _errs341 = errors;
-if(errors === _errs341){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
-let missing7;
-if((data114.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data114}];
+if(data113.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data113}];
 return false;
 }
 else {
-const _errs343 = errors;
-for(const key24 in data114){
-if(!((((((key24 === "id") || (key24 === "name")) || (key24 === "balance")) || (key24 === "allowed_models")) || (key24 === "limits")) || (key24 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data114}];
+var valid40 = true;
+const len4 = data113.length;
+for(let i4=0; i4<len4; i4++){
+let data114 = data113[i4];
+const _errs342 = errors;
+if(errors === _errs342){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let missing6;
+if((data114.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
+return false;
+}
+else {
+const _errs344 = errors;
+for(const key25 in data114){
+if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
 return false;
 break;
 }
 }
-if(_errs343 === errors){
-if(data114.id !== undefined){
-let data115 = data114.id;
-const _errs344 = errors;
+if(_errs344 === errors){
+if(data114.node !== undefined){
+let data115 = data114.node;
+const _errs345 = errors;
 if(typeof data115 !== "string"){
 let dataType118 = typeof data115;
 let coerced118 = undefined;
@@ -5936,40 +5900,34 @@ else if(data115 === null){
 coerced118 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data115}];
 return false;
 }
 }
 if(coerced118 !== undefined){
 data115 = coerced118;
 if(data114 !== undefined){
-data114["id"] = coerced118;
+data114["node"] = coerced118;
 }
 }
 }
-if(errors === _errs344){
+if(errors === _errs345){
 if(typeof data115 === "string"){
 if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-else {
-if(!pattern5.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data115}];
 return false;
 }
 }
 }
-}
-var valid41 = _errs344 === errors;
+var valid41 = _errs345 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.name !== undefined){
-let data116 = data114.name;
-const _errs346 = errors;
+if(data114.model !== undefined){
+let data116 = data114.model;
+const _errs347 = errors;
 if(typeof data116 !== "string"){
 let dataType119 = typeof data116;
 let coerced119 = undefined;
@@ -5981,26 +5939,34 @@ else if(data116 === null){
 coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data116}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data116 = coerced119;
 if(data114 !== undefined){
-data114["name"] = coerced119;
+data114["model"] = coerced119;
 }
 }
 }
-var valid41 = _errs346 === errors;
+if(errors === _errs347){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data116}];
+return false;
+}
+}
+}
+var valid41 = _errs347 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.balance !== undefined){
-let data117 = data114.balance;
-const _errs348 = errors;
+if(data114.weight !== undefined){
+let data117 = data114.weight;
+const _errs349 = errors;
 if(!(typeof data117 == "number")){
 let dataType120 = typeof data117;
 let coerced120 = undefined;
@@ -6010,281 +5976,518 @@ if(dataType120 == "boolean" || data117 === null
 coerced120 = +data117;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data117}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data117 = coerced120;
 if(data114 !== undefined){
-data114["balance"] = coerced120;
+data114["weight"] = coerced120;
 }
 }
 }
-var valid41 = _errs348 === errors;
+if(errors === _errs349){
+if(typeof data117 == "number"){
+if(data117 <= 0 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data117}];
+return false;
+}
+}
+}
+var valid41 = _errs349 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.allowed_models !== undefined){
-let data118 = data114.allowed_models;
-const _errs350 = errors;
-if(errors === _errs350){
-if(Array.isArray(data118)){
-var valid42 = true;
-const len6 = data118.length;
-for(let i6=0; i6<len6; i6++){
-let data119 = data118[i6];
-const _errs352 = errors;
-if(typeof data119 !== "string"){
-let dataType121 = typeof data119;
+if(data114.priority !== undefined){
+let data118 = data114.priority;
+const _errs351 = errors;
+if(!((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118)))){
+let dataType121 = typeof data118;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data119;
-}
-else if(data119 === null){
-coerced121 = "";
+if(dataType121 === "boolean" || data118 === null
+              || (dataType121 === "string" && data118 && data118 == +data118 && !(data118 % 1))){
+coerced121 = +data118;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data118}];
 return false;
 }
 }
 if(coerced121 !== undefined){
-data119 = coerced121;
-if(data118 !== undefined){
-data118[i6] = coerced121;
+data118 = coerced121;
+if(data114 !== undefined){
+data114["priority"] = coerced121;
 }
 }
 }
-if(errors === _errs352){
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+if(errors === _errs351){
+if(typeof data118 == "number"){
+if(data118 < 0 || isNaN(data118)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data118}];
 return false;
 }
 }
 }
-var valid42 = _errs352 === errors;
-if(!valid42){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data118}];
-return false;
-}
-}
-var valid41 = _errs350 === errors;
+var valid41 = _errs351 === errors;
 }
 else {
 var valid41 = true;
 }
-if(valid41){
-if(data114.limits !== undefined){
-let data120 = data114.limits;
-const _errs354 = errors;
-if(errors === _errs354){
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
+return false;
+}
+}
+var valid40 = _errs342 === errors;
+if(!valid40){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data113}];
+return false;
+}
+}
+var valid30 = _errs340 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data91}];
+return false;
+}
+}
+var valid29 = _errs245 === errors;
+if(!valid29){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data90}];
+return false;
+}
+}
+var valid0 = _errs243 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data119 = data.accounts;
+const _errs353 = errors;
+if(errors === _errs353){
+if(Array.isArray(data119)){
+var valid42 = true;
+const len5 = data119.length;
+for(let i5=0; i5<len5; i5++){
+let data120 = data119[i5];
+const _errs355 = errors;
+if(errors === _errs355){
 if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs356 = errors;
-for(const key25 in data120){
-if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
+let missing7;
+if((data120.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data120}];
+return false;
+}
+else {
+const _errs357 = errors;
+for(const key26 in data120){
+if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data120}];
 return false;
 break;
 }
 }
-if(_errs356 === errors){
-if(data120.rpm !== undefined){
-let data121 = data120.rpm;
-const _errs357 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+if(_errs357 === errors){
+if(data120.id !== undefined){
+let data121 = data120.id;
+const _errs358 = errors;
+if(typeof data121 !== "string"){
 let dataType122 = typeof data121;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data121 === null
-              || (dataType122 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced122 = +data121;
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data121;
+}
+else if(data121 === null){
+coerced122 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data121 = coerced122;
 if(data120 !== undefined){
-data120["rpm"] = coerced122;
+data120["id"] = coerced122;
 }
 }
 }
-if(errors === _errs357){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
+if(errors === _errs358){
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
+return false;
+}
+else {
+if(!pattern5.test(data121)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
 return false;
 }
 }
 }
-var valid43 = _errs357 === errors;
+}
+var valid43 = _errs358 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.rps !== undefined){
-let data122 = data120.rps;
-const _errs359 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+if(data120.name !== undefined){
+let data122 = data120.name;
+const _errs360 = errors;
+if(typeof data122 !== "string"){
 let dataType123 = typeof data122;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data122 === null
-              || (dataType123 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced123 = +data122;
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data122;
+}
+else if(data122 === null){
+coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data122}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data122 = coerced123;
 if(data120 !== undefined){
-data120["rps"] = coerced123;
+data120["name"] = coerced123;
 }
 }
 }
-if(errors === _errs359){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
-return false;
-}
-}
-}
-var valid43 = _errs359 === errors;
+var valid43 = _errs360 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.tpm !== undefined){
-let data123 = data120.tpm;
-const _errs361 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+if(data120.balance !== undefined){
+let data123 = data120.balance;
+const _errs362 = errors;
+if(!(typeof data123 == "number")){
 let dataType124 = typeof data123;
 let coerced124 = undefined;
 if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data123 === null
-              || (dataType124 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+if(dataType124 == "boolean" || data123 === null
+              || (dataType124 == "string" && data123 && data123 == +data123)){
 coerced124 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data123}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data123 = coerced124;
 if(data120 !== undefined){
-data120["tpm"] = coerced124;
+data120["balance"] = coerced124;
 }
 }
 }
-if(errors === _errs361){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
-return false;
-}
-}
-}
-var valid43 = _errs361 === errors;
+var valid43 = _errs362 === errors;
 }
 else {
 var valid43 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
-}
-}
-var valid41 = _errs354 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.policy !== undefined){
-let data124 = data114.policy;
-const _errs363 = errors;
-if(errors === _errs363){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-const _errs365 = errors;
-for(const key26 in data124){
-if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
-return false;
-break;
-}
-}
-if(_errs365 === errors){
-if(data124.streaming !== undefined){
-let data125 = data124.streaming;
+if(valid43){
+if(data120.allowed_models !== undefined){
+let data124 = data120.allowed_models;
+const _errs364 = errors;
+if(errors === _errs364){
+if(Array.isArray(data124)){
+var valid44 = true;
+const len6 = data124.length;
+for(let i6=0; i6<len6; i6++){
+let data125 = data124[i6];
 const _errs366 = errors;
-if(typeof data125 !== "boolean"){
+if(typeof data125 !== "string"){
+let dataType125 = typeof data125;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(data125 === "false" || data125 === 0 || data125 === null){
-coerced125 = false;
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data125;
 }
-else if(data125 === "true" || data125 === 1){
-coerced125 = true;
+else if(data125 === null){
+coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data125}];
 return false;
 }
 }
 if(coerced125 !== undefined){
 data125 = coerced125;
 if(data124 !== undefined){
-data124["streaming"] = coerced125;
+data124[i6] = coerced125;
+}
+}
+}
+if(errors === _errs366){
+if(typeof data125 === "string"){
+if(func3(data125) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data125}];
+return false;
 }
 }
 }
 var valid44 = _errs366 === errors;
+if(!valid44){
+break;
+}
+}
 }
 else {
-var valid44 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data124}];
+return false;
 }
-if(valid44){
-if(data124.max_reasoning_effort !== undefined){
-let data126 = data124.max_reasoning_effort;
+}
+var valid43 = _errs364 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.limits !== undefined){
+let data126 = data120.limits;
 const _errs368 = errors;
-const _errs369 = errors;
-let valid45 = false;
+if(errors === _errs368){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
 const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType126 = typeof data126;
+for(const key27 in data126){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data126}];
+return false;
+break;
+}
+}
+if(_errs370 === errors){
+if(data126.rpm !== undefined){
+let data127 = data126.rpm;
+const _errs371 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType126 = typeof data127;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data126;
-}
-else if(data126 === null){
-coerced126 = "";
+if(dataType126 === "boolean" || data127 === null
+              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced126 = +data127;
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data127}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data127 = coerced126;
+if(data126 !== undefined){
+data126["rpm"] = coerced126;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data127}];
+return false;
+}
+}
+}
+var valid45 = _errs371 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data126.rps !== undefined){
+let data128 = data126.rps;
+const _errs373 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType127 = typeof data128;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data128 === null
+              || (dataType127 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced127 = +data128;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data128}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data128 = coerced127;
+if(data126 !== undefined){
+data126["rps"] = coerced127;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data128 == "number"){
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data128}];
+return false;
+}
+}
+}
+var valid45 = _errs373 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data126.tpm !== undefined){
+let data129 = data126.tpm;
+const _errs375 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType128 = typeof data129;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data129 === null
+              || (dataType128 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced128 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data129}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data129 = coerced128;
+if(data126 !== undefined){
+data126["tpm"] = coerced128;
+}
+}
+}
+if(errors === _errs375){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data129}];
+return false;
+}
+}
+}
+var valid45 = _errs375 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data126}];
+return false;
+}
+}
+var valid43 = _errs368 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.policy !== undefined){
+let data130 = data120.policy;
+const _errs377 = errors;
+if(errors === _errs377){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs379 = errors;
+for(const key28 in data130){
+if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data130}];
+return false;
+break;
+}
+}
+if(_errs379 === errors){
+if(data130.streaming !== undefined){
+let data131 = data130.streaming;
+const _errs380 = errors;
+if(typeof data131 !== "boolean"){
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(data131 === "false" || data131 === 0 || data131 === null){
+coerced129 = false;
+}
+else if(data131 === "true" || data131 === 1){
+coerced129 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data131}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data131 = coerced129;
+if(data130 !== undefined){
+data130["streaming"] = coerced129;
+}
+}
+}
+var valid46 = _errs380 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data130.max_reasoning_effort !== undefined){
+let data132 = data130.max_reasoning_effort;
+const _errs382 = errors;
+const _errs383 = errors;
+let valid47 = false;
+const _errs384 = errors;
+if(typeof data132 !== "string"){
+let dataType130 = typeof data132;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data132;
+}
+else if(data132 === null){
+coerced130 = "";
+}
+else {
+const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6294,15 +6497,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data126 = coerced126;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced126;
+if(coerced130 !== undefined){
+data132 = coerced130;
+if(data130 !== undefined){
+data130["max_reasoning_effort"] = coerced130;
 }
 }
 }
-if("low" !== data126){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
+if("low" !== data132){
+const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6311,22 +6514,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs372 = errors;
-if(typeof data126 !== "string"){
-let dataType127 = typeof data126;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data126;
+var _valid11 = _errs384 === errors;
+valid47 = valid47 || _valid11;
+if(!valid47){
+const _errs386 = errors;
+if(typeof data132 !== "string"){
+let dataType131 = typeof data132;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data132;
 }
-else if(data126 === null){
-coerced127 = "";
+else if(data132 === null){
+coerced131 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
+const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6336,15 +6539,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data126 = coerced127;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced127;
+if(coerced131 !== undefined){
+data132 = coerced131;
+if(data130 !== undefined){
+data130["max_reasoning_effort"] = coerced131;
 }
 }
 }
-if("medium" !== data126){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
+if("medium" !== data132){
+const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6353,22 +6556,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs372 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs374 = errors;
-if(typeof data126 !== "string"){
-let dataType128 = typeof data126;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data126;
+var _valid11 = _errs386 === errors;
+valid47 = valid47 || _valid11;
+if(!valid47){
+const _errs388 = errors;
+if(typeof data132 !== "string"){
+let dataType132 = typeof data132;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data132;
 }
-else if(data126 === null){
-coerced128 = "";
+else if(data132 === null){
+coerced132 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
+const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6378,15 +6581,15 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data126 = coerced128;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced128;
+if(coerced132 !== undefined){
+data132 = coerced132;
+if(data130 !== undefined){
+data130["max_reasoning_effort"] = coerced132;
 }
 }
 }
-if("high" !== data126){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
+if("high" !== data132){
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6395,12 +6598,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
-valid45 = valid45 || _valid11;
+var _valid11 = _errs388 === errors;
+valid47 = valid47 || _valid11;
 }
 }
-if(!valid45){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data126};
+if(!valid47){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data132};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6412,33 +6615,33 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs369;
+errors = _errs383;
 if(vErrors !== null){
-if(_errs369){
-vErrors.length = _errs369;
+if(_errs383){
+vErrors.length = _errs383;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs368 === errors;
+var valid46 = _errs382 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data130}];
 return false;
 }
 }
-var valid41 = _errs363 === errors;
+var valid43 = _errs377 === errors;
 }
 else {
-var valid41 = true;
+var valid43 = true;
 }
 }
 }
@@ -6449,458 +6652,458 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data120}];
 return false;
 }
 }
-var valid40 = _errs341 === errors;
-if(!valid40){
+var valid42 = _errs355 === errors;
+if(!valid42){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data119}];
 return false;
 }
 }
-var valid0 = _errs339 === errors;
+var valid0 = _errs353 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data127 = data.keys;
-const _errs376 = errors;
-if(errors === _errs376){
-if(Array.isArray(data127)){
-var valid46 = true;
-const len7 = data127.length;
+let data133 = data.keys;
+const _errs390 = errors;
+if(errors === _errs390){
+if(Array.isArray(data133)){
+var valid48 = true;
+const len7 = data133.length;
 for(let i7=0; i7<len7; i7++){
-let data128 = data127[i7];
-const _errs378 = errors;
-if(errors === _errs378){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-let missing8;
-if((data128.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data128}];
-return false;
-}
-else {
-const _errs380 = errors;
-for(const key27 in data128){
-if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data128}];
-return false;
-break;
-}
-}
-if(_errs380 === errors){
-if(data128.key !== undefined){
-let data129 = data128.key;
-const _errs381 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
-}
-else if(data129 === null){
-coerced129 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["key"] = coerced129;
-}
-}
-}
-if(errors === _errs381){
-if(typeof data129 === "string"){
-if(func3(data129) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs381 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.account !== undefined){
-let data130 = data128.account;
-const _errs383 = errors;
-if(typeof data130 !== "string"){
-let dataType130 = typeof data130;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data130;
-}
-else if(data130 === null){
-coerced130 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data130 = coerced130;
-if(data128 !== undefined){
-data128["account"] = coerced130;
-}
-}
-}
-if(errors === _errs383){
-if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
-}
-}
-}
-var valid47 = _errs383 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.name !== undefined){
-let data131 = data128.name;
-const _errs385 = errors;
-if(typeof data131 !== "string"){
-let dataType131 = typeof data131;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data131;
-}
-else if(data131 === null){
-coerced131 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data131}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data131 = coerced131;
-if(data128 !== undefined){
-data128["name"] = coerced131;
-}
-}
-}
-var valid47 = _errs385 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.spend_limit !== undefined){
-let data132 = data128.spend_limit;
-const _errs387 = errors;
-if(!(typeof data132 == "number")){
-let dataType132 = typeof data132;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data132 === null
-              || (dataType132 == "string" && data132 && data132 == +data132)){
-coerced132 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
-}
-}
-if(coerced132 !== undefined){
-data132 = coerced132;
-if(data128 !== undefined){
-data128["spend_limit"] = coerced132;
-}
-}
-}
-if(errors === _errs387){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
-}
-}
-}
-var valid47 = _errs387 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.limits !== undefined){
-let data133 = data128.limits;
-const _errs389 = errors;
-if(errors === _errs389){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs391 = errors;
-for(const key28 in data133){
-if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
-break;
-}
-}
-if(_errs391 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
+let data134 = data133[i7];
 const _errs392 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType133 = typeof data134;
+if(errors === _errs392){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+let missing8;
+if((data134.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data134}];
+return false;
+}
+else {
+const _errs394 = errors;
+for(const key29 in data134){
+if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data134}];
+return false;
+break;
+}
+}
+if(_errs394 === errors){
+if(data134.key !== undefined){
+let data135 = data134.key;
+const _errs395 = errors;
+if(typeof data135 !== "string"){
+let dataType133 = typeof data135;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data134 === null
-              || (dataType133 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced133 = +data134;
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data135;
+}
+else if(data135 === null){
+coerced133 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data135}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data134 = coerced133;
-if(data133 !== undefined){
-data133["rpm"] = coerced133;
+data135 = coerced133;
+if(data134 !== undefined){
+data134["key"] = coerced133;
 }
 }
 }
-if(errors === _errs392){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+if(errors === _errs395){
+if(typeof data135 === "string"){
+if(func3(data135) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data135}];
 return false;
 }
 }
 }
-var valid48 = _errs392 === errors;
+var valid49 = _errs395 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
-const _errs394 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType134 = typeof data135;
+if(valid49){
+if(data134.account !== undefined){
+let data136 = data134.account;
+const _errs397 = errors;
+if(typeof data136 !== "string"){
+let dataType134 = typeof data136;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data135 === null
-              || (dataType134 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced134 = +data135;
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data136;
+}
+else if(data136 === null){
+coerced134 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data136}];
 return false;
 }
 }
 if(coerced134 !== undefined){
-data135 = coerced134;
-if(data133 !== undefined){
-data133["rps"] = coerced134;
+data136 = coerced134;
+if(data134 !== undefined){
+data134["account"] = coerced134;
 }
 }
 }
-if(errors === _errs394){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
+if(errors === _errs397){
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data136}];
 return false;
 }
 }
 }
-var valid48 = _errs394 === errors;
+var valid49 = _errs397 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
-const _errs396 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType135 = typeof data136;
+if(valid49){
+if(data134.name !== undefined){
+let data137 = data134.name;
+const _errs399 = errors;
+if(typeof data137 !== "string"){
+let dataType135 = typeof data137;
 let coerced135 = undefined;
 if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data136 === null
-              || (dataType135 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced135 = +data136;
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data137;
+}
+else if(data137 === null){
+coerced135 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data137}];
 return false;
 }
 }
 if(coerced135 !== undefined){
-data136 = coerced135;
-if(data133 !== undefined){
-data133["tpm"] = coerced135;
+data137 = coerced135;
+if(data134 !== undefined){
+data134["name"] = coerced135;
 }
 }
 }
-if(errors === _errs396){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-}
-var valid48 = _errs396 === errors;
+var valid49 = _errs399 === errors;
 }
 else {
-var valid48 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
-}
-}
-var valid47 = _errs389 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.allowed_models !== undefined){
-let data137 = data128.allowed_models;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data137)){
 var valid49 = true;
-const len8 = data137.length;
-for(let i8=0; i8<len8; i8++){
-let data138 = data137[i8];
-const _errs400 = errors;
-if(typeof data138 !== "string"){
+}
+if(valid49){
+if(data134.spend_limit !== undefined){
+let data138 = data134.spend_limit;
+const _errs401 = errors;
+if(!(typeof data138 == "number")){
 let dataType136 = typeof data138;
 let coerced136 = undefined;
 if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
-}
-else if(data138 === null){
-coerced136 = "";
+if(dataType136 == "boolean" || data138 === null
+              || (dataType136 == "string" && data138 && data138 == +data138)){
+coerced136 = +data138;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data138}];
 return false;
 }
 }
 if(coerced136 !== undefined){
 data138 = coerced136;
-if(data137 !== undefined){
-data137[i8] = coerced136;
+if(data134 !== undefined){
+data134["spend_limit"] = coerced136;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data138 === "string"){
-if(func3(data138) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+if(errors === _errs401){
+if(typeof data138 == "number"){
+if(data138 < 0 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data138}];
 return false;
 }
 }
 }
-var valid49 = _errs400 === errors;
-if(!valid49){
-break;
-}
-}
+var valid49 = _errs401 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data137}];
-return false;
+var valid49 = true;
 }
-}
-var valid47 = _errs398 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.policy !== undefined){
-let data139 = data128.policy;
-const _errs402 = errors;
-if(errors === _errs402){
+if(valid49){
+if(data134.limits !== undefined){
+let data139 = data134.limits;
+const _errs403 = errors;
+if(errors === _errs403){
 if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs404 = errors;
-for(const key29 in data139){
-if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
+const _errs405 = errors;
+for(const key30 in data139){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data139}];
 return false;
 break;
 }
 }
-if(_errs404 === errors){
-if(data139.streaming !== undefined){
-let data140 = data139.streaming;
-const _errs405 = errors;
-if(typeof data140 !== "boolean"){
+if(_errs405 === errors){
+if(data139.rpm !== undefined){
+let data140 = data139.rpm;
+const _errs406 = errors;
+if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
+let dataType137 = typeof data140;
 let coerced137 = undefined;
 if(!(coerced137 !== undefined)){
-if(data140 === "false" || data140 === 0 || data140 === null){
-coerced137 = false;
-}
-else if(data140 === "true" || data140 === 1){
-coerced137 = true;
+if(dataType137 === "boolean" || data140 === null
+              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
+coerced137 = +data140;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data140}];
 return false;
 }
 }
 if(coerced137 !== undefined){
 data140 = coerced137;
 if(data139 !== undefined){
-data139["streaming"] = coerced137;
+data139["rpm"] = coerced137;
 }
 }
 }
-var valid50 = _errs405 === errors;
+if(errors === _errs406){
+if(typeof data140 == "number"){
+if(data140 < 1 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data140}];
+return false;
+}
+}
+}
+var valid50 = _errs406 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data139.max_reasoning_effort !== undefined){
-let data141 = data139.max_reasoning_effort;
-const _errs407 = errors;
+if(data139.rps !== undefined){
+let data141 = data139.rps;
 const _errs408 = errors;
-let valid51 = false;
-const _errs409 = errors;
-if(typeof data141 !== "string"){
+if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
 let dataType138 = typeof data141;
 let coerced138 = undefined;
 if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data141;
-}
-else if(data141 === null){
-coerced138 = "";
+if(dataType138 === "boolean" || data141 === null
+              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
+coerced138 = +data141;
 }
 else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data141}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data141 = coerced138;
+if(data139 !== undefined){
+data139["rps"] = coerced138;
+}
+}
+}
+if(errors === _errs408){
+if(typeof data141 == "number"){
+if(data141 < 1 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data141}];
+return false;
+}
+}
+}
+var valid50 = _errs408 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data139.tpm !== undefined){
+let data142 = data139.tpm;
+const _errs410 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType139 = typeof data142;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data142 === null
+              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced139 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data142}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data142 = coerced139;
+if(data139 !== undefined){
+data139["tpm"] = coerced139;
+}
+}
+}
+if(errors === _errs410){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data142}];
+return false;
+}
+}
+}
+var valid50 = _errs410 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data139}];
+return false;
+}
+}
+var valid49 = _errs403 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data134.allowed_models !== undefined){
+let data143 = data134.allowed_models;
+const _errs412 = errors;
+if(errors === _errs412){
+if(Array.isArray(data143)){
+var valid51 = true;
+const len8 = data143.length;
+for(let i8=0; i8<len8; i8++){
+let data144 = data143[i8];
+const _errs414 = errors;
+if(typeof data144 !== "string"){
+let dataType140 = typeof data144;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data144;
+}
+else if(data144 === null){
+coerced140 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data144}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data144 = coerced140;
+if(data143 !== undefined){
+data143[i8] = coerced140;
+}
+}
+}
+if(errors === _errs414){
+if(typeof data144 === "string"){
+if(func3(data144) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data144}];
+return false;
+}
+}
+}
+var valid51 = _errs414 === errors;
+if(!valid51){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data143}];
+return false;
+}
+}
+var valid49 = _errs412 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data134.policy !== undefined){
+let data145 = data134.policy;
+const _errs416 = errors;
+if(errors === _errs416){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+const _errs418 = errors;
+for(const key31 in data145){
+if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data145}];
+return false;
+break;
+}
+}
+if(_errs418 === errors){
+if(data145.streaming !== undefined){
+let data146 = data145.streaming;
+const _errs419 = errors;
+if(typeof data146 !== "boolean"){
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(data146 === "false" || data146 === 0 || data146 === null){
+coerced141 = false;
+}
+else if(data146 === "true" || data146 === 1){
+coerced141 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data146}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data146 = coerced141;
+if(data145 !== undefined){
+data145["streaming"] = coerced141;
+}
+}
+}
+var valid52 = _errs419 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data145.max_reasoning_effort !== undefined){
+let data147 = data145.max_reasoning_effort;
+const _errs421 = errors;
+const _errs422 = errors;
+let valid53 = false;
+const _errs423 = errors;
+if(typeof data147 !== "string"){
+let dataType142 = typeof data147;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data147;
+}
+else if(data147 === null){
+coerced142 = "";
+}
+else {
+const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6910,15 +7113,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced138;
+if(coerced142 !== undefined){
+data147 = coerced142;
+if(data145 !== undefined){
+data145["max_reasoning_effort"] = coerced142;
 }
 }
 }
-if("low" !== data141){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+if("low" !== data147){
+const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6927,22 +7130,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs409 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs411 = errors;
-if(typeof data141 !== "string"){
-let dataType139 = typeof data141;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data141;
+var _valid12 = _errs423 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs425 = errors;
+if(typeof data147 !== "string"){
+let dataType143 = typeof data147;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data147;
 }
-else if(data141 === null){
-coerced139 = "";
+else if(data147 === null){
+coerced143 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6952,15 +7155,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data141 = coerced139;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced139;
+if(coerced143 !== undefined){
+data147 = coerced143;
+if(data145 !== undefined){
+data145["max_reasoning_effort"] = coerced143;
 }
 }
 }
-if("medium" !== data141){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+if("medium" !== data147){
+const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6969,22 +7172,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs411 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs413 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
+var _valid12 = _errs425 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs427 = errors;
+if(typeof data147 !== "string"){
+let dataType144 = typeof data147;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data147;
 }
-else if(data141 === null){
-coerced140 = "";
+else if(data147 === null){
+coerced144 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6994,15 +7197,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced140;
+if(coerced144 !== undefined){
+data147 = coerced144;
+if(data145 !== undefined){
+data145["max_reasoning_effort"] = coerced144;
 }
 }
 }
-if("high" !== data141){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+if("high" !== data147){
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7011,12 +7214,12 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs413 === errors;
-valid51 = valid51 || _valid12;
+var _valid12 = _errs427 === errors;
+valid53 = valid53 || _valid12;
 }
 }
-if(!valid51){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data141};
+if(!valid53){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data147};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7028,53 +7231,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs408;
+errors = _errs422;
 if(vErrors !== null){
-if(_errs408){
-vErrors.length = _errs408;
+if(_errs422){
+vErrors.length = _errs422;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs407 === errors;
+var valid52 = _errs421 === errors;
 }
 else {
-var valid50 = true;
+var valid52 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data145}];
 return false;
 }
 }
-var valid47 = _errs402 === errors;
+var valid49 = _errs416 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-if(valid47){
-if(data128.status !== undefined){
-let data142 = data128.status;
-const _errs415 = errors;
-const _errs416 = errors;
-let valid52 = false;
-const _errs417 = errors;
-if(typeof data142 !== "string"){
-let dataType141 = typeof data142;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data142;
+if(valid49){
+if(data134.status !== undefined){
+let data148 = data134.status;
+const _errs429 = errors;
+const _errs430 = errors;
+let valid54 = false;
+const _errs431 = errors;
+if(typeof data148 !== "string"){
+let dataType145 = typeof data148;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data148;
 }
-else if(data142 === null){
-coerced141 = "";
+else if(data148 === null){
+coerced145 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7084,15 +7287,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data128 !== undefined){
-data128["status"] = coerced141;
+if(coerced145 !== undefined){
+data148 = coerced145;
+if(data134 !== undefined){
+data134["status"] = coerced145;
 }
 }
 }
-if("active" !== data142){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+if("active" !== data148){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7101,22 +7304,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs417 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs419 = errors;
-if(typeof data142 !== "string"){
-let dataType142 = typeof data142;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data142;
+var _valid13 = _errs431 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs433 = errors;
+if(typeof data148 !== "string"){
+let dataType146 = typeof data148;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data148;
 }
-else if(data142 === null){
-coerced142 = "";
+else if(data148 === null){
+coerced146 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7126,15 +7329,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data142 = coerced142;
-if(data128 !== undefined){
-data128["status"] = coerced142;
+if(coerced146 !== undefined){
+data148 = coerced146;
+if(data134 !== undefined){
+data134["status"] = coerced146;
 }
 }
 }
-if("blocked" !== data142){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+if("blocked" !== data148){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7143,22 +7346,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs419 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs421 = errors;
-if(typeof data142 !== "string"){
-let dataType143 = typeof data142;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data142;
+var _valid13 = _errs433 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs435 = errors;
+if(typeof data148 !== "string"){
+let dataType147 = typeof data148;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data148;
 }
-else if(data142 === null){
-coerced143 = "";
+else if(data148 === null){
+coerced147 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7168,15 +7371,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data142 = coerced143;
-if(data128 !== undefined){
-data128["status"] = coerced143;
+if(coerced147 !== undefined){
+data148 = coerced147;
+if(data134 !== undefined){
+data134["status"] = coerced147;
 }
 }
 }
-if("revoked" !== data142){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+if("revoked" !== data148){
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7185,22 +7388,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs421 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs423 = errors;
-if(typeof data142 !== "string"){
-let dataType144 = typeof data142;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data142;
+var _valid13 = _errs435 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs437 = errors;
+if(typeof data148 !== "string"){
+let dataType148 = typeof data148;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data148;
 }
-else if(data142 === null){
-coerced144 = "";
+else if(data148 === null){
+coerced148 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7210,15 +7413,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data142 = coerced144;
-if(data128 !== undefined){
-data128["status"] = coerced144;
+if(coerced148 !== undefined){
+data148 = coerced148;
+if(data134 !== undefined){
+data134["status"] = coerced148;
 }
 }
 }
-if("deleted" !== data142){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+if("deleted" !== data148){
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7227,13 +7430,13 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs423 === errors;
-valid52 = valid52 || _valid13;
+var _valid13 = _errs437 === errors;
+valid54 = valid54 || _valid13;
 }
 }
 }
-if(!valid52){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data142};
+if(!valid54){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data148};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7245,20 +7448,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs416;
+errors = _errs430;
 if(vErrors !== null){
-if(_errs416){
-vErrors.length = _errs416;
+if(_errs430){
+vErrors.length = _errs430;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs415 === errors;
+var valid49 = _errs429 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
 }
 }
@@ -7271,25 +7474,26 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data134}];
 return false;
 }
 }
-var valid46 = _errs378 === errors;
-if(!valid46){
+var valid48 = _errs392 === errors;
+if(!valid48){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data133}];
 return false;
 }
 }
-var valid0 = _errs376 === errors;
+var valid0 = _errs390 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { admin, postChat, readSse, startHandleGateway, type HandleGateway } from '../support/failover-harness.js';
+import { expectError } from '../support/http-assertions.js';
+import { startSimulator } from '../support/test-gateway.js';
+import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+
+// PRODUCT.md decision 22: a fault of the gateway's own code is a 500 that never counts
+// against a node, and what a node sends back is bounded (reply size, stream event size).
+
+const TIMEOUT = { timeout: 60_000 };
+const KEY = 'sk-node-faults-0123456789abcdef';
+const ADMIN_KEY = 'node-faults-admin-key-0123456789';
+const REPLY_CAP = 1024 * 1024;
+const EVENT_CAP = 64 * 1024;
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  const body = { id: 'chatcmpl-big', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+/** A node that misbehaves by size, per path: `/huge-json/v1`, `/huge-json-declared/v1`, `/huge-event-first/v1`, `/huge-event-later/v1`. */
+function startOversizeNode(): Promise<{ server: Server; origin: string }> {
+  const server = createServer((request, response: ServerResponse) => {
+    request.resume();
+    request.on('end', () => {
+      const path = request.url ?? '';
+      const reply = JSON.stringify({
+        id: 'chatcmpl-big',
+        object: 'chat.completion',
+        created: 1,
+        model: 'up',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(5 * REPLY_CAP) }, finish_reason: 'stop' }],
+      });
+      if (path.startsWith('/huge-json-declared/')) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
+        response.end(reply);
+      } else if (path.startsWith('/huge-json/')) {
+        // Chunked, no declared length: the cap must hold while the body arrives.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        for (let start = 0; start < reply.length; start += 64 * 1024) response.write(reply.slice(start, start + 64 * 1024));
+        response.end();
+      } else {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const huge = chunk({ content: 'y'.repeat(4 * EVENT_CAP) });
+        if (path.startsWith('/huge-event-later/')) response.write(chunk({ role: 'assistant', content: 'Hello' }));
+        // The oversized event in small pieces, as a node streams it.
+        for (let start = 0; start < huge.length; start += 4096) response.write(huge.slice(start, start + 4096));
+        response.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+describe('gateway faults are not node faults; node replies are bounded', () => {
+  let simulator: SimulatedNode;
+  let oversize: { server: Server; origin: string };
+  let gateway: HandleGateway;
+
+  before(async () => {
+    simulator = await startSimulator();
+    oversize = await startOversizeNode();
+    const node = (id: string, path: string) =>
+      `  - { id: ${id}, provider: openai, base_url: "${oversize.origin}/${path}/v1", replies: { max_json_bytes: ${REPLY_CAP}, max_event_bytes: ${EVENT_CAP} } }`;
+    gateway = await startHandleGateway(`
+admin_key: ${ADMIN_KEY}
+health: { failure_threshold: 2, base_ejection_ms: 60000 }
+failover: { max_attempts: 2 }
+# http: { max_json_depth: 100000 }   (on once the JSON depth bound lands)
+nodes:
+  - { id: sim, provider: openai, base_url: "${simulator.baseUrl}" }
+${node('huge-json', 'huge-json')}
+${node('huge-json-declared', 'huge-json-declared')}
+${node('huge-event-first', 'huge-event-first')}
+${node('huge-event-later', 'huge-event-later')}
+models:
+  - { id: plain, routes: [{ node: sim }] }
+  - { id: big-json, routes: [{ node: huge-json }, { node: sim, priority: 1 }] }
+  - { id: big-json-declared, routes: [{ node: huge-json-declared }] }
+  - { id: big-first-event, routes: [{ node: huge-event-first }, { node: sim, priority: 1 }] }
+  - { id: big-later-event, routes: [{ node: huge-event-later }] }
+keys:
+  - { key: ${KEY} }
+`);
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await simulator?.close();
+    await new Promise((resolve) => oversize?.server.close(resolve));
+  });
+
+  test('a body that breaks the gateway while the node request is built is a 500, and the node stays in service', TIMEOUT, async () => {
+    // Written by hand: the test's own JSON.stringify would overflow on it too.
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    for (const stream of [false, true, false, true, false]) {
+      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: `{"model":"plain","stream":${stream},"messages":[{"role":"user","content":"hi"}],"x_deep":${deep}}`,
+      });
+      await expectError(response, { status: 500, code: 'internal_error', type: 'internal_error' });
+    }
+    const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
+    const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');
+    assert.equal(sim?.state, 'healthy', 'five gateway faults did not eject the node (failure_threshold 2)');
+    const fine = await postChat(gateway.baseUrl, KEY, 'plain');
+    assert.equal(fine.status, 200, await fine.text());
+  });
+
+  test('a JSON reply over max_json_bytes is the node\'s failure: the next node answers', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, KEY, 'big-json');
+    assert.equal(response.status, 200, 'failed over to the simulator');
+    const line = await gateway.logLine(response.headers.get('x-request-id'));
+    assert.equal(line.attempts?.[0]?.node, 'huge-json');
+    assert.match(String(line.attempts?.[0]?.error), /larger than 1048576 bytes/);
+    assert.equal(line.attempts?.[1]?.node, 'sim');
+  });
+
+  test('a declared length over max_json_bytes is refused unread: 503 when no node is left to try, and counted against the node', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, KEY, 'big-json-declared');
+    const body = await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
+    assert.ok(body.error.message.length < 500);
+    const line = await gateway.logLine(response.headers.get('x-request-id'));
+    assert.match(String(line.attempts?.[0]?.error), /larger than 1048576 bytes/);
+    // Counted against the node: a second failure ejects it (failure_threshold 2).
+    await postChat(gateway.baseUrl, KEY, 'big-json-declared').then((second) => second.text());
+    const { body: nodes } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
+    const node = (nodes as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'huge-json-declared');
+    assert.equal(node?.state, 'ejected');
+  });
+
+  test('a first stream event over max_event_bytes fails over before the first byte', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, KEY, 'big-first-event', { stream: true });
+    assert.equal(response.status, 200);
+    const { data } = await readSse(response);
+    assert.equal(data.at(-1), '[DONE]');
+    assert.ok(!data.some((event) => event.includes('"error"')), 'no error event: the simulator answered');
+    const line = await gateway.logLine(response.headers.get('x-request-id'));
+    assert.equal(line.attempts?.[0]?.node, 'huge-event-first');
+    assert.match(String(line.attempts?.[0]?.error), /more than 65536 characters/);
+  });
+
+  test('a stream event over max_event_bytes after the first byte ends the stream with usage and one error event', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, KEY, 'big-later-event', { stream: true });
+    assert.equal(response.status, 200);
+    const { data } = await readSse(response);
+    const events = data.filter((event) => event !== '[DONE]').map((event) => JSON.parse(event) as Record<string, unknown>);
+    assert.equal((events[0] as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content, 'Hello');
+    const last = events.at(-1) as { error?: { code: string } };
+    assert.equal(last.error?.code, 'bad_gateway');
+    assert.ok(events.slice(0, -1).some((event) => event.usage !== undefined && event.usage !== null), 'the usage so far comes before the error event');
+    assert.ok(!data.some((event) => event.includes('y'.repeat(1000))), 'nothing of the oversized event reached the client');
+  });
+});
