@@ -21,13 +21,14 @@ export function schemaValidationFailed(errors: readonly ErrorObject[] | null | u
   return invalidParameter(problem.path, problem.expected, problem.expectedRu);
 }
 
-/** Caps on one request's size in items (configuration `http.max_messages`, `http.max_choices`). */
+/** Caps on one request's size (configuration `http.max_messages`, `http.max_choices`, `http.max_json_depth`). */
 export interface ChatRequestCaps {
   readonly maxMessages: number;
   readonly maxChoices: number;
+  readonly maxJsonDepth: number;
 }
 
-const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128 };
+const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128, maxJsonDepth: Number.POSITIVE_INFINITY };
 
 /**
  * Parses and checks a chat-completions body (spec 7.2 row 400, PRODUCT.md decisions 6, 8).
@@ -35,7 +36,7 @@ const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxCho
  * caps are checked before the schema, so an oversized array is refused without walking it.
  */
 export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS): ChatRequest {
-  const parsed = parseJsonBody(body);
+  const parsed = parseJsonBody(body, caps.maxJsonDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
   }
