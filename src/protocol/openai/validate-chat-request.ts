@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
+import { truncateForDisplay } from '../../errors/truncate-for-display.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
@@ -10,8 +11,10 @@ export function validationFailed(param: string | null, english: string, russian:
   return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
 }
 
+/** The path is cut for the message (a key of a megabyte stays a short sentence); `param` gets the same cut. */
 function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
-  return validationFailed(param, `Invalid parameter '${param}': it ${expected}.`, `Некорректный параметр '${param}': ${expectedRu}.`);
+  const shown = truncateForDisplay(param);
+  return validationFailed(param, `Invalid parameter '${shown}': it ${expected}.`, `Некорректный параметр '${shown}': ${expectedRu}.`);
 }
 
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
