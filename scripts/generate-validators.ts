@@ -18,8 +18,10 @@ import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js
 export const GENERATED_DIRECTORY = 'src/validation/generated';
 
 // Request bodies: first error only, no coercion. `verbose` puts the schema into each error,
-// which describeSchemaError reads to list a union's literals.
-const REQUEST_OPTIONS: Options = { allErrors: false, coerceTypes: false, useDefaults: false, strict: false, verbose: true };
+// which describeSchemaError reads to list a union's literals. `strictNumbers`: a number is
+// finite (JSON.parse turns 1e400 into Infinity, which Ajv's number and integer checks
+// accept without it, since `strict: false` turns it off too).
+const REQUEST_OPTIONS: Options = { allErrors: false, coerceTypes: false, useDefaults: false, strict: false, strictNumbers: true, verbose: true };
 // Interpolated values are strings: `port: ${PORT}` must still become a number, so the
 // config validator (unlike the request validators) coerces scalars to the schema's type.
 const CONFIG_OPTIONS: Options = { coerceTypes: true, strict: false, verbose: true };

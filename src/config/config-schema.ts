@@ -234,6 +234,7 @@ export const ConfigFileSchema = Type.Object(
           listen_backlog: Type.Optional(Type.Integer({ minimum: 1 })),
           max_messages: Type.Optional(Type.Integer({ minimum: 1 })),
           max_choices: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
+          max_json_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000 })),
         },
         { additionalProperties: false },
       ),

@@ -25,6 +25,7 @@ export const DEFAULTS = {
     listenBacklog: 511,
     maxMessages: 2_048,
     maxChoices: 16,
+    maxJsonDepth: 64,
   },
   shutdownGraceMs: 30_000,
   maxConcurrency: 64,

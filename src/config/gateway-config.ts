@@ -173,6 +173,8 @@ export interface HttpSettings {
   readonly maxMessages: number;
   /** Largest `n` (choices) one chat request may ask for → 400 validation_failed, param n. */
   readonly maxChoices: number;
+  /** Deepest nesting of arrays and objects in a client's JSON body → 400 validation_failed. */
+  readonly maxJsonDepth: number;
 }
 
 /** How the process logs. */

@@ -241,6 +241,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       listenBacklog: file.http?.listen_backlog ?? DEFAULTS.http.listenBacklog,
       maxMessages: file.http?.max_messages ?? DEFAULTS.http.maxMessages,
       maxChoices: file.http?.max_choices ?? DEFAULTS.http.maxChoices,
+      maxJsonDepth: file.http?.max_json_depth ?? DEFAULTS.http.maxJsonDepth,
     },
     log: { bodies: file.log?.bodies ?? false, format: file.log?.format ?? 'auto' },
     metrics: {

@@ -1,4 +1,28 @@
 import { ERROR_CODES, type ErrorCode, type ErrorType, type Language, type MessageParams } from './codes.js';
+import { MAX_DISPLAY_CHARS, truncateForDisplay } from './truncate-for-display.js';
+
+/** Params that hold a whole sentence composed by our code (which may quote client input), not one value. */
+const SENTENCE_PARAMS = new Set(['detail_en', 'detail_ru', 'reason_en', 'reason_ru', 'reason']);
+/** Longest such sentence a message repeats in full; ours stay far below it. */
+const MAX_SENTENCE_CHARS = 4 * MAX_DISPLAY_CHARS;
+
+/**
+ * The params as messages may show them: a client string (a 1 MB model name, a param path
+ * through a 1 MB key) is cut to MAX_DISPLAY_CHARS with a visible marker, a sentence to
+ * MAX_SENTENCE_CHARS. The same object back when nothing is that long (the usual case).
+ */
+function boundedParams(params: MessageParams): MessageParams {
+  let bounded: Record<string, string | number | undefined> | undefined;
+  for (const name in params) {
+    const value = params[name];
+    if (typeof value !== 'string' || value.length <= MAX_DISPLAY_CHARS) continue;
+    const cut = truncateForDisplay(value, SENTENCE_PARAMS.has(name) ? MAX_SENTENCE_CHARS : MAX_DISPLAY_CHARS);
+    if (cut === value) continue;
+    bounded ??= { ...params };
+    bounded[name] = cut;
+  }
+  return bounded ?? params;
+}
 
 /** What we know about a node's failure, kept for logs and for passing client errors through. */
 export interface UpstreamFailure {
@@ -26,7 +50,8 @@ export interface GatewayErrorOptions {
 
 /**
  * The one error class of the gateway. Created by code (see `gatewayError`); only the
- * HTTP error renderer turns it into a response, in the caller's language.
+ * HTTP error renderer turns it into a response, in the caller's language. Client strings
+ * in its params and `param` are cut to a bounded length (see boundedParams).
  */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
@@ -41,13 +66,13 @@ export class GatewayError extends Error {
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     const definition = ERROR_CODES[code];
-    const params = options.params ?? {};
+    const params = options.params === undefined ? {} : boundedParams(options.params);
     super(definition.message.en(params), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.status = definition.status;
     this.type = definition.type;
-    this.param = options.param ?? null;
+    this.param = options.param === undefined || options.param === null ? null : truncateForDisplay(options.param);
     this.params = params;
     this.retryable = options.retryable ?? definition.retryable;
     this.retryAfter = options.retryAfter;

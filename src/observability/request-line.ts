@@ -1,5 +1,6 @@
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { AttemptRecord, RequestContext } from '../pipeline/request-context.js';
+import { truncateForDisplay } from '../errors/truncate-for-display.js';
 
 /** Longest request body kept in a log line when `log.bodies` is on. */
 const MAX_LOGGED_BODY = 64 * 1024;
@@ -19,18 +20,20 @@ export interface RequestLineSource {
  * model or path is escaped), instead of an object of twenty fields for JSON.stringify to
  * walk: under load that object and its serialization were the gateway's largest cost per
  * request after the socket writes. Members without a value are left out, as
- * JSON.stringify would. `usage` is the tokens the request is billed on, flat.
+ * JSON.stringify would. `usage` is the tokens the request is billed on, flat. The
+ * client's model and path are cut to a bounded length with a marker (truncateForDisplay):
+ * a 1 MB model name makes a short line.
  */
 export function requestLineMembers({ context, method, path, totalMs }: RequestLineSource): string {
   const record = context.record;
   let line = `"request_id":${JSON.stringify(context.requestId)},"correlation_id":${JSON.stringify(context.correlationId)}`;
   if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
-  line += `,"path":${JSON.stringify(path)}`;
+  line += `,"path":${JSON.stringify(truncateForDisplay(path))}`;
   if (record.status !== undefined) line += `,"status":${number(record.status)}`;
   if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
-  if (record.model !== undefined) line += `,"model":${JSON.stringify(record.model)}`;
+  if (record.model !== undefined) line += `,"model":${JSON.stringify(truncateForDisplay(record.model))}`;
   line += `,"stream":${record.stream}`;
   const attempts = record.attempts;
   if (attempts.length > 0) {

@@ -1,16 +1,41 @@
 import secureJsonParse from 'secure-json-parse';
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
+import { truncateForDisplay } from '../errors/truncate-for-display.js';
+import { findInfiniteNumber } from './find-infinite-number.js';
+import { scanJsonText } from './scan-json-text.js';
 
 const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as const;
 
 /**
- * Parses a JSON request body; 400 validation_failed for malformed JSON and for keys that
- * could poison prototypes further down (`__proto__`, `constructor.prototype`, also when
- * written with \u escapes). secure-json-parse (the parser fastify uses) runs the native
+ * Parses a JSON request body; 400 validation_failed for malformed JSON, for arrays and
+ * objects nested deeper than `maxDepth` (configuration `http.max_json_depth`: deeper
+ * values overflow the stack of whatever walks them later, JSON.stringify included), for a
+ * number too large to be finite (`1e400`, which JSON.parse makes Infinity and
+ * JSON.stringify `null`; the 400 names its param), and for keys that could poison
+ * prototypes further down (`__proto__`, `constructor.prototype`, also when written with
+ * \u escapes). Depth and numbers are found by one linear scan of the text before it is
+ * parsed (no recursion). secure-json-parse (the parser fastify uses) runs the native
  * JSON.parse, then a cheap regular-expression test on the text, and walks the object only
- * when that test matches: a clean body costs one extra linear scan, no reviver.
+ * when that test matches: a clean body costs two extra linear scans, no reviver.
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, maxDepth: number): unknown {
+  const scan = scanJsonText(text, maxDepth);
+  if (scan.tooDeep) {
+    throw validationFailed(
+      null,
+      `The request body nests arrays and objects more than ${maxDepth} levels deep.`,
+      `В теле запроса массивы и объекты вложены глубже ${maxDepth} уровней.`,
+    );
+  }
+  const value = parse(text);
+  if (scan.hasInfiniteNumber) {
+    const path = findInfiniteNumber(value);
+    if (path !== undefined) throw infiniteNumber(path);
+  }
+  return value;
+}
+
+function parse(text: string): unknown {
   try {
     // A body without a BOM, `\u` escapes or either key's name cannot match secure-json-parse's
     // tests: the plain parse is the same answer without its two regular expressions.
@@ -19,18 +44,29 @@ export function parseJsonBody(text: string): unknown {
     const detail = error instanceof Error ? error.message : String(error);
     if (/prototype property/.test(detail)) {
       throw validationFailed(
+        null,
         'The request body contains a forbidden key ("__proto__" or "constructor.prototype").',
         'Тело запроса содержит запрещённый ключ ("__proto__" или "constructor.prototype").',
       );
     }
-    throw validationFailed(`The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
+    throw validationFailed(null, `The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
   }
+}
+
+function infiniteNumber(path: string): GatewayError {
+  if (path === '') return validationFailed(null, 'The request body is a number too large to be finite.', 'Тело запроса — число, слишком большое, чтобы быть конечным.');
+  const shown = truncateForDisplay(path);
+  return validationFailed(
+    path,
+    `Invalid parameter '${shown}': it must be a finite number; this one is too large.`,
+    `Некорректный параметр '${shown}': число должно быть конечным, это слишком велико.`,
+  );
 }
 
 function mayHideForbiddenKey(text: string): boolean {
   return text.charCodeAt(0) === 0xfeff || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 }
 
-function validationFailed(english: string, russian: string): GatewayError {
-  return gatewayError('validation_failed', { param: null, params: { detail_en: english, detail_ru: russian } });
+function validationFailed(param: string | null, english: string, russian: string): GatewayError {
+  return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
 }

@@ -226,6 +226,90 @@ test(`fuzz: ${BODY_CASES} malformed and adversarial bodies each get a 4xx in the
   assert.ok(Date.now() - started < 45_000);
 });
 
+/** Numeric fields of the chat request and values outside every one's range (JSON text, not JS numbers). */
+const NUMERIC_FIELDS = ['temperature', 'top_p', 'n', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'top_logprobs', 'seed'];
+const HUGE_NUMBERS = ['1e400', '-1e400', '1e20'];
+const MEGABYTE = 1024 * 1024;
+
+/** Bounded inputs (PRODUCT.md decision 22): deep nesting, numbers that overflow or leave their range, megabyte strings. */
+function boundCases(): Case[] {
+  const valid = JSON.stringify(VALID).slice(0, -1);
+  const deep = (inArray: boolean) => nested(10_000, inArray);
+  const cases: Case[] = [];
+  for (const inArray of [true, false]) {
+    const kind = inArray ? 'arrays' : 'objects';
+    cases.push(
+      { name: `10,000 levels of ${kind} in an unknown field`, body: `${valid},"extra":${deep(inArray)}}` },
+      { name: `10,000 levels of ${kind} in an unknown message field`, body: `{"model":"m","messages":[{"role":"user","content":"x","meta":${deep(inArray)}}]}` },
+      { name: `10,000 levels of ${kind} in content`, body: `{"model":"m","messages":[{"role":"user","content":${deep(inArray)}}]}` },
+      { name: `10,000 levels of ${kind} in stop`, body: `${valid},"stop":${deep(inArray)}}` },
+      { name: `10,000 levels of ${kind} as the body`, body: deep(inArray) },
+    );
+  }
+  for (const field of NUMERIC_FIELDS) {
+    for (const value of HUGE_NUMBERS) cases.push({ name: `${field}: ${value}`, body: `${valid},"${field}":${value}}` });
+  }
+  for (const value of HUGE_NUMBERS) {
+    cases.push({ name: `logit_bias value ${value}`, body: `${valid},"logit_bias":{"11":${value}}}` });
+    cases.push({ name: `reasoning.max_tokens ${value}`, body: `${valid},"reasoning":{"max_tokens":${value}}}` });
+  }
+  cases.push({ name: 'unknown field 1e400', body: `${valid},"vendor":{"top_k":1e400}}` });
+  cases.push({ name: '1 MB model name', body: JSON.stringify({ ...VALID, model: 'm'.repeat(MEGABYTE) }) });
+  cases.push({ name: '1 MB unknown field name (1e400)', body: `${valid},"${'f'.repeat(MEGABYTE)}":1e400}` });
+  cases.push({ name: '1 MB unknown field name in logit_bias', body: `${valid},"logit_bias":{"${'f'.repeat(MEGABYTE)}":1000}}` });
+  return cases;
+}
+
+test('fuzz: deep nesting, huge numbers and megabyte strings get a short 400/404; the node is never counted as failed', { timeout: 120_000 }, async () => {
+  const boundNode = await startSimulator();
+  const boundGateway = await startTestGateway(`
+health: { failure_threshold: 1 }
+nodes: [{ id: a, provider: openai, base_url: "${boundNode.baseUrl}" }]
+models: [{ id: m, reasoning: { default_effort: low }, routes: [{ node: a }] }]
+keys: [{ key: ${API_KEY} }]
+`);
+  const pool = new Pool(new URL(boundGateway.baseUrl).origin, { connections: 4 });
+  try {
+    const cases = boundCases();
+    // Twice over: with failure_threshold 1, any case counted against the node would eject it.
+    await inParallel([...cases, ...cases], 4, async (fuzzCase, index) => {
+      const response = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: fuzzCase.body,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await response.body.text();
+      const header = (name: string) => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      const label = `bound case ${index} (${fuzzCase.name})`;
+      checkError(label, response.statusCode, header('content-type'), header('x-request-id'), text);
+      assert.ok([400, 404].includes(response.statusCode), `${label}: status ${response.statusCode}`);
+      assert.ok(text.length < 2048, `${label}: an error body of ${text.length} characters`);
+    });
+    assert.equal(boundNode.stats().requests, 0, 'no bound case reached the node');
+    const lines = boundGateway.logs().filter((entry) => entry.msg === 'request');
+    for (const line of lines) assert.ok(JSON.stringify(line).length < 4096, `a log line of ${JSON.stringify(line).length} characters`);
+    for (let round = 0; round < 3; round++) {
+      const reply = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(VALID),
+      });
+      await reply.body.text();
+      assert.equal(reply.statusCode, 200, 'the model still answers');
+    }
+  } finally {
+    await pool.close();
+    await boundGateway.close();
+    await boundNode.close();
+  }
+});
+
 test(`fuzz: ${RAW_CASES} malformed HTTP heads each get a 4xx in the spec format; the gateway serves afterwards`, { timeout: 60_000 }, async () => {
   const random = mulberry32(SEED ^ 0x5bd1e995);
   const cases = Array.from({ length: RAW_CASES }, (_, index) => rawCase(random, index));

@@ -17,7 +17,7 @@ export function adminRoute(services: GatewayServices) {
     method: operation.method,
     pattern: operation.pattern,
     handler: async (request, response, context, id) => {
-      const body = operation.method === 'POST' || operation.method === 'PATCH' ? await readJsonObject(request, ADMIN_BODY_LIMIT) : undefined;
+      const body = operation.method === 'POST' || operation.method === 'PATCH' ? await readJsonObject(request, ADMIN_BODY_LIMIT, services.config.http.maxJsonDepth) : undefined;
       const query = new URL(request.url ?? '/', 'http://switchyard.invalid').searchParams;
       sendJson(response, context, operation.status, await operation.run(admin, { id, query, body }));
     },

@@ -55,7 +55,7 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
       method: 'POST',
       pattern: /^\/admin\/v1\/nodes$/,
       handler: async (request, response, context) => {
-        const body = await readJsonObject(request, ADMIN_BODY_LIMIT, services.config.http.bodyIdleTimeoutMs);
+        const body = await readJsonObject(request, ADMIN_BODY_LIMIT, services.config.http.maxJsonDepth, services.config.http.bodyIdleTimeoutMs);
         if (!validateAddNode(body)) throw schemaValidationFailed(validateAddNode.errors);
         if (services.routes.hasNode(body.id)) {
           throw validationFailed('id', `A node "${body.id}" already exists.`, `Узел "${body.id}" уже существует.`);

@@ -3,10 +3,10 @@ import { validationFailed } from '../../protocol/openai/validate-chat-request.js
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { readBody } from '../read-body.js';
 
-/** Reads a small JSON object body (admin API); 400 validation_failed when it is not one. */
-export async function readJsonObject(request: IncomingMessage, limit: number, idleTimeoutMs = 0): Promise<Record<string, unknown>> {
+/** Reads a small JSON object body (admin API); 400 validation_failed when it is not one or nests deeper than `maxDepth`. */
+export async function readJsonObject(request: IncomingMessage, limit: number, maxDepth: number, idleTimeoutMs = 0): Promise<Record<string, unknown>> {
   const text = await readBody(request, limit, idleTimeoutMs);
-  const value = text.trim() === '' ? {} : parseJsonBody(text);
+  const value = text.trim() === '' ? {} : parseJsonBody(text, maxDepth);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
   }

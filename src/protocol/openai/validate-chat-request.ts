@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
+import { truncateForDisplay } from '../../errors/truncate-for-display.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
@@ -10,8 +11,10 @@ export function validationFailed(param: string | null, english: string, russian:
   return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
 }
 
+/** The path is cut for the message (a key of a megabyte stays a short sentence); `param` gets the same cut. */
 function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
-  return validationFailed(param, `Invalid parameter '${param}': it ${expected}.`, `Некорректный параметр '${param}': ${expectedRu}.`);
+  const shown = truncateForDisplay(param);
+  return validationFailed(param, `Invalid parameter '${shown}': it ${expected}.`, `Некорректный параметр '${shown}': ${expectedRu}.`);
 }
 
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
@@ -21,13 +24,14 @@ export function schemaValidationFailed(errors: readonly ErrorObject[] | null | u
   return invalidParameter(problem.path, problem.expected, problem.expectedRu);
 }
 
-/** Caps on one request's size in items (configuration `http.max_messages`, `http.max_choices`). */
+/** Caps on one request's size (configuration `http.max_messages`, `http.max_choices`, `http.max_json_depth`). */
 export interface ChatRequestCaps {
   readonly maxMessages: number;
   readonly maxChoices: number;
+  readonly maxJsonDepth: number;
 }
 
-const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128 };
+const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128, maxJsonDepth: Number.POSITIVE_INFINITY };
 
 /**
  * Parses and checks a chat-completions body (spec 7.2 row 400, PRODUCT.md decisions 6, 8).
@@ -35,7 +39,7 @@ const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxCho
  * caps are checked before the schema, so an oversized array is refused without walking it.
  */
 export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS): ChatRequest {
-  const parsed = parseJsonBody(body);
+  const parsed = parseJsonBody(body, caps.maxJsonDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
   }

@@ -225,12 +225,12 @@ if(valid0){
 if(data.max_concurrency !== undefined){
 let data4 = data.max_concurrency;
 const _errs18 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 validate10.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_concurrency.type,parentSchema:schema11.properties.max_concurrency,data:data4}];
 return false;
 }
 if(errors === _errs18){
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
 validate10.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_concurrency,data:data4}];
 return false;
@@ -247,7 +247,7 @@ if(data.weight !== undefined){
 let data5 = data.weight;
 const _errs20 = errors;
 if(errors === _errs20){
-if(typeof data5 == "number"){
+if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 <= 0 || isNaN(data5)){
 validate10.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.weight,data:data5}];
 return false;
@@ -281,12 +281,12 @@ if(_errs24 === errors){
 if(data6.connect_ms !== undefined){
 let data7 = data6.connect_ms;
 const _errs25 = errors;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
 validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data7}];
 return false;
 }
 if(errors === _errs25){
-if(typeof data7 == "number"){
+if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
 validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data7}];
 return false;
@@ -302,12 +302,12 @@ if(valid2){
 if(data6.first_byte_ms !== undefined){
 let data8 = data6.first_byte_ms;
 const _errs27 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data8}];
 return false;
 }
 if(errors === _errs27){
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
 validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data8}];
 return false;
@@ -323,12 +323,12 @@ if(valid2){
 if(data6.idle_ms !== undefined){
 let data9 = data6.idle_ms;
 const _errs29 = errors;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
 validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data9}];
 return false;
 }
 if(errors === _errs29){
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
 validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data9}];
 return false;
@@ -344,12 +344,12 @@ if(valid2){
 if(data6.total_ms !== undefined){
 let data10 = data6.total_ms;
 const _errs31 = errors;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
 validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data10}];
 return false;
 }
 if(errors === _errs31){
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 1 || isNaN(data10)){
 validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data10}];
 return false;
@@ -394,12 +394,12 @@ if(_errs35 === errors){
 if(data11.max_json_bytes !== undefined){
 let data12 = data11.max_json_bytes;
 const _errs36 = errors;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
 validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
 return false;
 }
 if(errors === _errs36){
-if(typeof data12 == "number"){
+if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1024 || isNaN(data12)){
 validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
 return false;
@@ -415,12 +415,12 @@ if(valid3){
 if(data11.max_event_bytes !== undefined){
 let data13 = data11.max_event_bytes;
 const _errs38 = errors;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
 validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
 return false;
 }
 if(errors === _errs38){
-if(typeof data13 == "number"){
+if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 1024 || isNaN(data13)){
 validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
 return false;
@@ -545,12 +545,12 @@ if(_errs48 === errors){
 if(data15.first_byte_ms !== undefined){
 let data16 = data15.first_byte_ms;
 const _errs49 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
 return false;
 }
 if(errors === _errs49){
-if(typeof data16 == "number"){
+if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
 validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
 return false;
@@ -567,7 +567,7 @@ if(data15.tokens_per_second !== undefined){
 let data17 = data15.tokens_per_second;
 const _errs51 = errors;
 if(errors === _errs51){
-if(typeof data17 == "number"){
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
 validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data17}];
 return false;
@@ -669,12 +669,12 @@ if(valid5){
 if(data15.port !== undefined){
 let data19 = data15.port;
 const _errs59 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
 return false;
 }
 if(errors === _errs59){
-if(typeof data19 == "number"){
+if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 > 65535 || isNaN(data19)){
 validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
 return false;
@@ -894,7 +894,7 @@ if(data22.weight !== undefined){
 let data25 = data22.weight;
 const _errs78 = errors;
 if(errors === _errs78){
-if(typeof data25 == "number"){
+if((typeof data25 == "number") && (isFinite(data25))){
 if(data25 <= 0 || isNaN(data25)){
 validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data25}];
 return false;
@@ -914,12 +914,12 @@ if(valid9){
 if(data22.priority !== undefined){
 let data26 = data22.priority;
 const _errs80 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
 validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
 return false;
 }
 if(errors === _errs80){
-if(typeof data26 == "number"){
+if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
 validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
 return false;

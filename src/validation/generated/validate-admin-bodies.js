@@ -85,7 +85,7 @@ if(data.balance !== undefined){
 let data2 = data.balance;
 const _errs6 = errors;
 if(errors === _errs6){
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000000000 || isNaN(data2)){
 validate10.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.balance,data:data2}];
 return false;
@@ -246,7 +246,7 @@ if(_errs20 === errors){
 if(data5.rpm !== undefined){
 let data6 = data5.rpm;
 const _errs21 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 const err7 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.anyOf[0].properties.rpm.type,parentSchema:schema11.properties.limits.anyOf[0].properties.rpm,data:data6};
 if(vErrors === null){
 vErrors = [err7];
@@ -257,7 +257,7 @@ vErrors.push(err7);
 errors++;
 }
 if(errors === _errs21){
-if(typeof data6 == "number"){
+if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
 const err8 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.anyOf[0].properties.rpm,data:data6};
 if(vErrors === null){
@@ -279,7 +279,7 @@ if(valid4){
 if(data5.rps !== undefined){
 let data7 = data5.rps;
 const _errs23 = errors;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
 const err9 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.anyOf[0].properties.rps.type,parentSchema:schema11.properties.limits.anyOf[0].properties.rps,data:data7};
 if(vErrors === null){
 vErrors = [err9];
@@ -290,7 +290,7 @@ vErrors.push(err9);
 errors++;
 }
 if(errors === _errs23){
-if(typeof data7 == "number"){
+if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
 const err10 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.anyOf[0].properties.rps,data:data7};
 if(vErrors === null){
@@ -312,7 +312,7 @@ if(valid4){
 if(data5.tpm !== undefined){
 let data8 = data5.tpm;
 const _errs25 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 const err11 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.anyOf[0].properties.tpm.type,parentSchema:schema11.properties.limits.anyOf[0].properties.tpm,data:data8};
 if(vErrors === null){
 vErrors = [err11];
@@ -323,7 +323,7 @@ vErrors.push(err11);
 errors++;
 }
 if(errors === _errs25){
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
 const err12 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.anyOf[0].properties.tpm,data:data8};
 if(vErrors === null){
@@ -855,7 +855,7 @@ if(_errs20 === errors){
 if(data3.rpm !== undefined){
 let data4 = data3.rpm;
 const _errs21 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 const err11 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.limits.anyOf[0].properties.rpm.type,parentSchema:schema12.properties.limits.anyOf[0].properties.rpm,data:data4};
 if(vErrors === null){
 vErrors = [err11];
@@ -866,7 +866,7 @@ vErrors.push(err11);
 errors++;
 }
 if(errors === _errs21){
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
 const err12 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.limits.anyOf[0].properties.rpm,data:data4};
 if(vErrors === null){
@@ -888,7 +888,7 @@ if(valid5){
 if(data3.rps !== undefined){
 let data5 = data3.rps;
 const _errs23 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
 const err13 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.limits.anyOf[0].properties.rps.type,parentSchema:schema12.properties.limits.anyOf[0].properties.rps,data:data5};
 if(vErrors === null){
 vErrors = [err13];
@@ -899,7 +899,7 @@ vErrors.push(err13);
 errors++;
 }
 if(errors === _errs23){
-if(typeof data5 == "number"){
+if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
 const err14 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.limits.anyOf[0].properties.rps,data:data5};
 if(vErrors === null){
@@ -921,7 +921,7 @@ if(valid5){
 if(data3.tpm !== undefined){
 let data6 = data3.tpm;
 const _errs25 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 const err15 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.limits.anyOf[0].properties.tpm.type,parentSchema:schema12.properties.limits.anyOf[0].properties.tpm,data:data6};
 if(vErrors === null){
 vErrors = [err15];
@@ -932,7 +932,7 @@ vErrors.push(err15);
 errors++;
 }
 if(errors === _errs25){
-if(typeof data6 == "number"){
+if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
 const err16 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.limits.anyOf[0].properties.tpm,data:data6};
 if(vErrors === null){
@@ -1257,7 +1257,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs2 = errors;
 if(errors === _errs2){
-if(typeof data0 == "number"){
+if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000000 || isNaN(data0)){
 validate12.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema13.properties.amount,data:data0}];
 return false;
@@ -1346,7 +1346,7 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs2 = errors;
 if(errors === _errs2){
-if(typeof data0 == "number"){
+if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000000 || isNaN(data0)){
 validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema14.properties.amount,data:data0}];
 return false;
@@ -1480,7 +1480,7 @@ const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
 if(errors === _errs8){
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000000000 || isNaN(data2)){
 const err0 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema15.properties.spend_limit.anyOf[0],data:data2};
 if(vErrors === null){
@@ -1587,7 +1587,7 @@ if(_errs16 === errors){
 if(data3.rpm !== undefined){
 let data4 = data3.rpm;
 const _errs17 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 const err6 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.limits.anyOf[0].properties.rpm.type,parentSchema:schema15.properties.limits.anyOf[0].properties.rpm,data:data4};
 if(vErrors === null){
 vErrors = [err6];
@@ -1598,7 +1598,7 @@ vErrors.push(err6);
 errors++;
 }
 if(errors === _errs17){
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
 const err7 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.limits.anyOf[0].properties.rpm,data:data4};
 if(vErrors === null){
@@ -1620,7 +1620,7 @@ if(valid3){
 if(data3.rps !== undefined){
 let data5 = data3.rps;
 const _errs19 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
 const err8 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.limits.anyOf[0].properties.rps.type,parentSchema:schema15.properties.limits.anyOf[0].properties.rps,data:data5};
 if(vErrors === null){
 vErrors = [err8];
@@ -1631,7 +1631,7 @@ vErrors.push(err8);
 errors++;
 }
 if(errors === _errs19){
-if(typeof data5 == "number"){
+if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
 const err9 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.limits.anyOf[0].properties.rps,data:data5};
 if(vErrors === null){
@@ -1653,7 +1653,7 @@ if(valid3){
 if(data3.tpm !== undefined){
 let data6 = data3.tpm;
 const _errs21 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 const err10 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.limits.anyOf[0].properties.tpm.type,parentSchema:schema15.properties.limits.anyOf[0].properties.tpm,data:data6};
 if(vErrors === null){
 vErrors = [err10];
@@ -1664,7 +1664,7 @@ vErrors.push(err10);
 errors++;
 }
 if(errors === _errs21){
-if(typeof data6 == "number"){
+if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
 const err11 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.limits.anyOf[0].properties.tpm,data:data6};
 if(vErrors === null){
@@ -2177,7 +2177,7 @@ const _errs9 = errors;
 let valid2 = false;
 const _errs10 = errors;
 if(errors === _errs10){
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 1000000000 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema16.properties.spend_limit.anyOf[0],data:data1};
 if(vErrors === null){
@@ -2284,7 +2284,7 @@ if(_errs18 === errors){
 if(data2.rpm !== undefined){
 let data3 = data2.rpm;
 const _errs19 = errors;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 const err10 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.limits.anyOf[0].properties.rpm.type,parentSchema:schema16.properties.limits.anyOf[0].properties.rpm,data:data3};
 if(vErrors === null){
 vErrors = [err10];
@@ -2295,7 +2295,7 @@ vErrors.push(err10);
 errors++;
 }
 if(errors === _errs19){
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
 const err11 = {instancePath:instancePath+"/limits/rpm",schemaPath:"#/properties/limits/anyOf/0/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.limits.anyOf[0].properties.rpm,data:data3};
 if(vErrors === null){
@@ -2317,7 +2317,7 @@ if(valid4){
 if(data2.rps !== undefined){
 let data4 = data2.rps;
 const _errs21 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 const err12 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.limits.anyOf[0].properties.rps.type,parentSchema:schema16.properties.limits.anyOf[0].properties.rps,data:data4};
 if(vErrors === null){
 vErrors = [err12];
@@ -2328,7 +2328,7 @@ vErrors.push(err12);
 errors++;
 }
 if(errors === _errs21){
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
 const err13 = {instancePath:instancePath+"/limits/rps",schemaPath:"#/properties/limits/anyOf/0/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.limits.anyOf[0].properties.rps,data:data4};
 if(vErrors === null){
@@ -2350,7 +2350,7 @@ if(valid4){
 if(data2.tpm !== undefined){
 let data5 = data2.tpm;
 const _errs23 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
 const err14 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.limits.anyOf[0].properties.tpm.type,parentSchema:schema16.properties.limits.anyOf[0].properties.tpm,data:data5};
 if(vErrors === null){
 vErrors = [err14];
@@ -2361,7 +2361,7 @@ vErrors.push(err14);
 errors++;
 }
 if(errors === _errs23){
-if(typeof data5 == "number"){
+if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
 const err15 = {instancePath:instancePath+"/limits/tpm",schemaPath:"#/properties/limits/anyOf/0/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.limits.anyOf[0].properties.tpm,data:data5};
 if(vErrors === null){

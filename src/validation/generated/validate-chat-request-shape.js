@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateChatRequestShape = validate10;
-const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
+const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":0,"maximum":2147483647,"type":"integer"},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"minimum":-9007199254740991,"maximum":9007199254740991,"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^(.*)$", "u");
 
@@ -607,6 +607,7 @@ if(errors === _errs56){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.effort !== undefined){
 let data16 = data15.effort;
+const _errs58 = errors;
 const _errs59 = errors;
 let valid14 = false;
 const _errs60 = errors;
@@ -744,10 +745,20 @@ vErrors = null;
 }
 }
 }
-}
+var valid13 = _errs58 === errors;
 }
 else {
-const err33 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
+var valid13 = true;
+}
+if(valid13){
+if(data15.max_tokens !== undefined){
+let data17 = data15.max_tokens;
+const _errs70 = errors;
+const _errs71 = errors;
+let valid16 = false;
+const _errs72 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err33 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -756,13 +767,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-var _valid5 = _errs56 === errors;
-valid12 = valid12 || _valid5;
-if(!valid12){
-const _errs70 = errors;
-if(data15 !== null){
-const err34 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
+if(errors === _errs72){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 2147483647 || isNaN(data17)){
+const err34 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -771,16 +779,100 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid5 = _errs70 === errors;
-valid12 = valid12 || _valid5;
-}
-if(!valid12){
-const err35 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
+else {
+if(data17 < 0 || isNaN(data17)){
+const err35 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+}
+var _valid8 = _errs72 === errors;
+valid16 = valid16 || _valid8;
+if(!valid16){
+const _errs74 = errors;
+if(data17 !== null){
+const err36 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid8 = _errs74 === errors;
+valid16 = valid16 || _valid8;
+}
+if(!valid16){
+const err37 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens,data:data17};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+errors = _errs71;
+if(vErrors !== null){
+if(_errs71){
+vErrors.length = _errs71;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs70 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+var _valid5 = _errs56 === errors;
+valid12 = valid12 || _valid5;
+if(!valid12){
+const _errs76 = errors;
+if(data15 !== null){
+const err39 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid5 = _errs76 === errors;
+valid12 = valid12 || _valid5;
+}
+if(!valid12){
+const err40 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 validate10.errors = vErrors;
@@ -804,103 +896,15 @@ var valid0 = true;
 }
 if(valid0){
 if(data.temperature !== undefined){
-let data17 = data.temperature;
-const _errs72 = errors;
-const _errs73 = errors;
-let valid16 = false;
-const _errs74 = errors;
-if(errors === _errs74){
-if(typeof data17 == "number"){
-if(data17 > 2 || isNaN(data17)){
-const err36 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-else {
-if(data17 < 0 || isNaN(data17)){
-const err37 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data17};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-var _valid8 = _errs74 === errors;
-valid16 = valid16 || _valid8;
-if(!valid16){
-const _errs76 = errors;
-if(data17 !== null){
-const err39 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data17};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var _valid8 = _errs76 === errors;
-valid16 = valid16 || _valid8;
-}
-if(!valid16){
-const err40 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data17};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs73;
-if(vErrors !== null){
-if(_errs73){
-vErrors.length = _errs73;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs72 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.top_p !== undefined){
-let data18 = data.top_p;
+let data18 = data.temperature;
 const _errs78 = errors;
 const _errs79 = errors;
 let valid17 = false;
 const _errs80 = errors;
 if(errors === _errs80){
-if(typeof data18 == "number"){
-if(data18 > 1 || isNaN(data18)){
-const err41 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 2 || isNaN(data18)){
+const err41 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -911,7 +915,7 @@ errors++;
 }
 else {
 if(data18 < 0 || isNaN(data18)){
-const err42 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+const err42 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -923,7 +927,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data18};
+const err43 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -938,7 +942,7 @@ valid17 = valid17 || _valid9;
 if(!valid17){
 const _errs82 = errors;
 if(data18 !== null){
-const err44 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data18};
+const err44 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -951,7 +955,7 @@ var _valid9 = _errs82 === errors;
 valid17 = valid17 || _valid9;
 }
 if(!valid17){
-const err45 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data18};
+const err45 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data18};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -979,14 +983,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.n !== undefined){
-let data19 = data.n;
+if(data.top_p !== undefined){
+let data19 = data.top_p;
 const _errs84 = errors;
 const _errs85 = errors;
 let valid18 = false;
 const _errs86 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-const err46 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+if(errors === _errs86){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 1 || isNaN(data19)){
+const err46 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -995,10 +1001,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(errors === _errs86){
-if(typeof data19 == "number"){
-if(data19 > 128 || isNaN(data19)){
-const err47 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+else {
+if(data19 < 0 || isNaN(data19)){
+const err47 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1007,9 +1012,10 @@ vErrors.push(err47);
 }
 errors++;
 }
+}
+}
 else {
-if(data19 < 1 || isNaN(data19)){
-const err48 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data19};
+const err48 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1019,14 +1025,12 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
-}
 var _valid10 = _errs86 === errors;
 valid18 = valid18 || _valid10;
 if(!valid18){
 const _errs88 = errors;
 if(data19 !== null){
-const err49 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data19};
+const err49 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1039,7 +1043,7 @@ var _valid10 = _errs88 === errors;
 valid18 = valid18 || _valid10;
 }
 if(!valid18){
-const err50 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data19};
+const err50 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data19};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1067,14 +1071,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max_tokens !== undefined){
-let data20 = data.max_tokens;
+if(data.n !== undefined){
+let data20 = data.n;
 const _errs90 = errors;
 const _errs91 = errors;
 let valid19 = false;
 const _errs92 = errors;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err51 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err51 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1084,9 +1088,9 @@ vErrors.push(err51);
 errors++;
 }
 if(errors === _errs92){
-if(typeof data20 == "number"){
-if(data20 < 1 || isNaN(data20)){
-const err52 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data20};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 128 || isNaN(data20)){
+const err52 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1095,14 +1099,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-var _valid11 = _errs92 === errors;
-valid19 = valid19 || _valid11;
-if(!valid19){
-const _errs94 = errors;
-if(data20 !== null){
-const err53 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data20};
+else {
+if(data20 < 1 || isNaN(data20)){
+const err53 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1111,16 +1110,33 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid11 = _errs94 === errors;
-valid19 = valid19 || _valid11;
 }
+}
+}
+var _valid11 = _errs92 === errors;
+valid19 = valid19 || _valid11;
 if(!valid19){
-const err54 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data20};
+const _errs94 = errors;
+if(data20 !== null){
+const err54 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data20};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
+}
+errors++;
+}
+var _valid11 = _errs94 === errors;
+valid19 = valid19 || _valid11;
+}
+if(!valid19){
+const err55 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data20};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1143,26 +1159,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max_completion_tokens !== undefined){
-let data21 = data.max_completion_tokens;
+if(data.max_tokens !== undefined){
+let data21 = data.max_tokens;
 const _errs96 = errors;
 const _errs97 = errors;
 let valid20 = false;
 const _errs98 = errors;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err55 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-if(errors === _errs98){
-if(typeof data21 == "number"){
-if(data21 < 1 || isNaN(data21)){
-const err56 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data21};
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err56 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1171,14 +1175,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-var _valid12 = _errs98 === errors;
-valid20 = valid20 || _valid12;
-if(!valid20){
-const _errs100 = errors;
-if(data21 !== null){
-const err57 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data21};
+if(errors === _errs98){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 2147483647 || isNaN(data21)){
+const err57 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1187,16 +1187,44 @@ vErrors.push(err57);
 }
 errors++;
 }
-var _valid12 = _errs100 === errors;
-valid20 = valid20 || _valid12;
-}
-if(!valid20){
-const err58 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data21};
+else {
+if(data21 < 1 || isNaN(data21)){
+const err58 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err58];
 }
 else {
 vErrors.push(err58);
+}
+errors++;
+}
+}
+}
+}
+var _valid12 = _errs98 === errors;
+valid20 = valid20 || _valid12;
+if(!valid20){
+const _errs100 = errors;
+if(data21 !== null){
+const err59 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid12 = _errs100 === errors;
+valid20 = valid20 || _valid12;
+}
+if(!valid20){
+const err60 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data21};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1219,39 +1247,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.presence_penalty !== undefined){
-let data22 = data.presence_penalty;
+if(data.max_completion_tokens !== undefined){
+let data22 = data.max_completion_tokens;
 const _errs102 = errors;
 const _errs103 = errors;
 let valid21 = false;
 const _errs104 = errors;
-if(errors === _errs104){
-if(typeof data22 == "number"){
-if(data22 > 2 || isNaN(data22)){
-const err59 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-else {
-if(data22 < -2 || isNaN(data22)){
-const err60 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data22};
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err61 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1260,13 +1263,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-var _valid13 = _errs104 === errors;
-valid21 = valid21 || _valid13;
-if(!valid21){
-const _errs106 = errors;
-if(data22 !== null){
-const err62 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data22};
+if(errors === _errs104){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 2147483647 || isNaN(data22)){
+const err62 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1275,16 +1275,44 @@ vErrors.push(err62);
 }
 errors++;
 }
-var _valid13 = _errs106 === errors;
-valid21 = valid21 || _valid13;
-}
-if(!valid21){
-const err63 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data22};
+else {
+if(data22 < 1 || isNaN(data22)){
+const err63 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err63];
 }
 else {
 vErrors.push(err63);
+}
+errors++;
+}
+}
+}
+}
+var _valid13 = _errs104 === errors;
+valid21 = valid21 || _valid13;
+if(!valid21){
+const _errs106 = errors;
+if(data22 !== null){
+const err64 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data22};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid13 = _errs106 === errors;
+valid21 = valid21 || _valid13;
+}
+if(!valid21){
+const err65 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data22};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1307,44 +1335,44 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.frequency_penalty !== undefined){
-let data23 = data.frequency_penalty;
+if(data.presence_penalty !== undefined){
+let data23 = data.presence_penalty;
 const _errs108 = errors;
 const _errs109 = errors;
 let valid22 = false;
 const _errs110 = errors;
 if(errors === _errs110){
-if(typeof data23 == "number"){
+if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 2 || isNaN(data23)){
-const err64 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-else {
-if(data23 < -2 || isNaN(data23)){
-const err65 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-}
-else {
-const err66 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data23};
+const err66 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err66];
 }
 else {
 vErrors.push(err66);
+}
+errors++;
+}
+else {
+if(data23 < -2 || isNaN(data23)){
+const err67 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
 }
 errors++;
 }
@@ -1354,12 +1382,12 @@ valid22 = valid22 || _valid14;
 if(!valid22){
 const _errs112 = errors;
 if(data23 !== null){
-const err67 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data23};
+const err69 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data23};
 if(vErrors === null){
-vErrors = [err67];
+vErrors = [err69];
 }
 else {
-vErrors.push(err67);
+vErrors.push(err69);
 }
 errors++;
 }
@@ -1367,12 +1395,12 @@ var _valid14 = _errs112 === errors;
 valid22 = valid22 || _valid14;
 }
 if(!valid22){
-const err68 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data23};
+const err70 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data23};
 if(vErrors === null){
-vErrors = [err68];
+vErrors = [err70];
 }
 else {
-vErrors.push(err68);
+vErrors.push(err70);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1395,33 +1423,59 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.logprobs !== undefined){
-let data24 = data.logprobs;
+if(data.frequency_penalty !== undefined){
+let data24 = data.frequency_penalty;
 const _errs114 = errors;
 const _errs115 = errors;
 let valid23 = false;
 const _errs116 = errors;
-if(typeof data24 !== "boolean"){
-const err69 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data24};
+if(errors === _errs116){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 2 || isNaN(data24)){
+const err71 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
 if(vErrors === null){
-vErrors = [err69];
+vErrors = [err71];
 }
 else {
-vErrors.push(err69);
+vErrors.push(err71);
 }
 errors++;
+}
+else {
+if(data24 < -2 || isNaN(data24)){
+const err72 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
 }
 var _valid15 = _errs116 === errors;
 valid23 = valid23 || _valid15;
 if(!valid23){
 const _errs118 = errors;
 if(data24 !== null){
-const err70 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data24};
+const err74 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data24};
 if(vErrors === null){
-vErrors = [err70];
+vErrors = [err74];
 }
 else {
-vErrors.push(err70);
+vErrors.push(err74);
 }
 errors++;
 }
@@ -1429,12 +1483,12 @@ var _valid15 = _errs118 === errors;
 valid23 = valid23 || _valid15;
 }
 if(!valid23){
-const err71 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data24};
+const err75 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data24};
 if(vErrors === null){
-vErrors = [err71];
+vErrors = [err75];
 }
 else {
-vErrors.push(err71);
+vErrors.push(err75);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1457,59 +1511,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.top_logprobs !== undefined){
-let data25 = data.top_logprobs;
+if(data.logprobs !== undefined){
+let data25 = data.logprobs;
 const _errs120 = errors;
 const _errs121 = errors;
 let valid24 = false;
 const _errs122 = errors;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err72 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
+if(typeof data25 !== "boolean"){
+const err76 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data25};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err76];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err76);
 }
 errors++;
-}
-if(errors === _errs122){
-if(typeof data25 == "number"){
-if(data25 > 20 || isNaN(data25)){
-const err73 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-else {
-if(data25 < 0 || isNaN(data25)){
-const err74 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data25};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-}
 }
 var _valid16 = _errs122 === errors;
 valid24 = valid24 || _valid16;
 if(!valid24){
 const _errs124 = errors;
 if(data25 !== null){
-const err75 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data25};
+const err77 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data25};
 if(vErrors === null){
-vErrors = [err75];
+vErrors = [err77];
 }
 else {
-vErrors.push(err75);
+vErrors.push(err77);
 }
 errors++;
 }
@@ -1517,12 +1545,12 @@ var _valid16 = _errs124 === errors;
 valid24 = valid24 || _valid16;
 }
 if(!valid24){
-const err76 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data25};
+const err78 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data25};
 if(vErrors === null){
-vErrors = [err76];
+vErrors = [err78];
 }
 else {
-vErrors.push(err76);
+vErrors.push(err78);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1545,33 +1573,59 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.seed !== undefined){
-let data26 = data.seed;
+if(data.top_logprobs !== undefined){
+let data26 = data.top_logprobs;
 const _errs126 = errors;
 const _errs127 = errors;
 let valid25 = false;
 const _errs128 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err77 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data26};
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err79 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
 if(vErrors === null){
-vErrors = [err77];
+vErrors = [err79];
 }
 else {
-vErrors.push(err77);
+vErrors.push(err79);
 }
 errors++;
+}
+if(errors === _errs128){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 20 || isNaN(data26)){
+const err80 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+else {
+if(data26 < 0 || isNaN(data26)){
+const err81 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+}
 }
 var _valid17 = _errs128 === errors;
 valid25 = valid25 || _valid17;
 if(!valid25){
 const _errs130 = errors;
 if(data26 !== null){
-const err78 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data26};
+const err82 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data26};
 if(vErrors === null){
-vErrors = [err78];
+vErrors = [err82];
 }
 else {
-vErrors.push(err78);
+vErrors.push(err82);
 }
 errors++;
 }
@@ -1579,12 +1633,12 @@ var _valid17 = _errs130 === errors;
 valid25 = valid25 || _valid17;
 }
 if(!valid25){
-const err79 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data26};
+const err83 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data26};
 if(vErrors === null){
-vErrors = [err79];
+vErrors = [err83];
 }
 else {
-vErrors.push(err79);
+vErrors.push(err83);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1607,80 +1661,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.stop !== undefined){
-let data27 = data.stop;
+if(data.seed !== undefined){
+let data27 = data.seed;
 const _errs132 = errors;
 const _errs133 = errors;
 let valid26 = false;
 const _errs134 = errors;
-const _errs135 = errors;
-let valid27 = false;
-const _errs136 = errors;
-if(typeof data27 !== "string"){
-const err80 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data27};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-var _valid19 = _errs136 === errors;
-valid27 = valid27 || _valid19;
-if(!valid27){
-const _errs138 = errors;
-if(errors === _errs138){
-if(Array.isArray(data27)){
-if(data27.length > 4){
-const err81 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-else {
-var valid28 = true;
-const len3 = data27.length;
-for(let i3=0; i3<len3; i3++){
-let data28 = data27[i3];
-const _errs140 = errors;
-if(typeof data28 !== "string"){
-const err82 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data28};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-var valid28 = _errs140 === errors;
-if(!valid28){
-break;
-}
-}
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data27};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-var _valid19 = _errs138 === errors;
-valid27 = valid27 || _valid19;
-}
-if(!valid27){
-const err84 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data27};
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err84 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1689,23 +1677,10 @@ vErrors.push(err84);
 }
 errors++;
 }
-else {
-errors = _errs135;
-if(vErrors !== null){
-if(_errs135){
-vErrors.length = _errs135;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid18 = _errs134 === errors;
-valid26 = valid26 || _valid18;
-if(!valid26){
-const _errs142 = errors;
-if(data27 !== null){
-const err85 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data27};
+if(errors === _errs134){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 9007199254740991 || isNaN(data27)){
+const err85 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1714,16 +1689,44 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid18 = _errs142 === errors;
-valid26 = valid26 || _valid18;
-}
-if(!valid26){
-const err86 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data27};
+else {
+if(data27 < -9007199254740991 || isNaN(data27)){
+const err86 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991",schema:-9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err86];
 }
 else {
 vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+}
+var _valid18 = _errs134 === errors;
+valid26 = valid26 || _valid18;
+if(!valid26){
+const _errs136 = errors;
+if(data27 !== null){
+const err87 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data27};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+var _valid18 = _errs136 === errors;
+valid26 = valid26 || _valid18;
+}
+if(!valid26){
+const err88 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data27};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1746,46 +1749,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.logit_bias !== undefined){
-let data29 = data.logit_bias;
-const _errs144 = errors;
-const _errs145 = errors;
-let valid29 = false;
-const _errs146 = errors;
-if(errors === _errs146){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-var valid30 = true;
-for(const key0 in data29){
-if(pattern0.test(key0)){
-let data30 = data29[key0];
-const _errs148 = errors;
-if(errors === _errs148){
-if(typeof data30 == "number"){
-if(data30 > 100 || isNaN(data30)){
-const err87 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-else {
-if(data30 < -100 || isNaN(data30)){
-const err88 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-}
-else {
-const err89 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data30};
+if(data.stop !== undefined){
+let data28 = data.stop;
+const _errs138 = errors;
+const _errs139 = errors;
+let valid27 = false;
+const _errs140 = errors;
+const _errs141 = errors;
+let valid28 = false;
+const _errs142 = errors;
+if(typeof data28 !== "string"){
+const err89 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data28};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1794,16 +1768,14 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-var valid30 = _errs148 === errors;
-if(!valid30){
-break;
-}
-}
-}
-}
-else {
-const err90 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data29};
+var _valid20 = _errs142 === errors;
+valid28 = valid28 || _valid20;
+if(!valid28){
+const _errs144 = errors;
+if(errors === _errs144){
+if(Array.isArray(data28)){
+if(data28.length > 4){
+const err90 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data28};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1812,13 +1784,14 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-var _valid20 = _errs146 === errors;
-valid29 = valid29 || _valid20;
-if(!valid29){
-const _errs150 = errors;
-if(data29 !== null){
-const err91 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data29};
+else {
+var valid29 = true;
+const len3 = data28.length;
+for(let i3=0; i3<len3; i3++){
+let data29 = data28[i3];
+const _errs146 = errors;
+if(typeof data29 !== "string"){
+const err91 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data29};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1827,11 +1800,15 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid20 = _errs150 === errors;
-valid29 = valid29 || _valid20;
-}
+var valid29 = _errs146 === errors;
 if(!valid29){
-const err92 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data29};
+break;
+}
+}
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data28};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1839,92 +1816,13 @@ else {
 vErrors.push(err92);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs145;
-if(vErrors !== null){
-if(_errs145){
-vErrors.length = _errs145;
-}
-else {
-vErrors = null;
 }
 }
+var _valid20 = _errs144 === errors;
+valid28 = valid28 || _valid20;
 }
-var valid0 = _errs144 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.tools !== undefined){
-let data31 = data.tools;
-const _errs152 = errors;
-if(errors === _errs152){
-if(Array.isArray(data31)){
-var valid31 = true;
-const len4 = data31.length;
-for(let i4=0; i4<len4; i4++){
-let data32 = data31[i4];
-const _errs154 = errors;
-if(errors === _errs154){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-let missing3;
-if((data32.type === undefined) && (missing3 = "type")){
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.tools.items.required,parentSchema:schema11.properties.tools.items,data:data32}];
-return false;
-}
-else {
-if(data32.type !== undefined){
-let data33 = data32.type;
-const _errs156 = errors;
-if(errors === _errs156){
-if(typeof data33 === "string"){
-if(func2(data33) < 1){
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.tools.items.properties.type,data:data33}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tools.items.properties.type.type,parentSchema:schema11.properties.tools.items.properties.type,data:data33}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tools.items.type,parentSchema:schema11.properties.tools.items,data:data32}];
-return false;
-}
-}
-var valid31 = _errs154 === errors;
-if(!valid31){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.tools.type,parentSchema:schema11.properties.tools,data:data31}];
-return false;
-}
-}
-var valid0 = _errs152 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.tool_choice !== undefined){
-let data34 = data.tool_choice;
-const _errs158 = errors;
-const _errs159 = errors;
-let valid33 = false;
-const _errs160 = errors;
-if(typeof data34 !== "string"){
-const err93 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data34};
+if(!valid28){
+const err93 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data28};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1933,15 +1831,23 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid21 = _errs160 === errors;
-valid33 = valid33 || _valid21;
-if(!valid33){
-const _errs162 = errors;
-if(errors === _errs162){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-let missing4;
-if((data34.type === undefined) && (missing4 = "type")){
-const err94 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
+else {
+errors = _errs141;
+if(vErrors !== null){
+if(_errs141){
+vErrors.length = _errs141;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid19 = _errs140 === errors;
+valid27 = valid27 || _valid19;
+if(!valid27){
+const _errs148 = errors;
+if(data28 !== null){
+const err94 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data28};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1950,11 +1856,11 @@ vErrors.push(err94);
 }
 errors++;
 }
-else {
-if(data34.type !== undefined){
-let data35 = data34.type;
-if(typeof data35 !== "string"){
-const err95 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data35};
+var _valid19 = _errs148 === errors;
+valid27 = valid27 || _valid19;
+}
+if(!valid27){
+const err95 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data28};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1962,12 +1868,43 @@ else {
 vErrors.push(err95);
 }
 errors++;
-}
-}
-}
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err96 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data34};
+errors = _errs139;
+if(vErrors !== null){
+if(_errs139){
+vErrors.length = _errs139;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs138 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logit_bias !== undefined){
+let data30 = data.logit_bias;
+const _errs150 = errors;
+const _errs151 = errors;
+let valid30 = false;
+const _errs152 = errors;
+if(errors === _errs152){
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+var valid31 = true;
+for(const key0 in data30){
+if(pattern0.test(key0)){
+let data31 = data30[key0];
+const _errs154 = errors;
+if(errors === _errs154){
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 > 100 || isNaN(data31)){
+const err96 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1976,12 +1913,9 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-var _valid21 = _errs162 === errors;
-valid33 = valid33 || _valid21;
-}
-if(!valid33){
-const err97 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data34};
+else {
+if(data31 < -100 || isNaN(data31)){
+const err97 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1989,34 +1923,11 @@ else {
 vErrors.push(err97);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+}
 }
 else {
-errors = _errs159;
-if(vErrors !== null){
-if(_errs159){
-vErrors.length = _errs159;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs158 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.parallel_tool_calls !== undefined){
-let data36 = data.parallel_tool_calls;
-const _errs166 = errors;
-const _errs167 = errors;
-let valid35 = false;
-const _errs168 = errors;
-if(typeof data36 !== "boolean"){
-const err98 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data36};
+const err98 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -2025,12 +1936,16 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid22 = _errs168 === errors;
-valid35 = valid35 || _valid22;
-if(!valid35){
-const _errs170 = errors;
-if(data36 !== null){
-const err99 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data36};
+}
+var valid31 = _errs154 === errors;
+if(!valid31){
+break;
+}
+}
+}
+}
+else {
+const err99 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data30};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -2039,11 +1954,13 @@ vErrors.push(err99);
 }
 errors++;
 }
-var _valid22 = _errs170 === errors;
-valid35 = valid35 || _valid22;
 }
-if(!valid35){
-const err100 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data36};
+var _valid21 = _errs152 === errors;
+valid30 = valid30 || _valid21;
+if(!valid30){
+const _errs156 = errors;
+if(data30 !== null){
+const err100 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data30};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -2051,37 +1968,12 @@ else {
 vErrors.push(err100);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs167;
-if(vErrors !== null){
-if(_errs167){
-vErrors.length = _errs167;
+var _valid21 = _errs156 === errors;
+valid30 = valid30 || _valid21;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs166 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.response_format !== undefined){
-let data37 = data.response_format;
-const _errs172 = errors;
-const _errs173 = errors;
-let valid36 = false;
-const _errs174 = errors;
-if(errors === _errs174){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing5;
-if((data37.type === undefined) && (missing5 = "type")){
-const err101 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
+if(!valid30){
+const err101 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data30};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -2089,15 +1981,92 @@ else {
 vErrors.push(err101);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-if(data37.type !== undefined){
-let data38 = data37.type;
-const _errs176 = errors;
-if(errors === _errs176){
-if(typeof data38 === "string"){
-if(func2(data38) < 1){
-const err102 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
+errors = _errs151;
+if(vErrors !== null){
+if(_errs151){
+vErrors.length = _errs151;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs150 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tools !== undefined){
+let data32 = data.tools;
+const _errs158 = errors;
+if(errors === _errs158){
+if(Array.isArray(data32)){
+var valid32 = true;
+const len4 = data32.length;
+for(let i4=0; i4<len4; i4++){
+let data33 = data32[i4];
+const _errs160 = errors;
+if(errors === _errs160){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+let missing3;
+if((data33.type === undefined) && (missing3 = "type")){
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.tools.items.required,parentSchema:schema11.properties.tools.items,data:data33}];
+return false;
+}
+else {
+if(data33.type !== undefined){
+let data34 = data33.type;
+const _errs162 = errors;
+if(errors === _errs162){
+if(typeof data34 === "string"){
+if(func2(data34) < 1){
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.tools.items.properties.type,data:data34}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tools.items.properties.type.type,parentSchema:schema11.properties.tools.items.properties.type,data:data34}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tools.items.type,parentSchema:schema11.properties.tools.items,data:data33}];
+return false;
+}
+}
+var valid32 = _errs160 === errors;
+if(!valid32){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.tools.type,parentSchema:schema11.properties.tools,data:data32}];
+return false;
+}
+}
+var valid0 = _errs158 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_choice !== undefined){
+let data35 = data.tool_choice;
+const _errs164 = errors;
+const _errs165 = errors;
+let valid34 = false;
+const _errs166 = errors;
+if(typeof data35 !== "string"){
+const err102 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data35};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -2106,9 +2075,15 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-else {
-const err103 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data38};
+var _valid22 = _errs166 === errors;
+valid34 = valid34 || _valid22;
+if(!valid34){
+const _errs168 = errors;
+if(errors === _errs168){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+let missing4;
+if((data35.type === undefined) && (missing4 = "type")){
+const err103 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data35};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -2117,12 +2092,11 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-}
-}
-}
 else {
-const err104 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data37};
+if(data35.type !== undefined){
+let data36 = data35.type;
+if(typeof data36 !== "string"){
+const err104 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data36};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -2132,12 +2106,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-var _valid23 = _errs174 === errors;
-valid36 = valid36 || _valid23;
-if(!valid36){
-const _errs178 = errors;
-if(data37 !== null){
-const err105 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data37};
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data35};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -2146,16 +2118,79 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid23 = _errs178 === errors;
-valid36 = valid36 || _valid23;
 }
-if(!valid36){
-const err106 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data37};
+var _valid22 = _errs168 === errors;
+valid34 = valid34 || _valid22;
+}
+if(!valid34){
+const err106 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data35};
 if(vErrors === null){
 vErrors = [err106];
 }
 else {
 vErrors.push(err106);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs165;
+if(vErrors !== null){
+if(_errs165){
+vErrors.length = _errs165;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs164 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parallel_tool_calls !== undefined){
+let data37 = data.parallel_tool_calls;
+const _errs172 = errors;
+const _errs173 = errors;
+let valid36 = false;
+const _errs174 = errors;
+if(typeof data37 !== "boolean"){
+const err107 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data37};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+var _valid23 = _errs174 === errors;
+valid36 = valid36 || _valid23;
+if(!valid36){
+const _errs176 = errors;
+if(data37 !== null){
+const err108 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data37};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+var _valid23 = _errs176 === errors;
+valid36 = valid36 || _valid23;
+}
+if(!valid36){
+const err109 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data37};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
 }
 errors++;
 validate10.errors = vErrors;
@@ -2178,14 +2213,121 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.user !== undefined){
-let data39 = data.user;
+if(data.response_format !== undefined){
+let data38 = data.response_format;
+const _errs178 = errors;
+const _errs179 = errors;
+let valid37 = false;
 const _errs180 = errors;
-if(typeof data39 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.user.type,parentSchema:schema11.properties.user,data:data39}];
+if(errors === _errs180){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let missing5;
+if((data38.type === undefined) && (missing5 = "type")){
+const err110 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data38};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+else {
+if(data38.type !== undefined){
+let data39 = data38.type;
+const _errs182 = errors;
+if(errors === _errs182){
+if(typeof data39 === "string"){
+if(func2(data39) < 1){
+const err111 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data39};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+else {
+const err112 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data39};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data38};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+var _valid24 = _errs180 === errors;
+valid37 = valid37 || _valid24;
+if(!valid37){
+const _errs184 = errors;
+if(data38 !== null){
+const err114 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data38};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+var _valid24 = _errs184 === errors;
+valid37 = valid37 || _valid24;
+}
+if(!valid37){
+const err115 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data38};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
-var valid0 = _errs180 === errors;
+else {
+errors = _errs179;
+if(vErrors !== null){
+if(_errs179){
+vErrors.length = _errs179;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs178 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.user !== undefined){
+let data40 = data.user;
+const _errs186 = errors;
+if(typeof data40 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.user.type,parentSchema:schema11.properties.user,data:data40}];
+return false;
+}
+var valid0 = _errs186 === errors;
 }
 else {
 var valid0 = true;

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -2344,6 +2344,50 @@ var valid14 = _errs139 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data46.max_json_depth !== undefined){
+let data57 = data46.max_json_depth;
+const _errs141 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType50 = typeof data57;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data57 === null
+              || (dataType50 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced50 = +data57;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data57 = coerced50;
+if(data46 !== undefined){
+data46["max_json_depth"] = coerced50;
+}
+}
+}
+if(errors === _errs141){
+if(typeof data57 == "number"){
+if(data57 > 1000 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+return false;
+}
+else {
+if(data57 < 2 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+return false;
+}
+}
+}
+}
+var valid14 = _errs141 === errors;
+}
+else {
+var valid14 = true;
+}
+}
 }
 }
 }
@@ -2367,67 +2411,67 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data57 = data.log;
-const _errs141 = errors;
-if(errors === _errs141){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+let data58 = data.log;
 const _errs143 = errors;
-for(const key12 in data57){
+if(errors === _errs143){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+const _errs145 = errors;
+for(const key12 in data58){
 if(!((key12 === "bodies") || (key12 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data58}];
 return false;
 break;
 }
 }
-if(_errs143 === errors){
-if(data57.bodies !== undefined){
-let data58 = data57.bodies;
-const _errs144 = errors;
-if(typeof data58 !== "boolean"){
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(data58 === "false" || data58 === 0 || data58 === null){
-coerced50 = false;
+if(_errs145 === errors){
+if(data58.bodies !== undefined){
+let data59 = data58.bodies;
+const _errs146 = errors;
+if(typeof data59 !== "boolean"){
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(data59 === "false" || data59 === 0 || data59 === null){
+coerced51 = false;
 }
-else if(data58 === "true" || data58 === 1){
-coerced50 = true;
+else if(data59 === "true" || data59 === 1){
+coerced51 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data59}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data58 = coerced50;
-if(data57 !== undefined){
-data57["bodies"] = coerced50;
+if(coerced51 !== undefined){
+data59 = coerced51;
+if(data58 !== undefined){
+data58["bodies"] = coerced51;
 }
 }
 }
-var valid15 = _errs144 === errors;
+var valid15 = _errs146 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data57.format !== undefined){
-let data59 = data57.format;
-const _errs146 = errors;
-const _errs147 = errors;
-let valid16 = false;
+if(data58.format !== undefined){
+let data60 = data58.format;
 const _errs148 = errors;
-if(typeof data59 !== "string"){
-let dataType51 = typeof data59;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data59;
+const _errs149 = errors;
+let valid16 = false;
+const _errs150 = errors;
+if(typeof data60 !== "string"){
+let dataType52 = typeof data60;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data60;
 }
-else if(data59 === null){
-coerced51 = "";
+else if(data60 === null){
+coerced52 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data59};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2437,15 +2481,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced51 !== undefined){
-data59 = coerced51;
-if(data57 !== undefined){
-data57["format"] = coerced51;
+if(coerced52 !== undefined){
+data60 = coerced52;
+if(data58 !== undefined){
+data58["format"] = coerced52;
 }
 }
 }
-if("auto" !== data59){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data59};
+if("auto" !== data60){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2454,22 +2498,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs148 === errors;
+var _valid1 = _errs150 === errors;
 valid16 = valid16 || _valid1;
 if(!valid16){
-const _errs150 = errors;
-if(typeof data59 !== "string"){
-let dataType52 = typeof data59;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data59;
+const _errs152 = errors;
+if(typeof data60 !== "string"){
+let dataType53 = typeof data60;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 == "number" || dataType53 == "boolean"){
+coerced53 = "" + data60;
 }
-else if(data59 === null){
-coerced52 = "";
+else if(data60 === null){
+coerced53 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data59};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2479,15 +2523,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced52 !== undefined){
-data59 = coerced52;
-if(data57 !== undefined){
-data57["format"] = coerced52;
+if(coerced53 !== undefined){
+data60 = coerced53;
+if(data58 !== undefined){
+data58["format"] = coerced53;
 }
 }
 }
-if("json" !== data59){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data59};
+if("json" !== data60){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2496,22 +2540,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs150 === errors;
+var _valid1 = _errs152 === errors;
 valid16 = valid16 || _valid1;
 if(!valid16){
-const _errs152 = errors;
-if(typeof data59 !== "string"){
-let dataType53 = typeof data59;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data59;
+const _errs154 = errors;
+if(typeof data60 !== "string"){
+let dataType54 = typeof data60;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data60;
 }
-else if(data59 === null){
-coerced53 = "";
+else if(data60 === null){
+coerced54 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data59};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2521,15 +2565,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced53 !== undefined){
-data59 = coerced53;
-if(data57 !== undefined){
-data57["format"] = coerced53;
+if(coerced54 !== undefined){
+data60 = coerced54;
+if(data58 !== undefined){
+data58["format"] = coerced54;
 }
 }
 }
-if("pretty" !== data59){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data59};
+if("pretty" !== data60){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2538,12 +2582,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs152 === errors;
+var _valid1 = _errs154 === errors;
 valid16 = valid16 || _valid1;
 }
 }
 if(!valid16){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data59};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data60};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2555,17 +2599,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs147;
+errors = _errs149;
 if(vErrors !== null){
-if(_errs147){
-vErrors.length = _errs147;
+if(_errs149){
+vErrors.length = _errs149;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid15 = _errs146 === errors;
+var valid15 = _errs148 === errors;
 }
 else {
 var valid15 = true;
@@ -2574,153 +2618,110 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data58}];
 return false;
 }
 }
-var valid0 = _errs141 === errors;
+var valid0 = _errs143 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data60 = data.metrics;
-const _errs154 = errors;
-if(errors === _errs154){
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let data61 = data.metrics;
 const _errs156 = errors;
-for(const key13 in data60){
+if(errors === _errs156){
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+const _errs158 = errors;
+for(const key13 in data61){
 if(!((key13 === "enabled") || (key13 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data61}];
 return false;
 break;
 }
 }
-if(_errs156 === errors){
-if(data60.enabled !== undefined){
-let data61 = data60.enabled;
-const _errs157 = errors;
-if(typeof data61 !== "boolean"){
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(data61 === "false" || data61 === 0 || data61 === null){
-coerced54 = false;
+if(_errs158 === errors){
+if(data61.enabled !== undefined){
+let data62 = data61.enabled;
+const _errs159 = errors;
+if(typeof data62 !== "boolean"){
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(data62 === "false" || data62 === 0 || data62 === null){
+coerced55 = false;
 }
-else if(data61 === "true" || data61 === 1){
-coerced54 = true;
+else if(data62 === "true" || data62 === 1){
+coerced55 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data62}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data61 = coerced54;
-if(data60 !== undefined){
-data60["enabled"] = coerced54;
+if(coerced55 !== undefined){
+data62 = coerced55;
+if(data61 !== undefined){
+data61["enabled"] = coerced55;
 }
 }
 }
-var valid17 = _errs157 === errors;
+var valid17 = _errs159 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data60.listen !== undefined){
-let data62 = data60.listen;
-const _errs159 = errors;
-if(errors === _errs159){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data61.listen !== undefined){
+let data63 = data61.listen;
+const _errs161 = errors;
+if(errors === _errs161){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
 let missing1;
-if((data62.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
+if((data63.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
 return false;
 }
 else {
-const _errs161 = errors;
-for(const key14 in data62){
+const _errs163 = errors;
+for(const key14 in data63){
 if(!((key14 === "host") || (key14 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
 return false;
 break;
 }
 }
-if(_errs161 === errors){
-if(data62.host !== undefined){
-let data63 = data62.host;
-const _errs162 = errors;
-if(typeof data63 !== "string"){
-let dataType55 = typeof data63;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 == "number" || dataType55 == "boolean"){
-coerced55 = "" + data63;
-}
-else if(data63 === null){
-coerced55 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data63}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data63 = coerced55;
-if(data62 !== undefined){
-data62["host"] = coerced55;
-}
-}
-}
-if(errors === _errs162){
-if(typeof data63 === "string"){
-if(func3(data63) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data63}];
-return false;
-}
-}
-}
-var valid18 = _errs162 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data62.port !== undefined){
-let data64 = data62.port;
+if(_errs163 === errors){
+if(data63.host !== undefined){
+let data64 = data63.host;
 const _errs164 = errors;
-if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+if(typeof data64 !== "string"){
 let dataType56 = typeof data64;
 let coerced56 = undefined;
 if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data64 === null
-              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
-coerced56 = +data64;
+if(dataType56 == "number" || dataType56 == "boolean"){
+coerced56 = "" + data64;
+}
+else if(data64 === null){
+coerced56 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data64 = coerced56;
-if(data62 !== undefined){
-data62["port"] = coerced56;
+if(data63 !== undefined){
+data63["host"] = coerced56;
 }
 }
 }
 if(errors === _errs164){
-if(typeof data64 == "number"){
-if(data64 > 65535 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
+if(typeof data64 === "string"){
+if(func3(data64) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
 return false;
-}
-else {
-if(data64 < 0 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data64}];
-return false;
-}
 }
 }
 }
@@ -2729,16 +2730,59 @@ var valid18 = _errs164 === errors;
 else {
 var valid18 = true;
 }
+if(valid18){
+if(data63.port !== undefined){
+let data65 = data63.port;
+const _errs166 = errors;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+let dataType57 = typeof data65;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data65 === null
+              || (dataType57 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced57 = +data65;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data65 = coerced57;
+if(data63 !== undefined){
+data63["port"] = coerced57;
+}
+}
+}
+if(errors === _errs166){
+if(typeof data65 == "number"){
+if(data65 > 65535 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+return false;
+}
+else {
+if(data65 < 0 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs166 === errors;
+}
+else {
+var valid18 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
 return false;
 }
 }
-var valid17 = _errs159 === errors;
+var valid17 = _errs161 === errors;
 }
 else {
 var valid17 = true;
@@ -2747,57 +2791,57 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data61}];
 return false;
 }
 }
-var valid0 = _errs154 === errors;
+var valid0 = _errs156 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data65 = data.shutdown;
-const _errs166 = errors;
-if(errors === _errs166){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data.shutdown;
 const _errs168 = errors;
-for(const key15 in data65){
+if(errors === _errs168){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs170 = errors;
+for(const key15 in data66){
 if(!(key15 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data66}];
 return false;
 break;
 }
 }
-if(_errs168 === errors){
-if(data65.grace_ms !== undefined){
-let data66 = data65.grace_ms;
-const _errs169 = errors;
-if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
-let dataType57 = typeof data66;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data66 === null
-              || (dataType57 === "string" && data66 && data66 == +data66 && !(data66 % 1))){
-coerced57 = +data66;
+if(_errs170 === errors){
+if(data66.grace_ms !== undefined){
+let data67 = data66.grace_ms;
+const _errs171 = errors;
+if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
+let dataType58 = typeof data67;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data67 === null
+              || (dataType58 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
+coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data66 = coerced57;
-if(data65 !== undefined){
-data65["grace_ms"] = coerced57;
+if(coerced58 !== undefined){
+data67 = coerced58;
+if(data66 !== undefined){
+data66["grace_ms"] = coerced58;
 }
 }
 }
-if(errors === _errs169){
-if(typeof data66 == "number"){
-if(data66 < 0 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data66}];
+if(errors === _errs171){
+if(typeof data67 == "number"){
+if(data67 < 0 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
 return false;
 }
 }
@@ -2806,99 +2850,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data66}];
 return false;
 }
 }
-var valid0 = _errs166 === errors;
+var valid0 = _errs168 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data67 = data.nodes;
-const _errs171 = errors;
-if(errors === _errs171){
-if(Array.isArray(data67)){
-if(data67.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data67}];
+let data68 = data.nodes;
+const _errs173 = errors;
+if(errors === _errs173){
+if(Array.isArray(data68)){
+if(data68.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data68}];
 return false;
 }
 else {
 var valid20 = true;
-const len2 = data67.length;
+const len2 = data68.length;
 for(let i2=0; i2<len2; i2++){
-let data68 = data67[i2];
-const _errs173 = errors;
-if(errors === _errs173){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+let data69 = data68[i2];
+const _errs175 = errors;
+if(errors === _errs175){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
 let missing2;
-if(((data68.id === undefined) && (missing2 = "id")) || ((data68.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data68}];
+if(((data69.id === undefined) && (missing2 = "id")) || ((data69.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 }
 else {
-const _errs175 = errors;
-for(const key16 in data68){
+const _errs177 = errors;
+for(const key16 in data69){
 if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 break;
 }
 }
-if(_errs175 === errors){
-if(data68.id !== undefined){
-let data69 = data68.id;
-const _errs176 = errors;
-if(typeof data69 !== "string"){
-let dataType58 = typeof data69;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data69;
-}
-else if(data69 === null){
-coerced58 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
-return false;
-}
-}
-if(coerced58 !== undefined){
-data69 = coerced58;
-if(data68 !== undefined){
-data68["id"] = coerced58;
-}
-}
-}
-if(errors === _errs176){
-if(typeof data69 === "string"){
-if(func3(data69) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
-return false;
-}
-else {
-if(!pattern3.test(data69)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data69}];
-return false;
-}
-}
-}
-}
-var valid21 = _errs176 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data68.provider !== undefined){
-let data70 = data68.provider;
+if(_errs177 === errors){
+if(data69.id !== undefined){
+let data70 = data69.id;
 const _errs178 = errors;
-const _errs179 = errors;
-let valid22 = false;
-const _errs180 = errors;
 if(typeof data70 !== "string"){
 let dataType59 = typeof data70;
 let coerced59 = undefined;
@@ -2910,184 +2906,28 @@ else if(data70 === null){
 coerced59 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data70};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
+return false;
 }
 }
 if(coerced59 !== undefined){
 data70 = coerced59;
-if(data68 !== undefined){
-data68["provider"] = coerced59;
+if(data69 !== undefined){
+data69["id"] = coerced59;
 }
 }
 }
-if("openai" !== data70){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data70};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs180 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs182 = errors;
-if(typeof data70 !== "string"){
-let dataType60 = typeof data70;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data70;
-}
-else if(data70 === null){
-coerced60 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data70};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced60 !== undefined){
-data70 = coerced60;
-if(data68 !== undefined){
-data68["provider"] = coerced60;
-}
-}
-}
-if("anthropic" !== data70){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data70};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs182 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs184 = errors;
-if(typeof data70 !== "string"){
-let dataType61 = typeof data70;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data70;
-}
-else if(data70 === null){
-coerced61 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data70};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced61 !== undefined){
-data70 = coerced61;
-if(data68 !== undefined){
-data68["provider"] = coerced61;
-}
-}
-}
-if("gemini" !== data70){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data70};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs184 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs186 = errors;
-if(typeof data70 !== "string"){
-let dataType62 = typeof data70;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data70;
-}
-else if(data70 === null){
-coerced62 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data70};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced62 !== undefined){
-data70 = coerced62;
-if(data68 !== undefined){
-data68["provider"] = coerced62;
-}
-}
-}
-if("simulated" !== data70){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data70};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs186 === errors;
-valid22 = valid22 || _valid2;
-}
-}
-}
-if(!valid22){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data70};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs178){
+if(typeof data70 === "string"){
+if(func3(data70) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
 return false;
 }
 else {
-errors = _errs179;
-if(vErrors !== null){
-if(_errs179){
-vErrors.length = _errs179;
+if(!pattern3.test(data70)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -3097,8 +2937,137 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.base_url !== undefined){
-let data71 = data68.base_url;
+if(data69.provider !== undefined){
+let data71 = data69.provider;
+const _errs180 = errors;
+const _errs181 = errors;
+let valid22 = false;
+const _errs182 = errors;
+if(typeof data71 !== "string"){
+let dataType60 = typeof data71;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data71;
+}
+else if(data71 === null){
+coerced60 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced60 !== undefined){
+data71 = coerced60;
+if(data69 !== undefined){
+data69["provider"] = coerced60;
+}
+}
+}
+if("openai" !== data71){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs182 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs184 = errors;
+if(typeof data71 !== "string"){
+let dataType61 = typeof data71;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data71;
+}
+else if(data71 === null){
+coerced61 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced61 !== undefined){
+data71 = coerced61;
+if(data69 !== undefined){
+data69["provider"] = coerced61;
+}
+}
+}
+if("anthropic" !== data71){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs184 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs186 = errors;
+if(typeof data71 !== "string"){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data71;
+}
+else if(data71 === null){
+coerced62 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data69 !== undefined){
+data69["provider"] = coerced62;
+}
+}
+}
+if("gemini" !== data71){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs186 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
 const _errs188 = errors;
 if(typeof data71 !== "string"){
 let dataType63 = typeof data71;
@@ -3111,33 +3080,69 @@ else if(data71 === null){
 coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data71}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced63 !== undefined){
 data71 = coerced63;
-if(data68 !== undefined){
-data68["base_url"] = coerced63;
+if(data69 !== undefined){
+data69["provider"] = coerced63;
 }
 }
 }
-if(errors === _errs188){
-if(typeof data71 === "string"){
-if(!pattern4.test(data71)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data71}];
+if("simulated" !== data71){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs188 === errors;
+valid22 = valid22 || _valid2;
+}
+}
+}
+if(!valid22){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data71};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs181;
+if(vErrors !== null){
+if(_errs181){
+vErrors.length = _errs181;
+}
+else {
+vErrors = null;
 }
 }
-var valid21 = _errs188 === errors;
+}
+var valid21 = _errs180 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.api_key !== undefined){
-let data72 = data68.api_key;
+if(data69.base_url !== undefined){
+let data72 = data69.base_url;
 const _errs190 = errors;
 if(typeof data72 !== "string"){
 let dataType64 = typeof data72;
@@ -3150,14 +3155,22 @@ else if(data72 === null){
 coerced64 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data72 = coerced64;
-if(data68 !== undefined){
-data68["api_key"] = coerced64;
+if(data69 !== undefined){
+data69["base_url"] = coerced64;
+}
+}
+}
+if(errors === _errs190){
+if(typeof data72 === "string"){
+if(!pattern4.test(data72)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
+return false;
 }
 }
 }
@@ -3167,34 +3180,28 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.max_concurrency !== undefined){
-let data73 = data68.max_concurrency;
+if(data69.api_key !== undefined){
+let data73 = data69.api_key;
 const _errs192 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
+if(typeof data73 !== "string"){
 let dataType65 = typeof data73;
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data73 === null
-              || (dataType65 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced65 = +data73;
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data73;
+}
+else if(data73 === null){
+coerced65 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data73}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data73 = coerced65;
-if(data68 !== undefined){
-data68["max_concurrency"] = coerced65;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data73 == "number"){
-if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data73}];
-return false;
+if(data69 !== undefined){
+data69["api_key"] = coerced65;
 }
 }
 }
@@ -3204,33 +3211,33 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.weight !== undefined){
-let data74 = data68.weight;
+if(data69.max_concurrency !== undefined){
+let data74 = data69.max_concurrency;
 const _errs194 = errors;
-if(!(typeof data74 == "number")){
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
 let dataType66 = typeof data74;
 let coerced66 = undefined;
 if(!(coerced66 !== undefined)){
-if(dataType66 == "boolean" || data74 === null
-              || (dataType66 == "string" && data74 && data74 == +data74)){
+if(dataType66 === "boolean" || data74 === null
+              || (dataType66 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
 coerced66 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data74 = coerced66;
-if(data68 !== undefined){
-data68["weight"] = coerced66;
+if(data69 !== undefined){
+data69["max_concurrency"] = coerced66;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data74 == "number"){
-if(data74 <= 0 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data74}];
+if(data74 < 1 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
 return false;
 }
 }
@@ -3241,59 +3248,59 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.timeouts !== undefined){
-let data75 = data68.timeouts;
+if(data69.weight !== undefined){
+let data75 = data69.weight;
 const _errs196 = errors;
-if(errors === _errs196){
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-const _errs198 = errors;
-for(const key17 in data75){
-if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data75}];
-return false;
-break;
-}
-}
-if(_errs198 === errors){
-if(data75.connect_ms !== undefined){
-let data76 = data75.connect_ms;
-const _errs199 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType67 = typeof data76;
+if(!(typeof data75 == "number")){
+let dataType67 = typeof data75;
 let coerced67 = undefined;
 if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data76 === null
-              || (dataType67 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced67 = +data76;
+if(dataType67 == "boolean" || data75 === null
+              || (dataType67 == "string" && data75 && data75 == +data75)){
+coerced67 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
 return false;
 }
 }
 if(coerced67 !== undefined){
-data76 = coerced67;
-if(data75 !== undefined){
-data75["connect_ms"] = coerced67;
+data75 = coerced67;
+if(data69 !== undefined){
+data69["weight"] = coerced67;
 }
 }
 }
-if(errors === _errs199){
-if(typeof data76 == "number"){
-if(data76 < 1 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data76}];
+if(errors === _errs196){
+if(typeof data75 == "number"){
+if(data75 <= 0 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
 return false;
 }
 }
 }
-var valid23 = _errs199 === errors;
+var valid21 = _errs196 === errors;
 }
 else {
-var valid23 = true;
+var valid21 = true;
 }
-if(valid23){
-if(data75.first_byte_ms !== undefined){
-let data77 = data75.first_byte_ms;
+if(valid21){
+if(data69.timeouts !== undefined){
+let data76 = data69.timeouts;
+const _errs198 = errors;
+if(errors === _errs198){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs200 = errors;
+for(const key17 in data76){
+if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
+return false;
+break;
+}
+}
+if(_errs200 === errors){
+if(data76.connect_ms !== undefined){
+let data77 = data76.connect_ms;
 const _errs201 = errors;
 if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
 let dataType68 = typeof data77;
@@ -3304,21 +3311,21 @@ if(dataType68 === "boolean" || data77 === null
 coerced68 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data77 = coerced68;
-if(data75 !== undefined){
-data75["first_byte_ms"] = coerced68;
+if(data76 !== undefined){
+data76["connect_ms"] = coerced68;
 }
 }
 }
 if(errors === _errs201){
 if(typeof data77 == "number"){
 if(data77 < 1 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
 return false;
 }
 }
@@ -3329,8 +3336,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data75.idle_ms !== undefined){
-let data78 = data75.idle_ms;
+if(data76.first_byte_ms !== undefined){
+let data78 = data76.first_byte_ms;
 const _errs203 = errors;
 if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
 let dataType69 = typeof data78;
@@ -3341,21 +3348,21 @@ if(dataType69 === "boolean" || data78 === null
 coerced69 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data78 = coerced69;
-if(data75 !== undefined){
-data75["idle_ms"] = coerced69;
+if(data76 !== undefined){
+data76["first_byte_ms"] = coerced69;
 }
 }
 }
 if(errors === _errs203){
 if(typeof data78 == "number"){
 if(data78 < 1 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
 return false;
 }
 }
@@ -3366,8 +3373,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data75.total_ms !== undefined){
-let data79 = data75.total_ms;
+if(data76.idle_ms !== undefined){
+let data79 = data76.idle_ms;
 const _errs205 = errors;
 if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
 let dataType70 = typeof data79;
@@ -3378,26 +3385,63 @@ if(dataType70 === "boolean" || data79 === null
 coerced70 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data79 = coerced70;
-if(data75 !== undefined){
-data75["total_ms"] = coerced70;
+if(data76 !== undefined){
+data76["idle_ms"] = coerced70;
 }
 }
 }
 if(errors === _errs205){
 if(typeof data79 == "number"){
 if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
 return false;
 }
 }
 }
 var valid23 = _errs205 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data76.total_ms !== undefined){
+let data80 = data76.total_ms;
+const _errs207 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+let dataType71 = typeof data80;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data80 === null
+              || (dataType71 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced71 = +data80;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data80 = coerced71;
+if(data76 !== undefined){
+data76["total_ms"] = coerced71;
+}
+}
+}
+if(errors === _errs207){
+if(typeof data80 == "number"){
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
+return false;
+}
+}
+}
+var valid23 = _errs207 === errors;
 }
 else {
 var valid23 = true;
@@ -3408,69 +3452,32 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
 return false;
 }
 }
-var valid21 = _errs196 === errors;
+var valid21 = _errs198 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.replies !== undefined){
-let data80 = data68.replies;
-const _errs207 = errors;
-if(errors === _errs207){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data69.replies !== undefined){
+let data81 = data69.replies;
 const _errs209 = errors;
-for(const key18 in data80){
+if(errors === _errs209){
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+const _errs211 = errors;
+for(const key18 in data81){
 if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data81}];
 return false;
 break;
 }
 }
-if(_errs209 === errors){
-if(data80.max_json_bytes !== undefined){
-let data81 = data80.max_json_bytes;
-const _errs210 = errors;
-if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
-let dataType71 = typeof data81;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data81 === null
-              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced71 = +data81;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data81}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data81 = coerced71;
-if(data80 !== undefined){
-data80["max_json_bytes"] = coerced71;
-}
-}
-}
-if(errors === _errs210){
-if(typeof data81 == "number"){
-if(data81 < 1024 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data81}];
-return false;
-}
-}
-}
-var valid24 = _errs210 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data80.max_event_bytes !== undefined){
-let data82 = data80.max_event_bytes;
+if(_errs211 === errors){
+if(data81.max_json_bytes !== undefined){
+let data82 = data81.max_json_bytes;
 const _errs212 = errors;
 if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
 let dataType72 = typeof data82;
@@ -3481,21 +3488,21 @@ if(dataType72 === "boolean" || data82 === null
 coerced72 = +data82;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data82}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data82 = coerced72;
-if(data80 !== undefined){
-data80["max_event_bytes"] = coerced72;
+if(data81 !== undefined){
+data81["max_json_bytes"] = coerced72;
 }
 }
 }
 if(errors === _errs212){
 if(typeof data82 == "number"){
 if(data82 < 1024 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data82}];
 return false;
 }
 }
@@ -3505,38 +3512,75 @@ var valid24 = _errs212 === errors;
 else {
 var valid24 = true;
 }
+if(valid24){
+if(data81.max_event_bytes !== undefined){
+let data83 = data81.max_event_bytes;
+const _errs214 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType73 = typeof data83;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 === "boolean" || data83 === null
+              || (dataType73 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced73 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data83}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data83 = coerced73;
+if(data81 !== undefined){
+data81["max_event_bytes"] = coerced73;
+}
+}
+}
+if(errors === _errs214){
+if(typeof data83 == "number"){
+if(data83 < 1024 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data83}];
+return false;
+}
+}
+}
+var valid24 = _errs214 === errors;
+}
+else {
+var valid24 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data81}];
 return false;
 }
 }
-var valid21 = _errs207 === errors;
+var valid21 = _errs209 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.reasoning_param !== undefined){
-let data83 = data68.reasoning_param;
-const _errs214 = errors;
-const _errs215 = errors;
-let valid25 = false;
+if(data69.reasoning_param !== undefined){
+let data84 = data69.reasoning_param;
 const _errs216 = errors;
-if(typeof data83 !== "string"){
-let dataType73 = typeof data83;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data83;
+const _errs217 = errors;
+let valid25 = false;
+const _errs218 = errors;
+if(typeof data84 !== "string"){
+let dataType74 = typeof data84;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data84;
 }
-else if(data83 === null){
-coerced73 = "";
+else if(data84 === null){
+coerced74 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data83};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3546,15 +3590,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data83 = coerced73;
-if(data68 !== undefined){
-data68["reasoning_param"] = coerced73;
+if(coerced74 !== undefined){
+data84 = coerced74;
+if(data69 !== undefined){
+data69["reasoning_param"] = coerced74;
 }
 }
 }
-if("reasoning_effort" !== data83){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data83};
+if("reasoning_effort" !== data84){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3563,22 +3607,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs216 === errors;
+var _valid3 = _errs218 === errors;
 valid25 = valid25 || _valid3;
 if(!valid25){
-const _errs218 = errors;
-if(typeof data83 !== "string"){
-let dataType74 = typeof data83;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data83;
+const _errs220 = errors;
+if(typeof data84 !== "string"){
+let dataType75 = typeof data84;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data84;
 }
-else if(data83 === null){
-coerced74 = "";
+else if(data84 === null){
+coerced75 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data83};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3588,15 +3632,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data83 = coerced74;
-if(data68 !== undefined){
-data68["reasoning_param"] = coerced74;
+if(coerced75 !== undefined){
+data84 = coerced75;
+if(data69 !== undefined){
+data69["reasoning_param"] = coerced75;
 }
 }
 }
-if("reasoning" !== data83){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data83};
+if("reasoning" !== data84){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3605,11 +3649,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs218 === errors;
+var _valid3 = _errs220 === errors;
 valid25 = valid25 || _valid3;
 }
 if(!valid25){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data83};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data84};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3621,100 +3665,63 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs215;
+errors = _errs217;
 if(vErrors !== null){
-if(_errs215){
-vErrors.length = _errs215;
+if(_errs217){
+vErrors.length = _errs217;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs214 === errors;
+var valid21 = _errs216 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data68.simulated !== undefined){
-let data84 = data68.simulated;
-const _errs220 = errors;
-if(errors === _errs220){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data69.simulated !== undefined){
+let data85 = data69.simulated;
 const _errs222 = errors;
-for(const key19 in data84){
+if(errors === _errs222){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs224 = errors;
+for(const key19 in data85){
 if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data85}];
 return false;
 break;
 }
 }
-if(_errs222 === errors){
-if(data84.first_byte_ms !== undefined){
-let data85 = data84.first_byte_ms;
-const _errs223 = errors;
-if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
-let dataType75 = typeof data85;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data85 === null
-              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
-coerced75 = +data85;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data85}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data85 = coerced75;
-if(data84 !== undefined){
-data84["first_byte_ms"] = coerced75;
-}
-}
-}
-if(errors === _errs223){
-if(typeof data85 == "number"){
-if(data85 < 0 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data85}];
-return false;
-}
-}
-}
-var valid26 = _errs223 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data84.tokens_per_second !== undefined){
-let data86 = data84.tokens_per_second;
+if(_errs224 === errors){
+if(data85.first_byte_ms !== undefined){
+let data86 = data85.first_byte_ms;
 const _errs225 = errors;
-if(!(typeof data86 == "number")){
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
 let dataType76 = typeof data86;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 == "boolean" || data86 === null
-              || (dataType76 == "string" && data86 && data86 == +data86)){
+if(dataType76 === "boolean" || data86 === null
+              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
 coerced76 = +data86;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data86 = coerced76;
-if(data84 !== undefined){
-data84["tokens_per_second"] = coerced76;
+if(data85 !== undefined){
+data85["first_byte_ms"] = coerced76;
 }
 }
 }
 if(errors === _errs225){
 if(typeof data86 == "number"){
 if(data86 < 0 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data86}];
 return false;
 }
 }
@@ -3725,24 +3732,61 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data84.reasoning_field !== undefined){
-let data87 = data84.reasoning_field;
+if(data85.tokens_per_second !== undefined){
+let data87 = data85.tokens_per_second;
 const _errs227 = errors;
-const _errs228 = errors;
-let valid27 = false;
-const _errs229 = errors;
-if(typeof data87 !== "string"){
+if(!(typeof data87 == "number")){
 let dataType77 = typeof data87;
 let coerced77 = undefined;
 if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data87;
-}
-else if(data87 === null){
-coerced77 = "";
+if(dataType77 == "boolean" || data87 === null
+              || (dataType77 == "string" && data87 && data87 == +data87)){
+coerced77 = +data87;
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data87};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data87}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data85 !== undefined){
+data85["tokens_per_second"] = coerced77;
+}
+}
+}
+if(errors === _errs227){
+if(typeof data87 == "number"){
+if(data87 < 0 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data87}];
+return false;
+}
+}
+}
+var valid26 = _errs227 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data85.reasoning_field !== undefined){
+let data88 = data85.reasoning_field;
+const _errs229 = errors;
+const _errs230 = errors;
+let valid27 = false;
+const _errs231 = errors;
+if(typeof data88 !== "string"){
+let dataType78 = typeof data88;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data88;
+}
+else if(data88 === null){
+coerced78 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data88};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3752,15 +3796,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data87 = coerced77;
-if(data84 !== undefined){
-data84["reasoning_field"] = coerced77;
+if(coerced78 !== undefined){
+data88 = coerced78;
+if(data85 !== undefined){
+data85["reasoning_field"] = coerced78;
 }
 }
 }
-if("reasoning_content" !== data87){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data87};
+if("reasoning_content" !== data88){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data88};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3769,22 +3813,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs229 === errors;
+var _valid4 = _errs231 === errors;
 valid27 = valid27 || _valid4;
 if(!valid27){
-const _errs231 = errors;
-if(typeof data87 !== "string"){
-let dataType78 = typeof data87;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data87;
+const _errs233 = errors;
+if(typeof data88 !== "string"){
+let dataType79 = typeof data88;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data88;
 }
-else if(data87 === null){
-coerced78 = "";
+else if(data88 === null){
+coerced79 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data87};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data88};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3794,15 +3838,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data87 = coerced78;
-if(data84 !== undefined){
-data84["reasoning_field"] = coerced78;
+if(coerced79 !== undefined){
+data88 = coerced79;
+if(data85 !== undefined){
+data85["reasoning_field"] = coerced79;
 }
 }
 }
-if("reasoning" !== data87){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data87};
+if("reasoning" !== data88){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data88};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3811,11 +3855,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs231 === errors;
+var _valid4 = _errs233 === errors;
 valid27 = valid27 || _valid4;
 }
 if(!valid27){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data87};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data88};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3827,83 +3871,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs228;
+errors = _errs230;
 if(vErrors !== null){
-if(_errs228){
-vErrors.length = _errs228;
+if(_errs230){
+vErrors.length = _errs230;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid26 = _errs227 === errors;
+var valid26 = _errs229 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data84.port !== undefined){
-let data88 = data84.port;
-const _errs233 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType79 = typeof data88;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data88 === null
-              || (dataType79 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced79 = +data88;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data88 = coerced79;
-if(data84 !== undefined){
-data84["port"] = coerced79;
-}
-}
-}
-if(errors === _errs233){
-if(typeof data88 == "number"){
-if(data88 > 65535 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
-return false;
-}
-else {
-if(data88 < 0 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data88}];
-return false;
-}
-}
-}
-}
-var valid26 = _errs233 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data84.protocol !== undefined){
-let data89 = data84.protocol;
+if(data85.port !== undefined){
+let data89 = data85.port;
 const _errs235 = errors;
-const _errs236 = errors;
-let valid28 = false;
-const _errs237 = errors;
-if(typeof data89 !== "string"){
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
 let dataType80 = typeof data89;
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data89;
-}
-else if(data89 === null){
-coerced80 = "";
+if(dataType80 === "boolean" || data89 === null
+              || (dataType80 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
+coerced80 = +data89;
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data89};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data89 = coerced80;
+if(data85 !== undefined){
+data85["port"] = coerced80;
+}
+}
+}
+if(errors === _errs235){
+if(typeof data89 == "number"){
+if(data89 > 65535 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
+return false;
+}
+else {
+if(data89 < 0 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
+return false;
+}
+}
+}
+}
+var valid26 = _errs235 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data85.protocol !== undefined){
+let data90 = data85.protocol;
+const _errs237 = errors;
+const _errs238 = errors;
+let valid28 = false;
+const _errs239 = errors;
+if(typeof data90 !== "string"){
+let dataType81 = typeof data90;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data90;
+}
+else if(data90 === null){
+coerced81 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data90};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3913,15 +3957,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced80 !== undefined){
-data89 = coerced80;
-if(data84 !== undefined){
-data84["protocol"] = coerced80;
+if(coerced81 !== undefined){
+data90 = coerced81;
+if(data85 !== undefined){
+data85["protocol"] = coerced81;
 }
 }
 }
-if("openai" !== data89){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data89};
+if("openai" !== data90){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data90};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3930,22 +3974,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs237 === errors;
+var _valid5 = _errs239 === errors;
 valid28 = valid28 || _valid5;
 if(!valid28){
-const _errs239 = errors;
-if(typeof data89 !== "string"){
-let dataType81 = typeof data89;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data89;
+const _errs241 = errors;
+if(typeof data90 !== "string"){
+let dataType82 = typeof data90;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data90;
 }
-else if(data89 === null){
-coerced81 = "";
+else if(data90 === null){
+coerced82 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data89};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data90};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3955,15 +3999,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data89 = coerced81;
-if(data84 !== undefined){
-data84["protocol"] = coerced81;
+if(coerced82 !== undefined){
+data90 = coerced82;
+if(data85 !== undefined){
+data85["protocol"] = coerced82;
 }
 }
 }
-if("anthropic" !== data89){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data89};
+if("anthropic" !== data90){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data90};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3972,22 +4016,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs239 === errors;
+var _valid5 = _errs241 === errors;
 valid28 = valid28 || _valid5;
 if(!valid28){
-const _errs241 = errors;
-if(typeof data89 !== "string"){
-let dataType82 = typeof data89;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data89;
+const _errs243 = errors;
+if(typeof data90 !== "string"){
+let dataType83 = typeof data90;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data90;
 }
-else if(data89 === null){
-coerced82 = "";
+else if(data90 === null){
+coerced83 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data89};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data90};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3997,15 +4041,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data89 = coerced82;
-if(data84 !== undefined){
-data84["protocol"] = coerced82;
+if(coerced83 !== undefined){
+data90 = coerced83;
+if(data85 !== undefined){
+data85["protocol"] = coerced83;
 }
 }
 }
-if("gemini" !== data89){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data89};
+if("gemini" !== data90){
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data90};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4014,12 +4058,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs241 === errors;
+var _valid5 = _errs243 === errors;
 valid28 = valid28 || _valid5;
 }
 }
 if(!valid28){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data89};
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data90};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4031,17 +4075,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs236;
+errors = _errs238;
 if(vErrors !== null){
-if(_errs236){
-vErrors.length = _errs236;
+if(_errs238){
+vErrors.length = _errs238;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid26 = _errs235 === errors;
+var valid26 = _errs237 === errors;
 }
 else {
 var valid26 = true;
@@ -4053,11 +4097,11 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data85}];
 return false;
 }
 }
-var valid21 = _errs220 === errors;
+var valid21 = _errs222 === errors;
 }
 else {
 var valid21 = true;
@@ -4075,11 +4119,11 @@ var valid21 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 }
 }
-var valid20 = _errs173 === errors;
+var valid20 = _errs175 === errors;
 if(!valid20){
 break;
 }
@@ -4087,89 +4131,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data68}];
 return false;
 }
 }
-var valid0 = _errs171 === errors;
+var valid0 = _errs173 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data90 = data.models;
-const _errs243 = errors;
-if(errors === _errs243){
-if(Array.isArray(data90)){
-if(data90.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data90}];
+let data91 = data.models;
+const _errs245 = errors;
+if(errors === _errs245){
+if(Array.isArray(data91)){
+if(data91.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data91}];
 return false;
 }
 else {
 var valid29 = true;
-const len3 = data90.length;
+const len3 = data91.length;
 for(let i3=0; i3<len3; i3++){
-let data91 = data90[i3];
-const _errs245 = errors;
-if(errors === _errs245){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+let data92 = data91[i3];
+const _errs247 = errors;
+if(errors === _errs247){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
 let missing3;
-if(((data91.id === undefined) && (missing3 = "id")) || ((data91.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data91}];
+if(((data92.id === undefined) && (missing3 = "id")) || ((data92.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data92}];
 return false;
 }
 else {
-const _errs247 = errors;
-for(const key20 in data91){
+const _errs249 = errors;
+for(const key20 in data92){
 if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data92}];
 return false;
 break;
 }
 }
-if(_errs247 === errors){
-if(data91.id !== undefined){
-let data92 = data91.id;
-const _errs248 = errors;
-if(typeof data92 !== "string"){
-let dataType83 = typeof data92;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data92;
-}
-else if(data92 === null){
-coerced83 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data92}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data92 = coerced83;
-if(data91 !== undefined){
-data91["id"] = coerced83;
-}
-}
-}
-if(errors === _errs248){
-if(typeof data92 === "string"){
-if(func3(data92) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data92}];
-return false;
-}
-}
-}
-var valid30 = _errs248 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data91.owned_by !== undefined){
-let data93 = data91.owned_by;
+if(_errs249 === errors){
+if(data92.id !== undefined){
+let data93 = data92.id;
 const _errs250 = errors;
 if(typeof data93 !== "string"){
 let dataType84 = typeof data93;
@@ -4182,21 +4187,21 @@ else if(data93 === null){
 coerced84 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data93}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data93 = coerced84;
-if(data91 !== undefined){
-data91["owned_by"] = coerced84;
+if(data92 !== undefined){
+data92["id"] = coerced84;
 }
 }
 }
 if(errors === _errs250){
 if(typeof data93 === "string"){
 if(func3(data93) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data93}];
 return false;
 }
 }
@@ -4207,33 +4212,35 @@ else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.context_length !== undefined){
-let data94 = data91.context_length;
+if(data92.owned_by !== undefined){
+let data94 = data92.owned_by;
 const _errs252 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+if(typeof data94 !== "string"){
 let dataType85 = typeof data94;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data94 === null
-              || (dataType85 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced85 = +data94;
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data94;
+}
+else if(data94 === null){
+coerced85 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data94}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data94 = coerced85;
-if(data91 !== undefined){
-data91["context_length"] = coerced85;
+if(data92 !== undefined){
+data92["owned_by"] = coerced85;
 }
 }
 }
 if(errors === _errs252){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data94}];
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data94}];
 return false;
 }
 }
@@ -4244,8 +4251,8 @@ else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.max_output_tokens !== undefined){
-let data95 = data91.max_output_tokens;
+if(data92.context_length !== undefined){
+let data95 = data92.context_length;
 const _errs254 = errors;
 if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
 let dataType86 = typeof data95;
@@ -4256,21 +4263,21 @@ if(dataType86 === "boolean" || data95 === null
 coerced86 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data95}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data95 = coerced86;
-if(data91 !== undefined){
-data91["max_output_tokens"] = coerced86;
+if(data92 !== undefined){
+data92["context_length"] = coerced86;
 }
 }
 }
 if(errors === _errs254){
 if(typeof data95 == "number"){
 if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data95}];
 return false;
 }
 }
@@ -4281,8 +4288,8 @@ else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.default_max_tokens !== undefined){
-let data96 = data91.default_max_tokens;
+if(data92.max_output_tokens !== undefined){
+let data96 = data92.max_output_tokens;
 const _errs256 = errors;
 if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
 let dataType87 = typeof data96;
@@ -4293,21 +4300,21 @@ if(dataType87 === "boolean" || data96 === null
 coerced87 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data96}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data96 = coerced87;
-if(data91 !== undefined){
-data91["default_max_tokens"] = coerced87;
+if(data92 !== undefined){
+data92["max_output_tokens"] = coerced87;
 }
 }
 }
 if(errors === _errs256){
 if(typeof data96 == "number"){
 if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data96}];
 return false;
 }
 }
@@ -4318,44 +4325,81 @@ else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.reasoning !== undefined){
-let data97 = data91.reasoning;
+if(data92.default_max_tokens !== undefined){
+let data97 = data92.default_max_tokens;
 const _errs258 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType88 = typeof data97;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data97 === null
+              || (dataType88 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced88 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data97}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data97 = coerced88;
+if(data92 !== undefined){
+data92["default_max_tokens"] = coerced88;
+}
+}
+}
 if(errors === _errs258){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(typeof data97 == "number"){
+if(data97 < 1 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data97}];
+return false;
+}
+}
+}
+var valid30 = _errs258 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data92.reasoning !== undefined){
+let data98 = data92.reasoning;
+const _errs260 = errors;
+if(errors === _errs260){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
 let missing4;
-if((data97.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
+if((data98.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
 return false;
 }
 else {
-const _errs260 = errors;
-for(const key21 in data97){
+const _errs262 = errors;
+for(const key21 in data98){
 if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
 return false;
 break;
 }
 }
-if(_errs260 === errors){
-if(data97.default_effort !== undefined){
-let data98 = data97.default_effort;
-const _errs261 = errors;
-const _errs262 = errors;
-let valid32 = false;
+if(_errs262 === errors){
+if(data98.default_effort !== undefined){
+let data99 = data98.default_effort;
 const _errs263 = errors;
-if(typeof data98 !== "string"){
-let dataType88 = typeof data98;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data98;
+const _errs264 = errors;
+let valid32 = false;
+const _errs265 = errors;
+if(typeof data99 !== "string"){
+let dataType89 = typeof data99;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data99;
 }
-else if(data98 === null){
-coerced88 = "";
+else if(data99 === null){
+coerced89 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data98};
+const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4365,15 +4409,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data98 = coerced88;
-if(data97 !== undefined){
-data97["default_effort"] = coerced88;
+if(coerced89 !== undefined){
+data99 = coerced89;
+if(data98 !== undefined){
+data98["default_effort"] = coerced89;
 }
 }
 }
-if("low" !== data98){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data98};
+if("low" !== data99){
+const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4382,22 +4426,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs263 === errors;
+var _valid6 = _errs265 === errors;
 valid32 = valid32 || _valid6;
 if(!valid32){
-const _errs265 = errors;
-if(typeof data98 !== "string"){
-let dataType89 = typeof data98;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data98;
+const _errs267 = errors;
+if(typeof data99 !== "string"){
+let dataType90 = typeof data99;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data99;
 }
-else if(data98 === null){
-coerced89 = "";
+else if(data99 === null){
+coerced90 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data98};
+const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4407,15 +4451,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data98 = coerced89;
-if(data97 !== undefined){
-data97["default_effort"] = coerced89;
+if(coerced90 !== undefined){
+data99 = coerced90;
+if(data98 !== undefined){
+data98["default_effort"] = coerced90;
 }
 }
 }
-if("medium" !== data98){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data98};
+if("medium" !== data99){
+const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4424,87 +4468,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs265 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs267 = errors;
-if(typeof data98 !== "string"){
-let dataType90 = typeof data98;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data98;
-}
-else if(data98 === null){
-coerced90 = "";
-}
-else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data98};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data98 = coerced90;
-if(data97 !== undefined){
-data97["default_effort"] = coerced90;
-}
-}
-}
-if("high" !== data98){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data98};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
 var _valid6 = _errs267 === errors;
 valid32 = valid32 || _valid6;
-}
-}
 if(!valid32){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data98};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs262;
-if(vErrors !== null){
-if(_errs262){
-vErrors.length = _errs262;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs261 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data97.style !== undefined){
-let data99 = data97.style;
 const _errs269 = errors;
-const _errs270 = errors;
-let valid33 = false;
-const _errs271 = errors;
 if(typeof data99 !== "string"){
 let dataType91 = typeof data99;
 let coerced91 = undefined;
@@ -4516,7 +4483,84 @@ else if(data99 === null){
 coerced91 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data99};
+const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(coerced91 !== undefined){
+data99 = coerced91;
+if(data98 !== undefined){
+data98["default_effort"] = coerced91;
+}
+}
+}
+if("high" !== data99){
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid6 = _errs269 === errors;
+valid32 = valid32 || _valid6;
+}
+}
+if(!valid32){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data99};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs264;
+if(vErrors !== null){
+if(_errs264){
+vErrors.length = _errs264;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid31 = _errs263 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data98.style !== undefined){
+let data100 = data98.style;
+const _errs271 = errors;
+const _errs272 = errors;
+let valid33 = false;
+const _errs273 = errors;
+if(typeof data100 !== "string"){
+let dataType92 = typeof data100;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data100;
+}
+else if(data100 === null){
+coerced92 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4526,15 +4570,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data99 = coerced91;
-if(data97 !== undefined){
-data97["style"] = coerced91;
+if(coerced92 !== undefined){
+data100 = coerced92;
+if(data98 !== undefined){
+data98["style"] = coerced92;
 }
 }
 }
-if("budget" !== data99){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data99};
+if("budget" !== data100){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4543,22 +4587,22 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs271 === errors;
+var _valid7 = _errs273 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs273 = errors;
-if(typeof data99 !== "string"){
-let dataType92 = typeof data99;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data99;
+const _errs275 = errors;
+if(typeof data100 !== "string"){
+let dataType93 = typeof data100;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data100;
 }
-else if(data99 === null){
-coerced92 = "";
+else if(data100 === null){
+coerced93 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data99};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4568,15 +4612,15 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data99 = coerced92;
-if(data97 !== undefined){
-data97["style"] = coerced92;
+if(coerced93 !== undefined){
+data100 = coerced93;
+if(data98 !== undefined){
+data98["style"] = coerced93;
 }
 }
 }
-if("level" !== data99){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data99};
+if("level" !== data100){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4585,11 +4629,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs273 === errors;
+var _valid7 = _errs275 === errors;
 valid33 = valid33 || _valid7;
 }
 if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data99};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data100};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4601,75 +4645,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs270;
+errors = _errs272;
 if(vErrors !== null){
-if(_errs270){
-vErrors.length = _errs270;
+if(_errs272){
+vErrors.length = _errs272;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs269 === errors;
+var valid31 = _errs271 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.budgets !== undefined){
-let data100 = data97.budgets;
-const _errs275 = errors;
-if(errors === _errs275){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(data98.budgets !== undefined){
+let data101 = data98.budgets;
 const _errs277 = errors;
-for(const key22 in data100){
+if(errors === _errs277){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs279 = errors;
+for(const key22 in data101){
 if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data101}];
 return false;
 break;
 }
 }
-if(_errs277 === errors){
-if(data100.low !== undefined){
-let data101 = data100.low;
-const _errs278 = errors;
-if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
-let dataType93 = typeof data101;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data101 === null
-              || (dataType93 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
-coerced93 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data101}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data101 = coerced93;
-if(data100 !== undefined){
-data100["low"] = coerced93;
-}
-}
-}
-if(errors === _errs278){
-if(typeof data101 == "number"){
-if(data101 < 1 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data101}];
-return false;
-}
-}
-}
-var valid34 = _errs278 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data100.medium !== undefined){
-let data102 = data100.medium;
+if(_errs279 === errors){
+if(data101.low !== undefined){
+let data102 = data101.low;
 const _errs280 = errors;
 if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
 let dataType94 = typeof data102;
@@ -4680,21 +4687,21 @@ if(dataType94 === "boolean" || data102 === null
 coerced94 = +data102;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data102}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data102 = coerced94;
-if(data100 !== undefined){
-data100["medium"] = coerced94;
+if(data101 !== undefined){
+data101["low"] = coerced94;
 }
 }
 }
 if(errors === _errs280){
 if(typeof data102 == "number"){
 if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data102}];
 return false;
 }
 }
@@ -4705,8 +4712,8 @@ else {
 var valid34 = true;
 }
 if(valid34){
-if(data100.high !== undefined){
-let data103 = data100.high;
+if(data101.medium !== undefined){
+let data103 = data101.medium;
 const _errs282 = errors;
 if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
 let dataType95 = typeof data103;
@@ -4717,21 +4724,21 @@ if(dataType95 === "boolean" || data103 === null
 coerced95 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data103}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data103 = coerced95;
-if(data100 !== undefined){
-data100["high"] = coerced95;
+if(data101 !== undefined){
+data101["medium"] = coerced95;
 }
 }
 }
 if(errors === _errs282){
 if(typeof data103 == "number"){
 if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data103}];
 return false;
 }
 }
@@ -4741,53 +4748,90 @@ var valid34 = _errs282 === errors;
 else {
 var valid34 = true;
 }
+if(valid34){
+if(data101.high !== undefined){
+let data104 = data101.high;
+const _errs284 = errors;
+if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
+let dataType96 = typeof data104;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data104 === null
+              || (dataType96 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced96 = +data104;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data104}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data104 = coerced96;
+if(data101 !== undefined){
+data101["high"] = coerced96;
+}
+}
+}
+if(errors === _errs284){
+if(typeof data104 == "number"){
+if(data104 < 1 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data104}];
+return false;
+}
+}
+}
+var valid34 = _errs284 === errors;
+}
+else {
+var valid34 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data101}];
 return false;
 }
 }
-var valid31 = _errs275 === errors;
+var valid31 = _errs277 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.levels !== undefined){
-let data104 = data97.levels;
-const _errs284 = errors;
-if(errors === _errs284){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data98.levels !== undefined){
+let data105 = data98.levels;
 const _errs286 = errors;
-for(const key23 in data104){
+if(errors === _errs286){
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+const _errs288 = errors;
+for(const key23 in data105){
 if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data105}];
 return false;
 break;
 }
 }
-if(_errs286 === errors){
-if(data104.low !== undefined){
-let data105 = data104.low;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid36 = false;
+if(_errs288 === errors){
+if(data105.low !== undefined){
+let data106 = data105.low;
 const _errs289 = errors;
-if(typeof data105 !== "string"){
-let dataType96 = typeof data105;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data105;
+const _errs290 = errors;
+let valid36 = false;
+const _errs291 = errors;
+if(typeof data106 !== "string"){
+let dataType97 = typeof data106;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data106;
 }
-else if(data105 === null){
-coerced96 = "";
+else if(data106 === null){
+coerced97 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data105};
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4797,15 +4841,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data105 = coerced96;
-if(data104 !== undefined){
-data104["low"] = coerced96;
+if(coerced97 !== undefined){
+data106 = coerced97;
+if(data105 !== undefined){
+data105["low"] = coerced97;
 }
 }
 }
-if("minimal" !== data105){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data105};
+if("minimal" !== data106){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4814,22 +4858,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs289 === errors;
+var _valid8 = _errs291 === errors;
 valid36 = valid36 || _valid8;
 if(!valid36){
-const _errs291 = errors;
-if(typeof data105 !== "string"){
-let dataType97 = typeof data105;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data105;
+const _errs293 = errors;
+if(typeof data106 !== "string"){
+let dataType98 = typeof data106;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data106;
 }
-else if(data105 === null){
-coerced97 = "";
+else if(data106 === null){
+coerced98 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data105};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4839,15 +4883,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data105 = coerced97;
-if(data104 !== undefined){
-data104["low"] = coerced97;
+if(coerced98 !== undefined){
+data106 = coerced98;
+if(data105 !== undefined){
+data105["low"] = coerced98;
 }
 }
 }
-if("low" !== data105){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data105};
+if("low" !== data106){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4856,22 +4900,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs291 === errors;
+var _valid8 = _errs293 === errors;
 valid36 = valid36 || _valid8;
 if(!valid36){
-const _errs293 = errors;
-if(typeof data105 !== "string"){
-let dataType98 = typeof data105;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data105;
+const _errs295 = errors;
+if(typeof data106 !== "string"){
+let dataType99 = typeof data106;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data106;
 }
-else if(data105 === null){
-coerced98 = "";
+else if(data106 === null){
+coerced99 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data105};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4881,15 +4925,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data105 = coerced98;
-if(data104 !== undefined){
-data104["low"] = coerced98;
+if(coerced99 !== undefined){
+data106 = coerced99;
+if(data105 !== undefined){
+data105["low"] = coerced99;
 }
 }
 }
-if("medium" !== data105){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data105};
+if("medium" !== data106){
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4898,22 +4942,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs293 === errors;
+var _valid8 = _errs295 === errors;
 valid36 = valid36 || _valid8;
 if(!valid36){
-const _errs295 = errors;
-if(typeof data105 !== "string"){
-let dataType99 = typeof data105;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data105;
+const _errs297 = errors;
+if(typeof data106 !== "string"){
+let dataType100 = typeof data106;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data106;
 }
-else if(data105 === null){
-coerced99 = "";
+else if(data106 === null){
+coerced100 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data105};
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data106};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4923,15 +4967,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data105 = coerced99;
-if(data104 !== undefined){
-data104["low"] = coerced99;
+if(coerced100 !== undefined){
+data106 = coerced100;
+if(data105 !== undefined){
+data105["low"] = coerced100;
 }
 }
 }
-if("high" !== data105){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data105};
+if("high" !== data106){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data106};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4940,22 +4984,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs295 === errors;
+var _valid8 = _errs297 === errors;
 valid36 = valid36 || _valid8;
 if(!valid36){
-const _errs297 = errors;
-if(typeof data105 !== "string"){
-let dataType100 = typeof data105;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data105;
+const _errs299 = errors;
+if(typeof data106 !== "string"){
+let dataType101 = typeof data106;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data106;
 }
-else if(data105 === null){
-coerced100 = "";
+else if(data106 === null){
+coerced101 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data105};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data106};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4965,15 +5009,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data105 = coerced100;
-if(data104 !== undefined){
-data104["low"] = coerced100;
+if(coerced101 !== undefined){
+data106 = coerced101;
+if(data105 !== undefined){
+data105["low"] = coerced101;
 }
 }
 }
-if("xhigh" !== data105){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data105};
+if("xhigh" !== data106){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data106};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4982,90 +5026,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs297 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs299 = errors;
-if(typeof data105 !== "string"){
-let dataType101 = typeof data105;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data105;
-}
-else if(data105 === null){
-coerced101 = "";
-}
-else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data105};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-if(coerced101 !== undefined){
-data105 = coerced101;
-if(data104 !== undefined){
-data104["low"] = coerced101;
-}
-}
-}
-if("max" !== data105){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data105};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
 var _valid8 = _errs299 === errors;
 valid36 = valid36 || _valid8;
-}
-}
-}
-}
-}
 if(!valid36){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data105};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs287 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data104.medium !== undefined){
-let data106 = data104.medium;
 const _errs301 = errors;
-const _errs302 = errors;
-let valid37 = false;
-const _errs303 = errors;
 if(typeof data106 !== "string"){
 let dataType102 = typeof data106;
 let coerced102 = undefined;
@@ -5077,7 +5041,87 @@ else if(data106 === null){
 coerced102 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data106};
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data106};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(coerced102 !== undefined){
+data106 = coerced102;
+if(data105 !== undefined){
+data105["low"] = coerced102;
+}
+}
+}
+if("max" !== data106){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data106};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid8 = _errs301 === errors;
+valid36 = valid36 || _valid8;
+}
+}
+}
+}
+}
+if(!valid36){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data106};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs290;
+if(vErrors !== null){
+if(_errs290){
+vErrors.length = _errs290;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid35 = _errs289 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data105.medium !== undefined){
+let data107 = data105.medium;
+const _errs303 = errors;
+const _errs304 = errors;
+let valid37 = false;
+const _errs305 = errors;
+if(typeof data107 !== "string"){
+let dataType103 = typeof data107;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data107;
+}
+else if(data107 === null){
+coerced103 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5087,15 +5131,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data106 = coerced102;
-if(data104 !== undefined){
-data104["medium"] = coerced102;
+if(coerced103 !== undefined){
+data107 = coerced103;
+if(data105 !== undefined){
+data105["medium"] = coerced103;
 }
 }
 }
-if("minimal" !== data106){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data106};
+if("minimal" !== data107){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5104,22 +5148,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs303 === errors;
+var _valid9 = _errs305 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs305 = errors;
-if(typeof data106 !== "string"){
-let dataType103 = typeof data106;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data106;
+const _errs307 = errors;
+if(typeof data107 !== "string"){
+let dataType104 = typeof data107;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data107;
 }
-else if(data106 === null){
-coerced103 = "";
+else if(data107 === null){
+coerced104 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data106};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5129,15 +5173,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data106 = coerced103;
-if(data104 !== undefined){
-data104["medium"] = coerced103;
+if(coerced104 !== undefined){
+data107 = coerced104;
+if(data105 !== undefined){
+data105["medium"] = coerced104;
 }
 }
 }
-if("low" !== data106){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data106};
+if("low" !== data107){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5146,22 +5190,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs305 === errors;
+var _valid9 = _errs307 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs307 = errors;
-if(typeof data106 !== "string"){
-let dataType104 = typeof data106;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data106;
+const _errs309 = errors;
+if(typeof data107 !== "string"){
+let dataType105 = typeof data107;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data107;
 }
-else if(data106 === null){
-coerced104 = "";
+else if(data107 === null){
+coerced105 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data106};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5171,15 +5215,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data106 = coerced104;
-if(data104 !== undefined){
-data104["medium"] = coerced104;
+if(coerced105 !== undefined){
+data107 = coerced105;
+if(data105 !== undefined){
+data105["medium"] = coerced105;
 }
 }
 }
-if("medium" !== data106){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data106};
+if("medium" !== data107){
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5188,22 +5232,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs307 === errors;
+var _valid9 = _errs309 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs309 = errors;
-if(typeof data106 !== "string"){
-let dataType105 = typeof data106;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data106;
+const _errs311 = errors;
+if(typeof data107 !== "string"){
+let dataType106 = typeof data107;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data107;
 }
-else if(data106 === null){
-coerced105 = "";
+else if(data107 === null){
+coerced106 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data106};
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5213,15 +5257,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data106 = coerced105;
-if(data104 !== undefined){
-data104["medium"] = coerced105;
+if(coerced106 !== undefined){
+data107 = coerced106;
+if(data105 !== undefined){
+data105["medium"] = coerced106;
 }
 }
 }
-if("high" !== data106){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data106};
+if("high" !== data107){
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5230,22 +5274,22 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs309 === errors;
+var _valid9 = _errs311 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs311 = errors;
-if(typeof data106 !== "string"){
-let dataType106 = typeof data106;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data106;
+const _errs313 = errors;
+if(typeof data107 !== "string"){
+let dataType107 = typeof data107;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data107;
 }
-else if(data106 === null){
-coerced106 = "";
+else if(data107 === null){
+coerced107 = "";
 }
 else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data106};
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5255,15 +5299,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data106 = coerced106;
-if(data104 !== undefined){
-data104["medium"] = coerced106;
+if(coerced107 !== undefined){
+data107 = coerced107;
+if(data105 !== undefined){
+data105["medium"] = coerced107;
 }
 }
 }
-if("xhigh" !== data106){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data106};
+if("xhigh" !== data107){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5272,90 +5316,10 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs311 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs313 = errors;
-if(typeof data106 !== "string"){
-let dataType107 = typeof data106;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data106;
-}
-else if(data106 === null){
-coerced107 = "";
-}
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data106};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(coerced107 !== undefined){
-data106 = coerced107;
-if(data104 !== undefined){
-data104["medium"] = coerced107;
-}
-}
-}
-if("max" !== data106){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data106};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
 var _valid9 = _errs313 === errors;
 valid37 = valid37 || _valid9;
-}
-}
-}
-}
-}
 if(!valid37){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data106};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs302;
-if(vErrors !== null){
-if(_errs302){
-vErrors.length = _errs302;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs301 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data104.high !== undefined){
-let data107 = data104.high;
 const _errs315 = errors;
-const _errs316 = errors;
-let valid38 = false;
-const _errs317 = errors;
 if(typeof data107 !== "string"){
 let dataType108 = typeof data107;
 let coerced108 = undefined;
@@ -5367,7 +5331,87 @@ else if(data107 === null){
 coerced108 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data107};
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data107};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(coerced108 !== undefined){
+data107 = coerced108;
+if(data105 !== undefined){
+data105["medium"] = coerced108;
+}
+}
+}
+if("max" !== data107){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data107};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid9 = _errs315 === errors;
+valid37 = valid37 || _valid9;
+}
+}
+}
+}
+}
+if(!valid37){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data107};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs304;
+if(vErrors !== null){
+if(_errs304){
+vErrors.length = _errs304;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid35 = _errs303 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data105.high !== undefined){
+let data108 = data105.high;
+const _errs317 = errors;
+const _errs318 = errors;
+let valid38 = false;
+const _errs319 = errors;
+if(typeof data108 !== "string"){
+let dataType109 = typeof data108;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data108;
+}
+else if(data108 === null){
+coerced109 = "";
+}
+else {
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5377,15 +5421,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data107 = coerced108;
-if(data104 !== undefined){
-data104["high"] = coerced108;
+if(coerced109 !== undefined){
+data108 = coerced109;
+if(data105 !== undefined){
+data105["high"] = coerced109;
 }
 }
 }
-if("minimal" !== data107){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data107};
+if("minimal" !== data108){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5394,22 +5438,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs317 === errors;
+var _valid10 = _errs319 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs319 = errors;
-if(typeof data107 !== "string"){
-let dataType109 = typeof data107;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data107;
+const _errs321 = errors;
+if(typeof data108 !== "string"){
+let dataType110 = typeof data108;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data108;
 }
-else if(data107 === null){
-coerced109 = "";
+else if(data108 === null){
+coerced110 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data107};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5419,15 +5463,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data107 = coerced109;
-if(data104 !== undefined){
-data104["high"] = coerced109;
+if(coerced110 !== undefined){
+data108 = coerced110;
+if(data105 !== undefined){
+data105["high"] = coerced110;
 }
 }
 }
-if("low" !== data107){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data107};
+if("low" !== data108){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5436,22 +5480,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs319 === errors;
+var _valid10 = _errs321 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs321 = errors;
-if(typeof data107 !== "string"){
-let dataType110 = typeof data107;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data107;
+const _errs323 = errors;
+if(typeof data108 !== "string"){
+let dataType111 = typeof data108;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data108;
 }
-else if(data107 === null){
-coerced110 = "";
+else if(data108 === null){
+coerced111 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data107};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data108};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5461,15 +5505,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data107 = coerced110;
-if(data104 !== undefined){
-data104["high"] = coerced110;
+if(coerced111 !== undefined){
+data108 = coerced111;
+if(data105 !== undefined){
+data105["high"] = coerced111;
 }
 }
 }
-if("medium" !== data107){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data107};
+if("medium" !== data108){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data108};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5478,22 +5522,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs321 === errors;
+var _valid10 = _errs323 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs323 = errors;
-if(typeof data107 !== "string"){
-let dataType111 = typeof data107;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data107;
+const _errs325 = errors;
+if(typeof data108 !== "string"){
+let dataType112 = typeof data108;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data108;
 }
-else if(data107 === null){
-coerced111 = "";
+else if(data108 === null){
+coerced112 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data107};
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data108};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5503,15 +5547,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data107 = coerced111;
-if(data104 !== undefined){
-data104["high"] = coerced111;
+if(coerced112 !== undefined){
+data108 = coerced112;
+if(data105 !== undefined){
+data105["high"] = coerced112;
 }
 }
 }
-if("high" !== data107){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data107};
+if("high" !== data108){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data108};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5520,22 +5564,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs323 === errors;
+var _valid10 = _errs325 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs325 = errors;
-if(typeof data107 !== "string"){
-let dataType112 = typeof data107;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data107;
+const _errs327 = errors;
+if(typeof data108 !== "string"){
+let dataType113 = typeof data108;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data108;
 }
-else if(data107 === null){
-coerced112 = "";
+else if(data108 === null){
+coerced113 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data107};
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data108};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5545,15 +5589,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data107 = coerced112;
-if(data104 !== undefined){
-data104["high"] = coerced112;
+if(coerced113 !== undefined){
+data108 = coerced113;
+if(data105 !== undefined){
+data105["high"] = coerced113;
 }
 }
 }
-if("xhigh" !== data107){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data107};
+if("xhigh" !== data108){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data108};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5562,22 +5606,22 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs325 === errors;
+var _valid10 = _errs327 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs327 = errors;
-if(typeof data107 !== "string"){
-let dataType113 = typeof data107;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data107;
+const _errs329 = errors;
+if(typeof data108 !== "string"){
+let dataType114 = typeof data108;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data108;
 }
-else if(data107 === null){
-coerced113 = "";
+else if(data108 === null){
+coerced114 = "";
 }
 else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data107};
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data108};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5587,15 +5631,15 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data107 = coerced113;
-if(data104 !== undefined){
-data104["high"] = coerced113;
+if(coerced114 !== undefined){
+data108 = coerced114;
+if(data105 !== undefined){
+data105["high"] = coerced114;
 }
 }
 }
-if("max" !== data107){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data107};
+if("max" !== data108){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data108};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5604,7 +5648,7 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs327 === errors;
+var _valid10 = _errs329 === errors;
 valid38 = valid38 || _valid10;
 }
 }
@@ -5612,7 +5656,7 @@ valid38 = valid38 || _valid10;
 }
 }
 if(!valid38){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data107};
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data108};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5624,17 +5668,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs316;
+errors = _errs318;
 if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
+if(_errs318){
+vErrors.length = _errs318;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid35 = _errs315 === errors;
+var valid35 = _errs317 === errors;
 }
 else {
 var valid35 = true;
@@ -5644,11 +5688,11 @@ var valid35 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data105}];
 return false;
 }
 }
-var valid31 = _errs284 === errors;
+var valid31 = _errs286 === errors;
 }
 else {
 var valid31 = true;
@@ -5660,75 +5704,38 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
 return false;
 }
 }
-var valid30 = _errs258 === errors;
+var valid30 = _errs260 === errors;
 }
 else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.pricing !== undefined){
-let data108 = data91.pricing;
-const _errs329 = errors;
-if(errors === _errs329){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+if(data92.pricing !== undefined){
+let data109 = data92.pricing;
+const _errs331 = errors;
+if(errors === _errs331){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 let missing5;
-if(((data108.input === undefined) && (missing5 = "input")) || ((data108.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
+if(((data109.input === undefined) && (missing5 = "input")) || ((data109.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
 return false;
 }
 else {
-const _errs331 = errors;
-for(const key24 in data108){
+const _errs333 = errors;
+for(const key24 in data109){
 if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
 return false;
 break;
 }
 }
-if(_errs331 === errors){
-if(data108.input !== undefined){
-let data109 = data108.input;
-const _errs332 = errors;
-if(!(typeof data109 == "number")){
-let dataType114 = typeof data109;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "boolean" || data109 === null
-              || (dataType114 == "string" && data109 && data109 == +data109)){
-coerced114 = +data109;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data109}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data109 = coerced114;
-if(data108 !== undefined){
-data108["input"] = coerced114;
-}
-}
-}
-if(errors === _errs332){
-if(typeof data109 == "number"){
-if(data109 < 0 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data109}];
-return false;
-}
-}
-}
-var valid39 = _errs332 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data108.output !== undefined){
-let data110 = data108.output;
+if(_errs333 === errors){
+if(data109.input !== undefined){
+let data110 = data109.input;
 const _errs334 = errors;
 if(!(typeof data110 == "number")){
 let dataType115 = typeof data110;
@@ -5739,21 +5746,21 @@ if(dataType115 == "boolean" || data110 === null
 coerced115 = +data110;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data110}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data110 = coerced115;
-if(data108 !== undefined){
-data108["output"] = coerced115;
+if(data109 !== undefined){
+data109["input"] = coerced115;
 }
 }
 }
 if(errors === _errs334){
 if(typeof data110 == "number"){
 if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data110}];
 return false;
 }
 }
@@ -5764,8 +5771,8 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.cached_input !== undefined){
-let data111 = data108.cached_input;
+if(data109.output !== undefined){
+let data111 = data109.output;
 const _errs336 = errors;
 if(!(typeof data111 == "number")){
 let dataType116 = typeof data111;
@@ -5776,21 +5783,21 @@ if(dataType116 == "boolean" || data111 === null
 coerced116 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data111}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data111 = coerced116;
-if(data108 !== undefined){
-data108["cached_input"] = coerced116;
+if(data109 !== undefined){
+data109["output"] = coerced116;
 }
 }
 }
 if(errors === _errs336){
 if(typeof data111 == "number"){
 if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data111}];
 return false;
 }
 }
@@ -5801,8 +5808,8 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.reasoning !== undefined){
-let data112 = data108.reasoning;
+if(data109.cached_input !== undefined){
+let data112 = data109.cached_input;
 const _errs338 = errors;
 if(!(typeof data112 == "number")){
 let dataType117 = typeof data112;
@@ -5813,26 +5820,63 @@ if(dataType117 == "boolean" || data112 === null
 coerced117 = +data112;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data112}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data112 = coerced117;
-if(data108 !== undefined){
-data108["reasoning"] = coerced117;
+if(data109 !== undefined){
+data109["cached_input"] = coerced117;
 }
 }
 }
 if(errors === _errs338){
 if(typeof data112 == "number"){
 if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data112}];
 return false;
 }
 }
 }
 var valid39 = _errs338 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data109.reasoning !== undefined){
+let data113 = data109.reasoning;
+const _errs340 = errors;
+if(!(typeof data113 == "number")){
+let dataType118 = typeof data113;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "boolean" || data113 === null
+              || (dataType118 == "string" && data113 && data113 == +data113)){
+coerced118 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data113}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data113 = coerced118;
+if(data109 !== undefined){
+data109["reasoning"] = coerced118;
+}
+}
+}
+if(errors === _errs340){
+if(typeof data113 == "number"){
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data113}];
+return false;
+}
+}
+}
+var valid39 = _errs340 === errors;
 }
 else {
 var valid39 = true;
@@ -5844,89 +5888,50 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
 return false;
 }
 }
-var valid30 = _errs329 === errors;
+var valid30 = _errs331 === errors;
 }
 else {
 var valid30 = true;
 }
 if(valid30){
-if(data91.routes !== undefined){
-let data113 = data91.routes;
-const _errs340 = errors;
-if(errors === _errs340){
-if(Array.isArray(data113)){
-if(data113.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data113}];
+if(data92.routes !== undefined){
+let data114 = data92.routes;
+const _errs342 = errors;
+if(errors === _errs342){
+if(Array.isArray(data114)){
+if(data114.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data114}];
 return false;
 }
 else {
 var valid40 = true;
-const len4 = data113.length;
+const len4 = data114.length;
 for(let i4=0; i4<len4; i4++){
-let data114 = data113[i4];
-const _errs342 = errors;
-if(errors === _errs342){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data115 = data114[i4];
+const _errs344 = errors;
+if(errors === _errs344){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing6;
-if((data114.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
+if((data115.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
 return false;
 }
 else {
-const _errs344 = errors;
-for(const key25 in data114){
+const _errs346 = errors;
+for(const key25 in data115){
 if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
 return false;
 break;
 }
 }
-if(_errs344 === errors){
-if(data114.node !== undefined){
-let data115 = data114.node;
-const _errs345 = errors;
-if(typeof data115 !== "string"){
-let dataType118 = typeof data115;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data115;
-}
-else if(data115 === null){
-coerced118 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data115}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data115 = coerced118;
-if(data114 !== undefined){
-data114["node"] = coerced118;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data115}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.model !== undefined){
-let data116 = data114.model;
+if(_errs346 === errors){
+if(data115.node !== undefined){
+let data116 = data115.node;
 const _errs347 = errors;
 if(typeof data116 !== "string"){
 let dataType119 = typeof data116;
@@ -5939,21 +5944,21 @@ else if(data116 === null){
 coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data116}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data116 = coerced119;
-if(data114 !== undefined){
-data114["model"] = coerced119;
+if(data115 !== undefined){
+data115["node"] = coerced119;
 }
 }
 }
 if(errors === _errs347){
 if(typeof data116 === "string"){
 if(func3(data116) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data116}];
 return false;
 }
 }
@@ -5964,33 +5969,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.weight !== undefined){
-let data117 = data114.weight;
+if(data115.model !== undefined){
+let data117 = data115.model;
 const _errs349 = errors;
-if(!(typeof data117 == "number")){
+if(typeof data117 !== "string"){
 let dataType120 = typeof data117;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 == "boolean" || data117 === null
-              || (dataType120 == "string" && data117 && data117 == +data117)){
-coerced120 = +data117;
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data117;
+}
+else if(data117 === null){
+coerced120 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data117}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data117 = coerced120;
-if(data114 !== undefined){
-data114["weight"] = coerced120;
+if(data115 !== undefined){
+data115["model"] = coerced120;
 }
 }
 }
 if(errors === _errs349){
-if(typeof data117 == "number"){
-if(data117 <= 0 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data117}];
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data117}];
 return false;
 }
 }
@@ -6001,38 +6008,75 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.priority !== undefined){
-let data118 = data114.priority;
+if(data115.weight !== undefined){
+let data118 = data115.weight;
 const _errs351 = errors;
-if(!((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118)))){
+if(!(typeof data118 == "number")){
 let dataType121 = typeof data118;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data118 === null
-              || (dataType121 === "string" && data118 && data118 == +data118 && !(data118 % 1))){
+if(dataType121 == "boolean" || data118 === null
+              || (dataType121 == "string" && data118 && data118 == +data118)){
 coerced121 = +data118;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data118}];
 return false;
 }
 }
 if(coerced121 !== undefined){
 data118 = coerced121;
-if(data114 !== undefined){
-data114["priority"] = coerced121;
+if(data115 !== undefined){
+data115["weight"] = coerced121;
 }
 }
 }
 if(errors === _errs351){
 if(typeof data118 == "number"){
-if(data118 < 0 || isNaN(data118)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data118}];
+if(data118 <= 0 || isNaN(data118)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data118}];
 return false;
 }
 }
 }
 var valid41 = _errs351 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data115.priority !== undefined){
+let data119 = data115.priority;
+const _errs353 = errors;
+if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
+let dataType122 = typeof data119;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data119 === null
+              || (dataType122 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
+coerced122 = +data119;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data119}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data119 = coerced122;
+if(data115 !== undefined){
+data115["priority"] = coerced122;
+}
+}
+}
+if(errors === _errs353){
+if(typeof data119 == "number"){
+if(data119 < 0 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data119}];
+return false;
+}
+}
+}
+var valid41 = _errs353 === errors;
 }
 else {
 var valid41 = true;
@@ -6044,11 +6088,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
 return false;
 }
 }
-var valid40 = _errs342 === errors;
+var valid40 = _errs344 === errors;
 if(!valid40){
 break;
 }
@@ -6056,11 +6100,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data114}];
 return false;
 }
 }
-var valid30 = _errs340 === errors;
+var valid30 = _errs342 === errors;
 }
 else {
 var valid30 = true;
@@ -6076,11 +6120,11 @@ var valid30 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data92}];
 return false;
 }
 }
-var valid29 = _errs245 === errors;
+var valid29 = _errs247 === errors;
 if(!valid29){
 break;
 }
@@ -6088,90 +6132,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data91}];
 return false;
 }
 }
-var valid0 = _errs243 === errors;
+var valid0 = _errs245 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data119 = data.accounts;
-const _errs353 = errors;
-if(errors === _errs353){
-if(Array.isArray(data119)){
-var valid42 = true;
-const len5 = data119.length;
-for(let i5=0; i5<len5; i5++){
-let data120 = data119[i5];
+let data120 = data.accounts;
 const _errs355 = errors;
 if(errors === _errs355){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+if(Array.isArray(data120)){
+var valid42 = true;
+const len5 = data120.length;
+for(let i5=0; i5<len5; i5++){
+let data121 = data120[i5];
+const _errs357 = errors;
+if(errors === _errs357){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
 let missing7;
-if((data120.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data120}];
+if((data121.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data121}];
 return false;
 }
 else {
-const _errs357 = errors;
-for(const key26 in data120){
+const _errs359 = errors;
+for(const key26 in data121){
 if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data121}];
 return false;
 break;
 }
 }
-if(_errs357 === errors){
-if(data120.id !== undefined){
-let data121 = data120.id;
-const _errs358 = errors;
-if(typeof data121 !== "string"){
-let dataType122 = typeof data121;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data121;
-}
-else if(data121 === null){
-coerced122 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data121 = coerced122;
-if(data120 !== undefined){
-data120["id"] = coerced122;
-}
-}
-}
-if(errors === _errs358){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
-return false;
-}
-else {
-if(!pattern5.test(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data121}];
-return false;
-}
-}
-}
-}
-var valid43 = _errs358 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.name !== undefined){
-let data122 = data120.name;
+if(_errs359 === errors){
+if(data121.id !== undefined){
+let data122 = data121.id;
 const _errs360 = errors;
 if(typeof data122 !== "string"){
 let dataType123 = typeof data122;
@@ -6184,14 +6183,28 @@ else if(data122 === null){
 coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data122 = coerced123;
-if(data120 !== undefined){
-data120["name"] = coerced123;
+if(data121 !== undefined){
+data121["id"] = coerced123;
+}
+}
+}
+if(errors === _errs360){
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
+return false;
+}
+else {
+if(!pattern5.test(data122)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
+return false;
+}
 }
 }
 }
@@ -6201,26 +6214,28 @@ else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.balance !== undefined){
-let data123 = data120.balance;
+if(data121.name !== undefined){
+let data123 = data121.name;
 const _errs362 = errors;
-if(!(typeof data123 == "number")){
+if(typeof data123 !== "string"){
 let dataType124 = typeof data123;
 let coerced124 = undefined;
 if(!(coerced124 !== undefined)){
-if(dataType124 == "boolean" || data123 === null
-              || (dataType124 == "string" && data123 && data123 == +data123)){
-coerced124 = +data123;
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data123;
+}
+else if(data123 === null){
+coerced124 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data123}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data123 = coerced124;
-if(data120 !== undefined){
-data120["balance"] = coerced124;
+if(data121 !== undefined){
+data121["name"] = coerced124;
 }
 }
 }
@@ -6230,55 +6245,27 @@ else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.allowed_models !== undefined){
-let data124 = data120.allowed_models;
+if(data121.balance !== undefined){
+let data124 = data121.balance;
 const _errs364 = errors;
-if(errors === _errs364){
-if(Array.isArray(data124)){
-var valid44 = true;
-const len6 = data124.length;
-for(let i6=0; i6<len6; i6++){
-let data125 = data124[i6];
-const _errs366 = errors;
-if(typeof data125 !== "string"){
-let dataType125 = typeof data125;
+if(!(typeof data124 == "number")){
+let dataType125 = typeof data124;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data125;
-}
-else if(data125 === null){
-coerced125 = "";
+if(dataType125 == "boolean" || data124 === null
+              || (dataType125 == "string" && data124 && data124 == +data124)){
+coerced125 = +data124;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data124}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data125 = coerced125;
-if(data124 !== undefined){
-data124[i6] = coerced125;
+data124 = coerced125;
+if(data121 !== undefined){
+data121["balance"] = coerced125;
 }
-}
-}
-if(errors === _errs366){
-if(typeof data125 === "string"){
-if(func3(data125) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data125}];
-return false;
-}
-}
-}
-var valid44 = _errs366 === errors;
-if(!valid44){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data124}];
-return false;
 }
 }
 var valid43 = _errs364 === errors;
@@ -6287,59 +6274,79 @@ else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.limits !== undefined){
-let data126 = data120.limits;
+if(data121.allowed_models !== undefined){
+let data125 = data121.allowed_models;
+const _errs366 = errors;
+if(errors === _errs366){
+if(Array.isArray(data125)){
+var valid44 = true;
+const len6 = data125.length;
+for(let i6=0; i6<len6; i6++){
+let data126 = data125[i6];
 const _errs368 = errors;
-if(errors === _errs368){
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
-const _errs370 = errors;
-for(const key27 in data126){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data126}];
-return false;
-break;
-}
-}
-if(_errs370 === errors){
-if(data126.rpm !== undefined){
-let data127 = data126.rpm;
-const _errs371 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType126 = typeof data127;
+if(typeof data126 !== "string"){
+let dataType126 = typeof data126;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data127 === null
-              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced126 = +data127;
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data126;
+}
+else if(data126 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data126}];
 return false;
 }
 }
 if(coerced126 !== undefined){
-data127 = coerced126;
-if(data126 !== undefined){
-data126["rpm"] = coerced126;
+data126 = coerced126;
+if(data125 !== undefined){
+data125[i6] = coerced126;
 }
 }
 }
-if(errors === _errs371){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data127}];
+if(errors === _errs368){
+if(typeof data126 === "string"){
+if(func3(data126) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data126}];
 return false;
 }
 }
 }
-var valid45 = _errs371 === errors;
+var valid44 = _errs368 === errors;
+if(!valid44){
+break;
+}
+}
 }
 else {
-var valid45 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data125}];
+return false;
 }
-if(valid45){
-if(data126.rps !== undefined){
-let data128 = data126.rps;
+}
+var valid43 = _errs366 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data121.limits !== undefined){
+let data127 = data121.limits;
+const _errs370 = errors;
+if(errors === _errs370){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+const _errs372 = errors;
+for(const key27 in data127){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data127}];
+return false;
+break;
+}
+}
+if(_errs372 === errors){
+if(data127.rpm !== undefined){
+let data128 = data127.rpm;
 const _errs373 = errors;
 if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
 let dataType127 = typeof data128;
@@ -6350,21 +6357,21 @@ if(dataType127 === "boolean" || data128 === null
 coerced127 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data128}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data128 = coerced127;
-if(data126 !== undefined){
-data126["rps"] = coerced127;
+if(data127 !== undefined){
+data127["rpm"] = coerced127;
 }
 }
 }
 if(errors === _errs373){
 if(typeof data128 == "number"){
 if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data128}];
 return false;
 }
 }
@@ -6375,8 +6382,8 @@ else {
 var valid45 = true;
 }
 if(valid45){
-if(data126.tpm !== undefined){
-let data129 = data126.tpm;
+if(data127.rps !== undefined){
+let data129 = data127.rps;
 const _errs375 = errors;
 if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
 let dataType128 = typeof data129;
@@ -6387,21 +6394,21 @@ if(dataType128 === "boolean" || data129 === null
 coerced128 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data129}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data129 = coerced128;
-if(data126 !== undefined){
-data126["tpm"] = coerced128;
+if(data127 !== undefined){
+data127["rps"] = coerced128;
 }
 }
 }
 if(errors === _errs375){
 if(typeof data129 == "number"){
 if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data129}];
 return false;
 }
 }
@@ -6411,83 +6418,120 @@ var valid45 = _errs375 === errors;
 else {
 var valid45 = true;
 }
+if(valid45){
+if(data127.tpm !== undefined){
+let data130 = data127.tpm;
+const _errs377 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType129 = typeof data130;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data130 === null
+              || (dataType129 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced129 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data130}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data130 = coerced129;
+if(data127 !== undefined){
+data127["tpm"] = coerced129;
+}
+}
+}
+if(errors === _errs377){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data130}];
+return false;
+}
+}
+}
+var valid45 = _errs377 === errors;
+}
+else {
+var valid45 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data127}];
 return false;
 }
 }
-var valid43 = _errs368 === errors;
+var valid43 = _errs370 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.policy !== undefined){
-let data130 = data120.policy;
-const _errs377 = errors;
-if(errors === _errs377){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(data121.policy !== undefined){
+let data131 = data121.policy;
 const _errs379 = errors;
-for(const key28 in data130){
+if(errors === _errs379){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs381 = errors;
+for(const key28 in data131){
 if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data131}];
 return false;
 break;
 }
 }
-if(_errs379 === errors){
-if(data130.streaming !== undefined){
-let data131 = data130.streaming;
-const _errs380 = errors;
-if(typeof data131 !== "boolean"){
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(data131 === "false" || data131 === 0 || data131 === null){
-coerced129 = false;
+if(_errs381 === errors){
+if(data131.streaming !== undefined){
+let data132 = data131.streaming;
+const _errs382 = errors;
+if(typeof data132 !== "boolean"){
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(data132 === "false" || data132 === 0 || data132 === null){
+coerced130 = false;
 }
-else if(data131 === "true" || data131 === 1){
-coerced129 = true;
+else if(data132 === "true" || data132 === 1){
+coerced130 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data132}];
 return false;
 }
 }
-if(coerced129 !== undefined){
-data131 = coerced129;
-if(data130 !== undefined){
-data130["streaming"] = coerced129;
+if(coerced130 !== undefined){
+data132 = coerced130;
+if(data131 !== undefined){
+data131["streaming"] = coerced130;
 }
 }
 }
-var valid46 = _errs380 === errors;
+var valid46 = _errs382 === errors;
 }
 else {
 var valid46 = true;
 }
 if(valid46){
-if(data130.max_reasoning_effort !== undefined){
-let data132 = data130.max_reasoning_effort;
-const _errs382 = errors;
-const _errs383 = errors;
-let valid47 = false;
+if(data131.max_reasoning_effort !== undefined){
+let data133 = data131.max_reasoning_effort;
 const _errs384 = errors;
-if(typeof data132 !== "string"){
-let dataType130 = typeof data132;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data132;
+const _errs385 = errors;
+let valid47 = false;
+const _errs386 = errors;
+if(typeof data133 !== "string"){
+let dataType131 = typeof data133;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data133;
 }
-else if(data132 === null){
-coerced130 = "";
+else if(data133 === null){
+coerced131 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data132};
+const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6497,15 +6541,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data132 = coerced130;
-if(data130 !== undefined){
-data130["max_reasoning_effort"] = coerced130;
+if(coerced131 !== undefined){
+data133 = coerced131;
+if(data131 !== undefined){
+data131["max_reasoning_effort"] = coerced131;
 }
 }
 }
-if("low" !== data132){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data132};
+if("low" !== data133){
+const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6514,22 +6558,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs384 === errors;
+var _valid11 = _errs386 === errors;
 valid47 = valid47 || _valid11;
 if(!valid47){
-const _errs386 = errors;
-if(typeof data132 !== "string"){
-let dataType131 = typeof data132;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data132;
+const _errs388 = errors;
+if(typeof data133 !== "string"){
+let dataType132 = typeof data133;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data133;
 }
-else if(data132 === null){
-coerced131 = "";
+else if(data133 === null){
+coerced132 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data132};
+const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6539,15 +6583,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data132 = coerced131;
-if(data130 !== undefined){
-data130["max_reasoning_effort"] = coerced131;
+if(coerced132 !== undefined){
+data133 = coerced132;
+if(data131 !== undefined){
+data131["max_reasoning_effort"] = coerced132;
 }
 }
 }
-if("medium" !== data132){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data132};
+if("medium" !== data133){
+const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6556,22 +6600,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs386 === errors;
+var _valid11 = _errs388 === errors;
 valid47 = valid47 || _valid11;
 if(!valid47){
-const _errs388 = errors;
-if(typeof data132 !== "string"){
-let dataType132 = typeof data132;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data132;
+const _errs390 = errors;
+if(typeof data133 !== "string"){
+let dataType133 = typeof data133;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data133;
 }
-else if(data132 === null){
-coerced132 = "";
+else if(data133 === null){
+coerced133 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data132};
+const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6581,15 +6625,15 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data132 = coerced132;
-if(data130 !== undefined){
-data130["max_reasoning_effort"] = coerced132;
+if(coerced133 !== undefined){
+data133 = coerced133;
+if(data131 !== undefined){
+data131["max_reasoning_effort"] = coerced133;
 }
 }
 }
-if("high" !== data132){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data132};
+if("high" !== data133){
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6598,12 +6642,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs388 === errors;
+var _valid11 = _errs390 === errors;
 valid47 = valid47 || _valid11;
 }
 }
 if(!valid47){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data132};
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data133};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6615,17 +6659,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs383;
+errors = _errs385;
 if(vErrors !== null){
-if(_errs383){
-vErrors.length = _errs383;
+if(_errs385){
+vErrors.length = _errs385;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs382 === errors;
+var valid46 = _errs384 === errors;
 }
 else {
 var valid46 = true;
@@ -6634,11 +6678,11 @@ var valid46 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data131}];
 return false;
 }
 }
-var valid43 = _errs377 === errors;
+var valid43 = _errs379 === errors;
 }
 else {
 var valid43 = true;
@@ -6652,95 +6696,56 @@ var valid43 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data121}];
 return false;
 }
 }
-var valid42 = _errs355 === errors;
+var valid42 = _errs357 === errors;
 if(!valid42){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data120}];
 return false;
 }
 }
-var valid0 = _errs353 === errors;
+var valid0 = _errs355 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data133 = data.keys;
-const _errs390 = errors;
-if(errors === _errs390){
-if(Array.isArray(data133)){
-var valid48 = true;
-const len7 = data133.length;
-for(let i7=0; i7<len7; i7++){
-let data134 = data133[i7];
+let data134 = data.keys;
 const _errs392 = errors;
 if(errors === _errs392){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(Array.isArray(data134)){
+var valid48 = true;
+const len7 = data134.length;
+for(let i7=0; i7<len7; i7++){
+let data135 = data134[i7];
+const _errs394 = errors;
+if(errors === _errs394){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
 let missing8;
-if((data134.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data134}];
+if((data135.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data135}];
 return false;
 }
 else {
-const _errs394 = errors;
-for(const key29 in data134){
+const _errs396 = errors;
+for(const key29 in data135){
 if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data135}];
 return false;
 break;
 }
 }
-if(_errs394 === errors){
-if(data134.key !== undefined){
-let data135 = data134.key;
-const _errs395 = errors;
-if(typeof data135 !== "string"){
-let dataType133 = typeof data135;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data135;
-}
-else if(data135 === null){
-coerced133 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data135}];
-return false;
-}
-}
-if(coerced133 !== undefined){
-data135 = coerced133;
-if(data134 !== undefined){
-data134["key"] = coerced133;
-}
-}
-}
-if(errors === _errs395){
-if(typeof data135 === "string"){
-if(func3(data135) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data135}];
-return false;
-}
-}
-}
-var valid49 = _errs395 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data134.account !== undefined){
-let data136 = data134.account;
+if(_errs396 === errors){
+if(data135.key !== undefined){
+let data136 = data135.key;
 const _errs397 = errors;
 if(typeof data136 !== "string"){
 let dataType134 = typeof data136;
@@ -6753,21 +6758,21 @@ else if(data136 === null){
 coerced134 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data136}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data136 = coerced134;
-if(data134 !== undefined){
-data134["account"] = coerced134;
+if(data135 !== undefined){
+data135["key"] = coerced134;
 }
 }
 }
 if(errors === _errs397){
 if(typeof data136 === "string"){
-if(func3(data136) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data136}];
+if(func3(data136) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data136}];
 return false;
 }
 }
@@ -6778,8 +6783,8 @@ else {
 var valid49 = true;
 }
 if(valid49){
-if(data134.name !== undefined){
-let data137 = data134.name;
+if(data135.account !== undefined){
+let data137 = data135.account;
 const _errs399 = errors;
 if(typeof data137 !== "string"){
 let dataType135 = typeof data137;
@@ -6792,14 +6797,22 @@ else if(data137 === null){
 coerced135 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data137}];
 return false;
 }
 }
 if(coerced135 !== undefined){
 data137 = coerced135;
-if(data134 !== undefined){
-data134["name"] = coerced135;
+if(data135 !== undefined){
+data135["account"] = coerced135;
+}
+}
+}
+if(errors === _errs399){
+if(typeof data137 === "string"){
+if(func3(data137) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data137}];
+return false;
 }
 }
 }
@@ -6809,34 +6822,28 @@ else {
 var valid49 = true;
 }
 if(valid49){
-if(data134.spend_limit !== undefined){
-let data138 = data134.spend_limit;
+if(data135.name !== undefined){
+let data138 = data135.name;
 const _errs401 = errors;
-if(!(typeof data138 == "number")){
+if(typeof data138 !== "string"){
 let dataType136 = typeof data138;
 let coerced136 = undefined;
 if(!(coerced136 !== undefined)){
-if(dataType136 == "boolean" || data138 === null
-              || (dataType136 == "string" && data138 && data138 == +data138)){
-coerced136 = +data138;
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data138;
+}
+else if(data138 === null){
+coerced136 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data138}];
 return false;
 }
 }
 if(coerced136 !== undefined){
 data138 = coerced136;
-if(data134 !== undefined){
-data134["spend_limit"] = coerced136;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data138 == "number"){
-if(data138 < 0 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data138}];
-return false;
+if(data135 !== undefined){
+data135["name"] = coerced136;
 }
 }
 }
@@ -6846,59 +6853,59 @@ else {
 var valid49 = true;
 }
 if(valid49){
-if(data134.limits !== undefined){
-let data139 = data134.limits;
+if(data135.spend_limit !== undefined){
+let data139 = data135.spend_limit;
 const _errs403 = errors;
-if(errors === _errs403){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs405 = errors;
-for(const key30 in data139){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data139}];
-return false;
-break;
-}
-}
-if(_errs405 === errors){
-if(data139.rpm !== undefined){
-let data140 = data139.rpm;
-const _errs406 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
+if(!(typeof data139 == "number")){
+let dataType137 = typeof data139;
 let coerced137 = undefined;
 if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
+if(dataType137 == "boolean" || data139 === null
+              || (dataType137 == "string" && data139 && data139 == +data139)){
+coerced137 = +data139;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data139}];
 return false;
 }
 }
 if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["rpm"] = coerced137;
+data139 = coerced137;
+if(data135 !== undefined){
+data135["spend_limit"] = coerced137;
 }
 }
 }
-if(errors === _errs406){
-if(typeof data140 == "number"){
-if(data140 < 1 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data140}];
+if(errors === _errs403){
+if(typeof data139 == "number"){
+if(data139 < 0 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data139}];
 return false;
 }
 }
 }
-var valid50 = _errs406 === errors;
+var valid49 = _errs403 === errors;
 }
 else {
-var valid50 = true;
+var valid49 = true;
 }
-if(valid50){
-if(data139.rps !== undefined){
-let data141 = data139.rps;
+if(valid49){
+if(data135.limits !== undefined){
+let data140 = data135.limits;
+const _errs405 = errors;
+if(errors === _errs405){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs407 = errors;
+for(const key30 in data140){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data140}];
+return false;
+break;
+}
+}
+if(_errs407 === errors){
+if(data140.rpm !== undefined){
+let data141 = data140.rpm;
 const _errs408 = errors;
 if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
 let dataType138 = typeof data141;
@@ -6909,21 +6916,21 @@ if(dataType138 === "boolean" || data141 === null
 coerced138 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data141}];
 return false;
 }
 }
 if(coerced138 !== undefined){
 data141 = coerced138;
-if(data139 !== undefined){
-data139["rps"] = coerced138;
+if(data140 !== undefined){
+data140["rpm"] = coerced138;
 }
 }
 }
 if(errors === _errs408){
 if(typeof data141 == "number"){
 if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data141}];
 return false;
 }
 }
@@ -6934,8 +6941,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data139.tpm !== undefined){
-let data142 = data139.tpm;
+if(data140.rps !== undefined){
+let data142 = data140.rps;
 const _errs410 = errors;
 if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
 let dataType139 = typeof data142;
@@ -6946,21 +6953,21 @@ if(dataType139 === "boolean" || data142 === null
 coerced139 = +data142;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data142}];
 return false;
 }
 }
 if(coerced139 !== undefined){
 data142 = coerced139;
-if(data139 !== undefined){
-data139["tpm"] = coerced139;
+if(data140 !== undefined){
+data140["rps"] = coerced139;
 }
 }
 }
 if(errors === _errs410){
 if(typeof data142 == "number"){
 if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data142}];
 return false;
 }
 }
@@ -6970,140 +6977,177 @@ var valid50 = _errs410 === errors;
 else {
 var valid50 = true;
 }
+if(valid50){
+if(data140.tpm !== undefined){
+let data143 = data140.tpm;
+const _errs412 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType140 = typeof data143;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data143 === null
+              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced140 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data143}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data143 = coerced140;
+if(data140 !== undefined){
+data140["tpm"] = coerced140;
+}
+}
+}
+if(errors === _errs412){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data143}];
+return false;
+}
+}
+}
+var valid50 = _errs412 === errors;
+}
+else {
+var valid50 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data140}];
 return false;
 }
 }
-var valid49 = _errs403 === errors;
+var valid49 = _errs405 === errors;
 }
 else {
 var valid49 = true;
 }
 if(valid49){
-if(data134.allowed_models !== undefined){
-let data143 = data134.allowed_models;
-const _errs412 = errors;
-if(errors === _errs412){
-if(Array.isArray(data143)){
-var valid51 = true;
-const len8 = data143.length;
-for(let i8=0; i8<len8; i8++){
-let data144 = data143[i8];
+if(data135.allowed_models !== undefined){
+let data144 = data135.allowed_models;
 const _errs414 = errors;
-if(typeof data144 !== "string"){
-let dataType140 = typeof data144;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data144;
+if(errors === _errs414){
+if(Array.isArray(data144)){
+var valid51 = true;
+const len8 = data144.length;
+for(let i8=0; i8<len8; i8++){
+let data145 = data144[i8];
+const _errs416 = errors;
+if(typeof data145 !== "string"){
+let dataType141 = typeof data145;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data145;
 }
-else if(data144 === null){
-coerced140 = "";
+else if(data145 === null){
+coerced141 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data145}];
 return false;
 }
 }
-if(coerced140 !== undefined){
-data144 = coerced140;
-if(data143 !== undefined){
-data143[i8] = coerced140;
+if(coerced141 !== undefined){
+data145 = coerced141;
+if(data144 !== undefined){
+data144[i8] = coerced141;
 }
 }
 }
-if(errors === _errs414){
-if(typeof data144 === "string"){
-if(func3(data144) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data144}];
+if(errors === _errs416){
+if(typeof data145 === "string"){
+if(func3(data145) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data145}];
 return false;
 }
 }
 }
-var valid51 = _errs414 === errors;
+var valid51 = _errs416 === errors;
 if(!valid51){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data144}];
 return false;
 }
 }
-var valid49 = _errs412 === errors;
+var valid49 = _errs414 === errors;
 }
 else {
 var valid49 = true;
 }
 if(valid49){
-if(data134.policy !== undefined){
-let data145 = data134.policy;
-const _errs416 = errors;
-if(errors === _errs416){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+if(data135.policy !== undefined){
+let data146 = data135.policy;
 const _errs418 = errors;
-for(const key31 in data145){
+if(errors === _errs418){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+const _errs420 = errors;
+for(const key31 in data146){
 if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data146}];
 return false;
 break;
 }
 }
-if(_errs418 === errors){
-if(data145.streaming !== undefined){
-let data146 = data145.streaming;
-const _errs419 = errors;
-if(typeof data146 !== "boolean"){
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(data146 === "false" || data146 === 0 || data146 === null){
-coerced141 = false;
+if(_errs420 === errors){
+if(data146.streaming !== undefined){
+let data147 = data146.streaming;
+const _errs421 = errors;
+if(typeof data147 !== "boolean"){
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(data147 === "false" || data147 === 0 || data147 === null){
+coerced142 = false;
 }
-else if(data146 === "true" || data146 === 1){
-coerced141 = true;
+else if(data147 === "true" || data147 === 1){
+coerced142 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data147}];
 return false;
 }
 }
-if(coerced141 !== undefined){
-data146 = coerced141;
-if(data145 !== undefined){
-data145["streaming"] = coerced141;
+if(coerced142 !== undefined){
+data147 = coerced142;
+if(data146 !== undefined){
+data146["streaming"] = coerced142;
 }
 }
 }
-var valid52 = _errs419 === errors;
+var valid52 = _errs421 === errors;
 }
 else {
 var valid52 = true;
 }
 if(valid52){
-if(data145.max_reasoning_effort !== undefined){
-let data147 = data145.max_reasoning_effort;
-const _errs421 = errors;
-const _errs422 = errors;
-let valid53 = false;
+if(data146.max_reasoning_effort !== undefined){
+let data148 = data146.max_reasoning_effort;
 const _errs423 = errors;
-if(typeof data147 !== "string"){
-let dataType142 = typeof data147;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data147;
+const _errs424 = errors;
+let valid53 = false;
+const _errs425 = errors;
+if(typeof data148 !== "string"){
+let dataType143 = typeof data148;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data148;
 }
-else if(data147 === null){
-coerced142 = "";
+else if(data148 === null){
+coerced143 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data147};
+const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7113,15 +7157,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data147 = coerced142;
-if(data145 !== undefined){
-data145["max_reasoning_effort"] = coerced142;
+if(coerced143 !== undefined){
+data148 = coerced143;
+if(data146 !== undefined){
+data146["max_reasoning_effort"] = coerced143;
 }
 }
 }
-if("low" !== data147){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data147};
+if("low" !== data148){
+const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7130,22 +7174,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs423 === errors;
+var _valid12 = _errs425 === errors;
 valid53 = valid53 || _valid12;
 if(!valid53){
-const _errs425 = errors;
-if(typeof data147 !== "string"){
-let dataType143 = typeof data147;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data147;
+const _errs427 = errors;
+if(typeof data148 !== "string"){
+let dataType144 = typeof data148;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data148;
 }
-else if(data147 === null){
-coerced143 = "";
+else if(data148 === null){
+coerced144 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data147};
+const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7155,15 +7199,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data147 = coerced143;
-if(data145 !== undefined){
-data145["max_reasoning_effort"] = coerced143;
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data146 !== undefined){
+data146["max_reasoning_effort"] = coerced144;
 }
 }
 }
-if("medium" !== data147){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data147};
+if("medium" !== data148){
+const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7172,100 +7216,10 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs425 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs427 = errors;
-if(typeof data147 !== "string"){
-let dataType144 = typeof data147;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data147;
-}
-else if(data147 === null){
-coerced144 = "";
-}
-else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data147};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(coerced144 !== undefined){
-data147 = coerced144;
-if(data145 !== undefined){
-data145["max_reasoning_effort"] = coerced144;
-}
-}
-}
-if("high" !== data147){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data147};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
 var _valid12 = _errs427 === errors;
 valid53 = valid53 || _valid12;
-}
-}
 if(!valid53){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data147};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs422;
-if(vErrors !== null){
-if(_errs422){
-vErrors.length = _errs422;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs421 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data145}];
-return false;
-}
-}
-var valid49 = _errs416 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data134.status !== undefined){
-let data148 = data134.status;
 const _errs429 = errors;
-const _errs430 = errors;
-let valid54 = false;
-const _errs431 = errors;
 if(typeof data148 !== "string"){
 let dataType145 = typeof data148;
 let coerced145 = undefined;
@@ -7277,7 +7231,97 @@ else if(data148 === null){
 coerced145 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data148};
+const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data148};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+if(coerced145 !== undefined){
+data148 = coerced145;
+if(data146 !== undefined){
+data146["max_reasoning_effort"] = coerced145;
+}
+}
+}
+if("high" !== data148){
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data148};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+var _valid12 = _errs429 === errors;
+valid53 = valid53 || _valid12;
+}
+}
+if(!valid53){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data148};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs424;
+if(vErrors !== null){
+if(_errs424){
+vErrors.length = _errs424;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid52 = _errs423 === errors;
+}
+else {
+var valid52 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data146}];
+return false;
+}
+}
+var valid49 = _errs418 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data135.status !== undefined){
+let data149 = data135.status;
+const _errs431 = errors;
+const _errs432 = errors;
+let valid54 = false;
+const _errs433 = errors;
+if(typeof data149 !== "string"){
+let dataType146 = typeof data149;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data149;
+}
+else if(data149 === null){
+coerced146 = "";
+}
+else {
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7287,15 +7331,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data134 !== undefined){
-data134["status"] = coerced145;
+if(coerced146 !== undefined){
+data149 = coerced146;
+if(data135 !== undefined){
+data135["status"] = coerced146;
 }
 }
 }
-if("active" !== data148){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data148};
+if("active" !== data149){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7304,22 +7348,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs431 === errors;
+var _valid13 = _errs433 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs433 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
+const _errs435 = errors;
+if(typeof data149 !== "string"){
+let dataType147 = typeof data149;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data149;
 }
-else if(data148 === null){
-coerced146 = "";
+else if(data149 === null){
+coerced147 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data148};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7329,15 +7373,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data134 !== undefined){
-data134["status"] = coerced146;
+if(coerced147 !== undefined){
+data149 = coerced147;
+if(data135 !== undefined){
+data135["status"] = coerced147;
 }
 }
 }
-if("blocked" !== data148){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data148};
+if("blocked" !== data149){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7346,22 +7390,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs433 === errors;
+var _valid13 = _errs435 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs435 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
+const _errs437 = errors;
+if(typeof data149 !== "string"){
+let dataType148 = typeof data149;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data149;
 }
-else if(data148 === null){
-coerced147 = "";
+else if(data149 === null){
+coerced148 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data148};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7371,15 +7415,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data134 !== undefined){
-data134["status"] = coerced147;
+if(coerced148 !== undefined){
+data149 = coerced148;
+if(data135 !== undefined){
+data135["status"] = coerced148;
 }
 }
 }
-if("revoked" !== data148){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data148};
+if("revoked" !== data149){
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7388,22 +7432,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs435 === errors;
+var _valid13 = _errs437 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs437 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
+const _errs439 = errors;
+if(typeof data149 !== "string"){
+let dataType149 = typeof data149;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data149;
 }
-else if(data148 === null){
-coerced148 = "";
+else if(data149 === null){
+coerced149 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data148};
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7413,15 +7457,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data134 !== undefined){
-data134["status"] = coerced148;
+if(coerced149 !== undefined){
+data149 = coerced149;
+if(data135 !== undefined){
+data135["status"] = coerced149;
 }
 }
 }
-if("deleted" !== data148){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data148};
+if("deleted" !== data149){
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7430,13 +7474,13 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs437 === errors;
+var _valid13 = _errs439 === errors;
 valid54 = valid54 || _valid13;
 }
 }
 }
 if(!valid54){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data148};
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data149};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7448,17 +7492,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs430;
+errors = _errs432;
 if(vErrors !== null){
-if(_errs430){
-vErrors.length = _errs430;
+if(_errs432){
+vErrors.length = _errs432;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs429 === errors;
+var valid49 = _errs431 === errors;
 }
 else {
 var valid49 = true;
@@ -7474,22 +7518,22 @@ var valid49 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data135}];
 return false;
 }
 }
-var valid48 = _errs392 === errors;
+var valid48 = _errs394 === errors;
 if(!valid48){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data134}];
 return false;
 }
 }
-var valid0 = _errs390 === errors;
+var valid0 = _errs392 === errors;
 }
 else {
 var valid0 = true;
