@@ -6,6 +6,10 @@ import { admin, postChat, readSse, startHandleGateway, type HandleGateway } from
 import { expectError } from '../support/http-assertions.js';
 import { startSimulator } from '../support/test-gateway.js';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { execute } from '../../src/pipeline/execute.js';
+import type { RequestContext } from '../../src/pipeline/request-context.js';
+import type { ChatRequest } from '../../src/protocol/openai/chat-request-schema.js';
+import { Cancellation } from '../../src/upstream/cancellation.js';
 
 // PRODUCT.md decision 22: a fault of the gateway's own code is a 500 that never counts
 // against a node, and what a node sends back is bounded (reply size, stream event size).
@@ -57,11 +61,15 @@ function startOversizeNode(): Promise<{ server: Server; origin: string }> {
 
 describe('gateway faults are not node faults; node replies are bounded', () => {
   let simulator: SimulatedNode;
+  let anthropicSimulator: SimulatedNode;
+  let geminiSimulator: SimulatedNode;
   let oversize: { server: Server; origin: string };
   let gateway: HandleGateway;
 
   before(async () => {
     simulator = await startSimulator();
+    anthropicSimulator = await startSimulator({ protocol: 'anthropic' });
+    geminiSimulator = await startSimulator({ protocol: 'gemini' });
     oversize = await startOversizeNode();
     const node = (id: string, path: string) =>
       `  - { id: ${id}, provider: openai, base_url: "${oversize.origin}/${path}/v1", replies: { max_json_bytes: ${REPLY_CAP}, max_event_bytes: ${EVENT_CAP} } }`;
@@ -69,15 +77,18 @@ describe('gateway faults are not node faults; node replies are bounded', () => {
 admin_key: ${ADMIN_KEY}
 health: { failure_threshold: 2, base_ejection_ms: 60000 }
 failover: { max_attempts: 2 }
-# http: { max_json_depth: 100000 }   (on once the JSON depth bound lands)
 nodes:
   - { id: sim, provider: openai, base_url: "${simulator.baseUrl}" }
+  - { id: sim-anthropic, provider: anthropic, base_url: "${anthropicSimulator.baseUrl}" }
+  - { id: sim-gemini, provider: gemini, base_url: "${geminiSimulator.baseUrl}" }
 ${node('huge-json', 'huge-json')}
 ${node('huge-json-declared', 'huge-json-declared')}
 ${node('huge-event-first', 'huge-event-first')}
 ${node('huge-event-later', 'huge-event-later')}
 models:
   - { id: plain, routes: [{ node: sim }] }
+  - { id: plain-anthropic, routes: [{ node: sim-anthropic }] }
+  - { id: plain-gemini, routes: [{ node: sim-gemini }] }
   - { id: big-json, routes: [{ node: huge-json }, { node: sim, priority: 1 }] }
   - { id: big-json-declared, routes: [{ node: huge-json-declared }] }
   - { id: big-first-event, routes: [{ node: huge-event-first }, { node: sim, priority: 1 }] }
@@ -90,25 +101,61 @@ keys:
   after(async () => {
     await gateway?.close();
     await simulator?.close();
+    await anthropicSimulator?.close();
+    await geminiSimulator?.close();
     await new Promise((resolve) => oversize?.server.close(resolve));
   });
 
-  test('a body that breaks the gateway while the node request is built is a 500, and the node stays in service', TIMEOUT, async () => {
-    // Written by hand: the test's own JSON.stringify would overflow on it too.
-    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-    for (const stream of [false, true, false, true, false]) {
-      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: `{"model":"plain","stream":${stream},"messages":[{"role":"user","content":"hi"}],"x_deep":${deep}}`,
-      });
-      await expectError(response, { status: 500, code: 'internal_error', type: 'internal_error' });
+  test('a throw of the gateway\'s own code while the node request is built is a 500 that never counts against the node', TIMEOUT, async () => {
+    // A value the node request cannot be serialized with (no JSON body has one) makes the
+    // gateway's own code throw inside the real execute stage, with real nodes and health.
+    const { services } = gateway.running;
+    const model = services.models.get('plain');
+    assert.ok(model);
+    for (const stream of [false, true, false]) {
+      const context: RequestContext = {
+        requestId: `req_fault${String(stream)}`,
+        correlationId: 'corr',
+        language: 'en',
+        startedAt: performance.now(),
+        cancellation: new Cancellation(),
+        abortCause: undefined,
+        record: { stream, attempts: [], clientAborted: false },
+      };
+      const request = { model: 'plain', messages: [{ role: 'user', content: 'hi' }], x_unserializable: 1n } as unknown as ChatRequest;
+      await assert.rejects(
+        execute(context, {
+          request,
+          clientModel: 'plain',
+          model,
+          effort: undefined,
+          stream,
+          candidates: services.router.candidates(model),
+          maxAttempts: 2,
+          retryOnStatus: services.config.failover.retryOnStatus,
+          totalTimeoutMs: 10_000,
+        }),
+        (error: unknown) => (error as { code?: string; status?: number }).code === 'internal_error' && (error as { status?: number }).status === 500,
+      );
+      assert.equal(context.record.attempts.length, 1, 'no other node is tried for the gateway\'s own fault');
     }
     const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
     const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');
-    assert.equal(sim?.state, 'healthy', 'five gateway faults did not eject the node (failure_threshold 2)');
+    assert.equal(sim?.state, 'healthy', 'three gateway faults did not eject the node (failure_threshold 2)');
     const fine = await postChat(gateway.baseUrl, KEY, 'plain');
     assert.equal(fine.status, 200, await fine.text());
+  });
+
+  test('tool-call arguments nested past max_json_depth are a 400 naming them, for every node protocol', TIMEOUT, async () => {
+    const args = JSON.stringify(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    for (const model of ['plain', 'plain-anthropic', 'plain-gemini']) {
+      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
+      });
+      await expectError(response, { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'messages[1].tool_calls[0].function.arguments' });
+    }
   });
 
   test('a JSON reply over max_json_bytes is the node\'s failure: the next node answers', TIMEOUT, async () => {

@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
 import { truncateForDisplay } from '../../errors/truncate-for-display.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
+import { scanJsonText } from '../../validation/scan-json-text.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
 import type { ChatRequest } from './chat-request-schema.js';
@@ -45,7 +46,7 @@ export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS):
   }
   checkCaps(parsed as Record<string, unknown>, caps);
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
-  checkMessages(parsed);
+  checkMessages(parsed, caps.maxJsonDepth);
   checkReasoningConflict(parsed);
   return parsed;
 }
@@ -64,7 +65,7 @@ function checkCaps(body: Record<string, unknown>, caps: ChatRequestCaps): void {
   }
 }
 
-function checkMessages(request: ChatRequest): void {
+function checkMessages(request: ChatRequest, maxJsonDepth: number): void {
   request.messages.forEach((message, index) => {
     const hasContent = message.content !== undefined && message.content !== null;
     if (message.role === 'assistant') {
@@ -74,6 +75,17 @@ function checkMessages(request: ChatRequest): void {
     } else if (!hasContent) {
       throw invalidParameter(`messages[${index}].content`, 'is required', 'обязателен');
     }
+    message.tool_calls?.forEach((call, callIndex) => {
+      // Arguments are JSON inside a string: translators parse them, so they get the body's depth bound.
+      const args = (call as { function?: { arguments?: unknown } }).function?.arguments;
+      if (typeof args === 'string' && scanJsonText(args, maxJsonDepth).tooDeep) {
+        throw invalidParameter(
+          `messages[${index}].tool_calls[${callIndex}].function.arguments`,
+          `nests arrays and objects more than ${maxJsonDepth} levels deep`,
+          `массивы и объекты вложены глубже ${maxJsonDepth} уровней`,
+        );
+      }
+    });
     if (message.role === 'tool' && (message.tool_call_id === undefined || message.tool_call_id === '')) {
       throw invalidParameter(`messages[${index}].tool_call_id`, 'is required for a tool message', 'обязателен для сообщения tool');
     }
