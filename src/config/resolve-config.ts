@@ -75,6 +75,9 @@ export function resolveNode(node: NodeConfigFile, path: string, source: string, 
   if (node.reasoning_param !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.reasoning_param`, 'applies only to OpenAI-protocol nodes');
   }
+  if (node.max_tokens_field !== undefined && protocol !== 'openai') {
+    throw new ConfigError(source, `${path}.max_tokens_field`, 'applies only to OpenAI-protocol nodes');
+  }
   return {
     id: node.id,
     provider: node.provider,
@@ -85,6 +88,7 @@ export function resolveNode(node: NodeConfigFile, path: string, source: string, 
     weight: node.weight ?? DEFAULTS.weight,
     timeouts: resolveTimeouts(node.timeouts, timeouts),
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
+    maxTokensField: node.max_tokens_field ?? 'max_tokens',
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,

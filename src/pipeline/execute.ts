@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { OutputCap } from '../billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -27,6 +28,8 @@ export interface ExecuteOptions {
   readonly clientModel: string;
   /** The model as configured; adapters read its output cap and reasoning settings. */
   readonly model: ModelConfig;
+  /** The per-choice output cap the reservation was priced on; every node is sent it. */
+  readonly outputCap: OutputCap;
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;
   readonly candidates: readonly NodeCandidate[];
@@ -87,6 +90,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     upstreamModel: candidate.upstreamModel,
     node,
     model: options.model,
+    outputCap: options.outputCap,
     effort: options.effort,
     stream: options.stream,
     retryOnStatus: options.retryOnStatus,

@@ -12,7 +12,7 @@ const node = fixtureNode('anthropic');
 const ask = (fields: Partial<ChatRequest>): ChatRequest => ({ model: 'client-model', messages: [{ role: 'user', content: 'Hi' }], ...fields });
 /** `null`: a model without reasoning. */
 const bodyOf = (request: ChatRequest, effort: 'low' | 'medium' | 'high' | null) =>
-  JSON.parse(anthropicAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined })).body) as Record<string, unknown>;
+  JSON.parse(anthropicAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined }, request)).body) as Record<string, unknown>;
 
 test('anthropic: thinking budgets rise with effort and stay below max_tokens; too small a max_tokens leaves thinking off', () => {
   const budgets = (['low', 'medium', 'high'] as const).map((effort) => (bodyOf(ask({}), effort).thinking as { budget_tokens: number }).budget_tokens);

@@ -19,6 +19,7 @@ const node: NodeConfig = {
   weight: 1,
   timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
   reasoningParam: 'reasoning_effort',
+  maxTokensField: 'max_tokens',
   simulated: undefined,
 };
 
@@ -35,6 +36,7 @@ function context(overrides: Partial<CallContext> = {}): CallContext {
     upstreamModel: 'Qwen/Qwen3-32B',
     node,
     model,
+    outputCap: { tokens: 4096, contextBound: false },
     effort: 'medium',
     stream: true,
     retryOnStatus: new Set([401, 403, 408, 429, 500, 502, 503, 504, 529]),
