@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -459,70 +459,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.simulated !== undefined){
-let data12 = data.simulated;
+if(data.max_tokens_field !== undefined){
+let data12 = data.max_tokens_field;
 const _errs39 = errors;
-if(errors === _errs39){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+const _errs40 = errors;
+let valid4 = false;
 const _errs41 = errors;
-for(const key2 in data12){
-if(!(((((key2 === "first_byte_ms") || (key2 === "tokens_per_second")) || (key2 === "reasoning_field")) || (key2 === "port")) || (key2 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data12}];
-return false;
-break;
-}
-}
-if(_errs41 === errors){
-if(data12.first_byte_ms !== undefined){
-let data13 = data12.first_byte_ms;
-const _errs42 = errors;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data13}];
-return false;
-}
-if(errors === _errs42){
-if(typeof data13 == "number"){
-if(data13 < 0 || isNaN(data13)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data13}];
-return false;
-}
-}
-}
-var valid4 = _errs42 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data12.tokens_per_second !== undefined){
-let data14 = data12.tokens_per_second;
-const _errs44 = errors;
-if(errors === _errs44){
-if(typeof data14 == "number"){
-if(data14 < 0 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data14}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data14}];
-return false;
-}
-}
-var valid4 = _errs44 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data12.reasoning_field !== undefined){
-let data15 = data12.reasoning_field;
-const _errs46 = errors;
-const _errs47 = errors;
-let valid5 = false;
-const _errs48 = errors;
-if(typeof data15 !== "string"){
-const err14 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data15};
+if(typeof data12 !== "string"){
+const err14 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data12};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -531,8 +475,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("reasoning_content" !== data15){
-const err15 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data15};
+if("max_tokens" !== data12){
+const err15 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data12};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -541,12 +485,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid2 = _errs48 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const _errs50 = errors;
-if(typeof data15 !== "string"){
-const err16 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data15};
+var _valid2 = _errs41 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const _errs43 = errors;
+if(typeof data12 !== "string"){
+const err16 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data12};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -555,8 +499,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("reasoning" !== data15){
-const err17 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data15};
+if("max_completion_tokens" !== data12){
+const err17 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data12};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -565,11 +509,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid2 = _errs50 === errors;
-valid5 = valid5 || _valid2;
+var _valid2 = _errs43 === errors;
+valid4 = valid4 || _valid2;
 }
-if(!valid5){
-const err18 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data15};
+if(!valid4){
+const err18 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.max_tokens_field,data:data12};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -581,164 +525,14 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs47;
+errors = _errs40;
 if(vErrors !== null){
-if(_errs47){
-vErrors.length = _errs47;
+if(_errs40){
+vErrors.length = _errs40;
 }
 else {
 vErrors = null;
 }
-}
-}
-var valid4 = _errs46 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data12.port !== undefined){
-let data16 = data12.port;
-const _errs52 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
-return false;
-}
-if(errors === _errs52){
-if(typeof data16 == "number"){
-if(data16 > 65535 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
-return false;
-}
-else {
-if(data16 < 0 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data16}];
-return false;
-}
-}
-}
-}
-var valid4 = _errs52 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data12.protocol !== undefined){
-let data17 = data12.protocol;
-const _errs54 = errors;
-const _errs55 = errors;
-let valid6 = false;
-const _errs56 = errors;
-if(typeof data17 !== "string"){
-const err19 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data17};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if("openai" !== data17){
-const err20 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data17};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid3 = _errs56 === errors;
-valid6 = valid6 || _valid3;
-if(!valid6){
-const _errs58 = errors;
-if(typeof data17 !== "string"){
-const err21 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data17};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if("anthropic" !== data17){
-const err22 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data17};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-var _valid3 = _errs58 === errors;
-valid6 = valid6 || _valid3;
-if(!valid6){
-const _errs60 = errors;
-if(typeof data17 !== "string"){
-const err23 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data17};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if("gemini" !== data17){
-const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data17};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-var _valid3 = _errs60 === errors;
-valid6 = valid6 || _valid3;
-}
-}
-if(!valid6){
-const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data17};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs55;
-if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid4 = _errs54 === errors;
-}
-else {
-var valid4 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data12}];
-return false;
 }
 }
 var valid0 = _errs39 === errors;
@@ -747,148 +541,437 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.models !== undefined){
-let data18 = data.models;
+if(data.simulated !== undefined){
+let data13 = data.simulated;
+const _errs45 = errors;
+if(errors === _errs45){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+const _errs47 = errors;
+for(const key2 in data13){
+if(!(((((key2 === "first_byte_ms") || (key2 === "tokens_per_second")) || (key2 === "reasoning_field")) || (key2 === "port")) || (key2 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data13}];
+return false;
+break;
+}
+}
+if(_errs47 === errors){
+if(data13.first_byte_ms !== undefined){
+let data14 = data13.first_byte_ms;
+const _errs48 = errors;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data14}];
+return false;
+}
+if(errors === _errs48){
+if(typeof data14 == "number"){
+if(data14 < 0 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data14}];
+return false;
+}
+}
+}
+var valid5 = _errs48 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data13.tokens_per_second !== undefined){
+let data15 = data13.tokens_per_second;
+const _errs50 = errors;
+if(errors === _errs50){
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data15}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data15}];
+return false;
+}
+}
+var valid5 = _errs50 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data13.reasoning_field !== undefined){
+let data16 = data13.reasoning_field;
+const _errs52 = errors;
+const _errs53 = errors;
+let valid6 = false;
+const _errs54 = errors;
+if(typeof data16 !== "string"){
+const err19 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if("reasoning_content" !== data16){
+const err20 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid3 = _errs54 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const _errs56 = errors;
+if(typeof data16 !== "string"){
+const err21 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if("reasoning" !== data16){
+const err22 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid3 = _errs56 === errors;
+valid6 = valid6 || _valid3;
+}
+if(!valid6){
+const err23 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data16};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs53;
+if(vErrors !== null){
+if(_errs53){
+vErrors.length = _errs53;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid5 = _errs52 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data13.port !== undefined){
+let data17 = data13.port;
+const _errs58 = errors;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data17}];
+return false;
+}
+if(errors === _errs58){
+if(typeof data17 == "number"){
+if(data17 > 65535 || isNaN(data17)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data17}];
+return false;
+}
+else {
+if(data17 < 0 || isNaN(data17)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data17}];
+return false;
+}
+}
+}
+}
+var valid5 = _errs58 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data13.protocol !== undefined){
+let data18 = data13.protocol;
+const _errs60 = errors;
+const _errs61 = errors;
+let valid7 = false;
 const _errs62 = errors;
-if(errors === _errs62){
-if(Array.isArray(data18)){
-if(data18.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data18}];
-return false;
+if(typeof data18 !== "string"){
+const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err24];
 }
 else {
-var valid7 = true;
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs64 = errors;
-if(errors === _errs64){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-let missing1;
-if((data19.model === undefined) && (missing1 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data19}];
-return false;
+vErrors.push(err24);
+}
+errors++;
+}
+if("openai" !== data18){
+const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err25];
 }
 else {
-const _errs66 = errors;
-for(const key3 in data19){
-if(!((((key3 === "model") || (key3 === "upstream_model")) || (key3 === "weight")) || (key3 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data19}];
-return false;
-break;
+vErrors.push(err25);
 }
+errors++;
 }
-if(_errs66 === errors){
-if(data19.model !== undefined){
-let data20 = data19.model;
-const _errs67 = errors;
-if(errors === _errs67){
-if(typeof data20 === "string"){
-if(func3(data20) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data20}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data20}];
-return false;
-}
-}
-var valid8 = _errs67 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.upstream_model !== undefined){
-let data21 = data19.upstream_model;
-const _errs69 = errors;
-if(errors === _errs69){
-if(typeof data21 === "string"){
-if(func3(data21) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data21}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data21}];
-return false;
-}
-}
-var valid8 = _errs69 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.weight !== undefined){
-let data22 = data19.weight;
-const _errs71 = errors;
-if(errors === _errs71){
-if(typeof data22 == "number"){
-if(data22 <= 0 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data22}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data22}];
-return false;
-}
-}
-var valid8 = _errs71 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.priority !== undefined){
-let data23 = data19.priority;
-const _errs73 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data23}];
-return false;
-}
-if(errors === _errs73){
-if(typeof data23 == "number"){
-if(data23 < 0 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data23}];
-return false;
-}
-}
-}
-var valid8 = _errs73 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data19}];
-return false;
-}
-}
-var valid7 = _errs64 === errors;
+var _valid4 = _errs62 === errors;
+valid7 = valid7 || _valid4;
 if(!valid7){
-break;
+const _errs64 = errors;
+if(typeof data18 !== "string"){
+const err26 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if("anthropic" !== data18){
+const err27 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid4 = _errs64 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const _errs66 = errors;
+if(typeof data18 !== "string"){
+const err28 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data18};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if("gemini" !== data18){
+const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data18};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid4 = _errs66 === errors;
+valid7 = valid7 || _valid4;
+}
+}
+if(!valid7){
+const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data18};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid5 = _errs60 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data13}];
 return false;
 }
 }
-var valid0 = _errs62 === errors;
+var valid0 = _errs45 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data19 = data.models;
+const _errs68 = errors;
+if(errors === _errs68){
+if(Array.isArray(data19)){
+if(data19.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data19}];
+return false;
+}
+else {
+var valid8 = true;
+const len0 = data19.length;
+for(let i0=0; i0<len0; i0++){
+let data20 = data19[i0];
+const _errs70 = errors;
+if(errors === _errs70){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+let missing1;
+if((data20.model === undefined) && (missing1 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data20}];
+return false;
+}
+else {
+const _errs72 = errors;
+for(const key3 in data20){
+if(!((((key3 === "model") || (key3 === "upstream_model")) || (key3 === "weight")) || (key3 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data20}];
+return false;
+break;
+}
+}
+if(_errs72 === errors){
+if(data20.model !== undefined){
+let data21 = data20.model;
+const _errs73 = errors;
+if(errors === _errs73){
+if(typeof data21 === "string"){
+if(func3(data21) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data21}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data21}];
+return false;
+}
+}
+var valid9 = _errs73 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.upstream_model !== undefined){
+let data22 = data20.upstream_model;
+const _errs75 = errors;
+if(errors === _errs75){
+if(typeof data22 === "string"){
+if(func3(data22) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data22}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data22}];
+return false;
+}
+}
+var valid9 = _errs75 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.weight !== undefined){
+let data23 = data20.weight;
+const _errs77 = errors;
+if(errors === _errs77){
+if(typeof data23 == "number"){
+if(data23 <= 0 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data23}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data23}];
+return false;
+}
+}
+var valid9 = _errs77 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.priority !== undefined){
+let data24 = data20.priority;
+const _errs79 = errors;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data24}];
+return false;
+}
+if(errors === _errs79){
+if(typeof data24 == "number"){
+if(data24 < 0 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data24}];
+return false;
+}
+}
+}
+var valid9 = _errs79 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data20}];
+return false;
+}
+}
+var valid8 = _errs70 === errors;
+if(!valid8){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data19}];
+return false;
+}
+}
+var valid0 = _errs68 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

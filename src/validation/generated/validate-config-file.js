@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -3435,112 +3435,24 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.simulated !== undefined){
-let data78 = data65.simulated;
+if(data65.max_tokens_field !== undefined){
+let data78 = data65.max_tokens_field;
 const _errs206 = errors;
-if(errors === _errs206){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+const _errs207 = errors;
+let valid24 = false;
 const _errs208 = errors;
-for(const key17 in data78){
-if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
-return false;
-break;
-}
-}
-if(_errs208 === errors){
-if(data78.first_byte_ms !== undefined){
-let data79 = data78.first_byte_ms;
-const _errs209 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType71 = typeof data79;
+if(typeof data78 !== "string"){
+let dataType71 = typeof data78;
 let coerced71 = undefined;
 if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data79 === null
-              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced71 = +data79;
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data78;
+}
+else if(data78 === null){
+coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data79 = coerced71;
-if(data78 !== undefined){
-data78["first_byte_ms"] = coerced71;
-}
-}
-}
-if(errors === _errs209){
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
-return false;
-}
-}
-}
-var valid24 = _errs209 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.tokens_per_second !== undefined){
-let data80 = data78.tokens_per_second;
-const _errs211 = errors;
-if(!(typeof data80 == "number")){
-let dataType72 = typeof data80;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
-coerced72 = +data80;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data80 = coerced72;
-if(data78 !== undefined){
-data78["tokens_per_second"] = coerced72;
-}
-}
-}
-if(errors === _errs211){
-if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
-return false;
-}
-}
-}
-var valid24 = _errs211 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.reasoning_field !== undefined){
-let data81 = data78.reasoning_field;
-const _errs213 = errors;
-const _errs214 = errors;
-let valid25 = false;
-const _errs215 = errors;
-if(typeof data81 !== "string"){
-let dataType73 = typeof data81;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data81;
-}
-else if(data81 === null){
-coerced73 = "";
-}
-else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data78};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3550,15 +3462,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data81 = coerced73;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced73;
+if(coerced71 !== undefined){
+data78 = coerced71;
+if(data65 !== undefined){
+data65["max_tokens_field"] = coerced71;
 }
 }
 }
-if("reasoning_content" !== data81){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+if("max_tokens" !== data78){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data78};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3567,22 +3479,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs215 === errors;
-valid25 = valid25 || _valid4;
-if(!valid25){
-const _errs217 = errors;
-if(typeof data81 !== "string"){
-let dataType74 = typeof data81;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data81;
+var _valid4 = _errs208 === errors;
+valid24 = valid24 || _valid4;
+if(!valid24){
+const _errs210 = errors;
+if(typeof data78 !== "string"){
+let dataType72 = typeof data78;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data78;
 }
-else if(data81 === null){
-coerced74 = "";
+else if(data78 === null){
+coerced72 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data78};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3592,15 +3504,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data81 = coerced74;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced74;
+if(coerced72 !== undefined){
+data78 = coerced72;
+if(data65 !== undefined){
+data65["max_tokens_field"] = coerced72;
 }
 }
 }
-if("reasoning" !== data81){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+if("max_completion_tokens" !== data78){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data78};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3609,11 +3521,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs217 === errors;
-valid25 = valid25 || _valid4;
+var _valid4 = _errs210 === errors;
+valid24 = valid24 || _valid4;
 }
-if(!valid25){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data81};
+if(!valid24){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data78};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3625,83 +3537,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs214;
+errors = _errs207;
 if(vErrors !== null){
-if(_errs214){
-vErrors.length = _errs214;
+if(_errs207){
+vErrors.length = _errs207;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs213 === errors;
+var valid20 = _errs206 === errors;
 }
 else {
-var valid24 = true;
+var valid20 = true;
 }
-if(valid24){
-if(data78.port !== undefined){
-let data82 = data78.port;
+if(valid20){
+if(data65.simulated !== undefined){
+let data79 = data65.simulated;
+const _errs212 = errors;
+if(errors === _errs212){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs214 = errors;
+for(const key17 in data79){
+if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data79}];
+return false;
+break;
+}
+}
+if(_errs214 === errors){
+if(data79.first_byte_ms !== undefined){
+let data80 = data79.first_byte_ms;
+const _errs215 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+let dataType73 = typeof data80;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 === "boolean" || data80 === null
+              || (dataType73 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced73 = +data80;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data80}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data80 = coerced73;
+if(data79 !== undefined){
+data79["first_byte_ms"] = coerced73;
+}
+}
+}
+if(errors === _errs215){
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data80}];
+return false;
+}
+}
+}
+var valid25 = _errs215 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data79.tokens_per_second !== undefined){
+let data81 = data79.tokens_per_second;
+const _errs217 = errors;
+if(!(typeof data81 == "number")){
+let dataType74 = typeof data81;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "boolean" || data81 === null
+              || (dataType74 == "string" && data81 && data81 == +data81)){
+coerced74 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data81}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data81 = coerced74;
+if(data79 !== undefined){
+data79["tokens_per_second"] = coerced74;
+}
+}
+}
+if(errors === _errs217){
+if(typeof data81 == "number"){
+if(data81 < 0 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data81}];
+return false;
+}
+}
+}
+var valid25 = _errs217 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data79.reasoning_field !== undefined){
+let data82 = data79.reasoning_field;
 const _errs219 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
+const _errs220 = errors;
+let valid26 = false;
+const _errs221 = errors;
+if(typeof data82 !== "string"){
 let dataType75 = typeof data82;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data82 === null
-              || (dataType75 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced75 = +data82;
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data82;
+}
+else if(data82 === null){
+coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data82 = coerced75;
-if(data78 !== undefined){
-data78["port"] = coerced75;
-}
-}
-}
-if(errors === _errs219){
-if(typeof data82 == "number"){
-if(data82 > 65535 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-else {
-if(data82 < 0 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-}
-}
-}
-var valid24 = _errs219 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.protocol !== undefined){
-let data83 = data78.protocol;
-const _errs221 = errors;
-const _errs222 = errors;
-let valid26 = false;
-const _errs223 = errors;
-if(typeof data83 !== "string"){
-let dataType76 = typeof data83;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data83;
-}
-else if(data83 === null){
-coerced76 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data82};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3711,15 +3668,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced76 !== undefined){
-data83 = coerced76;
-if(data78 !== undefined){
-data78["protocol"] = coerced76;
+if(coerced75 !== undefined){
+data82 = coerced75;
+if(data79 !== undefined){
+data79["reasoning_field"] = coerced75;
 }
 }
 }
-if("openai" !== data83){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+if("reasoning_content" !== data82){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data82};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3728,22 +3685,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs223 === errors;
+var _valid5 = _errs221 === errors;
 valid26 = valid26 || _valid5;
 if(!valid26){
-const _errs225 = errors;
-if(typeof data83 !== "string"){
-let dataType77 = typeof data83;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data83;
+const _errs223 = errors;
+if(typeof data82 !== "string"){
+let dataType76 = typeof data82;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data82;
 }
-else if(data83 === null){
-coerced77 = "";
+else if(data82 === null){
+coerced76 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data82};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3753,15 +3710,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data83 = coerced77;
-if(data78 !== undefined){
-data78["protocol"] = coerced77;
+if(coerced76 !== undefined){
+data82 = coerced76;
+if(data79 !== undefined){
+data79["reasoning_field"] = coerced76;
 }
 }
 }
-if("anthropic" !== data83){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+if("reasoning" !== data82){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data82};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3770,22 +3727,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs225 === errors;
+var _valid5 = _errs223 === errors;
 valid26 = valid26 || _valid5;
+}
 if(!valid26){
-const _errs227 = errors;
-if(typeof data83 !== "string"){
-let dataType78 = typeof data83;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data83;
-}
-else if(data83 === null){
-coerced78 = "";
-}
-else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data82};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3793,17 +3739,87 @@ else {
 vErrors.push(err45);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs220;
+if(vErrors !== null){
+if(_errs220){
+vErrors.length = _errs220;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced78 !== undefined){
-data83 = coerced78;
-if(data78 !== undefined){
-data78["protocol"] = coerced78;
+}
+var valid25 = _errs219 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data79.port !== undefined){
+let data83 = data79.port;
+const _errs225 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType77 = typeof data83;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data83 === null
+              || (dataType77 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced77 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data83 = coerced77;
+if(data79 !== undefined){
+data79["port"] = coerced77;
 }
 }
 }
-if("gemini" !== data83){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+if(errors === _errs225){
+if(typeof data83 == "number"){
+if(data83 > 65535 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+else {
+if(data83 < 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+}
+}
+}
+var valid25 = _errs225 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data79.protocol !== undefined){
+let data84 = data79.protocol;
+const _errs227 = errors;
+const _errs228 = errors;
+let valid27 = false;
+const _errs229 = errors;
+if(typeof data84 !== "string"){
+let dataType78 = typeof data84;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data84;
+}
+else if(data84 === null){
+coerced78 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3812,12 +3828,16 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs227 === errors;
-valid26 = valid26 || _valid5;
+}
+if(coerced78 !== undefined){
+data84 = coerced78;
+if(data79 !== undefined){
+data79["protocol"] = coerced78;
 }
 }
-if(!valid26){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data83};
+}
+if("openai" !== data84){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3825,24 +3845,122 @@ else {
 vErrors.push(err47);
 }
 errors++;
+}
+var _valid6 = _errs229 === errors;
+valid27 = valid27 || _valid6;
+if(!valid27){
+const _errs231 = errors;
+if(typeof data84 !== "string"){
+let dataType79 = typeof data84;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data84;
+}
+else if(data84 === null){
+coerced79 = "";
+}
+else {
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data84};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced79 !== undefined){
+data84 = coerced79;
+if(data79 !== undefined){
+data79["protocol"] = coerced79;
+}
+}
+}
+if("anthropic" !== data84){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data84};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs231 === errors;
+valid27 = valid27 || _valid6;
+if(!valid27){
+const _errs233 = errors;
+if(typeof data84 !== "string"){
+let dataType80 = typeof data84;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data84;
+}
+else if(data84 === null){
+coerced80 = "";
+}
+else {
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data84};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(coerced80 !== undefined){
+data84 = coerced80;
+if(data79 !== undefined){
+data79["protocol"] = coerced80;
+}
+}
+}
+if("gemini" !== data84){
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data84};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid6 = _errs233 === errors;
+valid27 = valid27 || _valid6;
+}
+}
+if(!valid27){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data84};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs222;
+errors = _errs228;
 if(vErrors !== null){
-if(_errs222){
-vErrors.length = _errs222;
+if(_errs228){
+vErrors.length = _errs228;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs221 === errors;
+var valid25 = _errs227 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
 }
 }
@@ -3851,14 +3969,15 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data79}];
 return false;
 }
 }
-var valid20 = _errs206 === errors;
+var valid20 = _errs212 === errors;
 }
 else {
 var valid20 = true;
+}
 }
 }
 }
@@ -3895,366 +4014,264 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data84 = data.models;
-const _errs229 = errors;
-if(errors === _errs229){
-if(Array.isArray(data84)){
-if(data84.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data84}];
+let data85 = data.models;
+const _errs235 = errors;
+if(errors === _errs235){
+if(Array.isArray(data85)){
+if(data85.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data85}];
 return false;
 }
 else {
-var valid27 = true;
-const len3 = data84.length;
+var valid28 = true;
+const len3 = data85.length;
 for(let i3=0; i3<len3; i3++){
-let data85 = data84[i3];
-const _errs231 = errors;
-if(errors === _errs231){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data86 = data85[i3];
+const _errs237 = errors;
+if(errors === _errs237){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
 let missing3;
-if(((data85.id === undefined) && (missing3 = "id")) || ((data85.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data85}];
+if(((data86.id === undefined) && (missing3 = "id")) || ((data86.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 }
 else {
-const _errs233 = errors;
-for(const key18 in data85){
+const _errs239 = errors;
+for(const key18 in data86){
 if(!((((((((key18 === "id") || (key18 === "owned_by")) || (key18 === "context_length")) || (key18 === "max_output_tokens")) || (key18 === "default_max_tokens")) || (key18 === "reasoning")) || (key18 === "pricing")) || (key18 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data85.id !== undefined){
-let data86 = data85.id;
-const _errs234 = errors;
-if(typeof data86 !== "string"){
-let dataType79 = typeof data86;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data86;
-}
-else if(data86 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data86 = coerced79;
-if(data85 !== undefined){
-data85["id"] = coerced79;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-}
-var valid28 = _errs234 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.owned_by !== undefined){
-let data87 = data85.owned_by;
-const _errs236 = errors;
+if(_errs239 === errors){
+if(data86.id !== undefined){
+let data87 = data86.id;
+const _errs240 = errors;
 if(typeof data87 !== "string"){
-let dataType80 = typeof data87;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data87;
-}
-else if(data87 === null){
-coerced80 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data87 = coerced80;
-if(data85 !== undefined){
-data85["owned_by"] = coerced80;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data87 === "string"){
-if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-}
-var valid28 = _errs236 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.context_length !== undefined){
-let data88 = data85.context_length;
-const _errs238 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType81 = typeof data88;
+let dataType81 = typeof data87;
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data88 === null
-              || (dataType81 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced81 = +data88;
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data87;
+}
+else if(data87 === null){
+coerced81 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data87}];
 return false;
 }
 }
 if(coerced81 !== undefined){
-data88 = coerced81;
-if(data85 !== undefined){
-data85["context_length"] = coerced81;
-}
-}
-}
-if(errors === _errs238){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
-return false;
-}
-}
-}
-var valid28 = _errs238 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.max_output_tokens !== undefined){
-let data89 = data85.max_output_tokens;
-const _errs240 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType82 = typeof data89;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data89 === null
-              || (dataType82 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced82 = +data89;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data89 = coerced82;
-if(data85 !== undefined){
-data85["max_output_tokens"] = coerced82;
+data87 = coerced81;
+if(data86 !== undefined){
+data86["id"] = coerced81;
 }
 }
 }
 if(errors === _errs240){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
+if(typeof data87 === "string"){
+if(func3(data87) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data87}];
 return false;
 }
 }
 }
-var valid28 = _errs240 === errors;
+var valid29 = _errs240 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data85.default_max_tokens !== undefined){
-let data90 = data85.default_max_tokens;
+if(valid29){
+if(data86.owned_by !== undefined){
+let data88 = data86.owned_by;
 const _errs242 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType83 = typeof data90;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data90 === null
-              || (dataType83 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced83 = +data90;
+if(typeof data88 !== "string"){
+let dataType82 = typeof data88;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data88;
+}
+else if(data88 === null){
+coerced82 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data88}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data90 = coerced83;
-if(data85 !== undefined){
-data85["default_max_tokens"] = coerced83;
+if(coerced82 !== undefined){
+data88 = coerced82;
+if(data86 !== undefined){
+data86["owned_by"] = coerced82;
 }
 }
 }
 if(errors === _errs242){
+if(typeof data88 === "string"){
+if(func3(data88) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data88}];
+return false;
+}
+}
+}
+var valid29 = _errs242 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data86.context_length !== undefined){
+let data89 = data86.context_length;
+const _errs244 = errors;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+let dataType83 = typeof data89;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data89 === null
+              || (dataType83 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
+coerced83 = +data89;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data89}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data89 = coerced83;
+if(data86 !== undefined){
+data86["context_length"] = coerced83;
+}
+}
+}
+if(errors === _errs244){
+if(typeof data89 == "number"){
+if(data89 < 1 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data89}];
+return false;
+}
+}
+}
+var valid29 = _errs244 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data86.max_output_tokens !== undefined){
+let data90 = data86.max_output_tokens;
+const _errs246 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType84 = typeof data90;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data90 === null
+              || (dataType84 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced84 = +data90;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data90}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data90 = coerced84;
+if(data86 !== undefined){
+data86["max_output_tokens"] = coerced84;
+}
+}
+}
+if(errors === _errs246){
 if(typeof data90 == "number"){
 if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data90}];
 return false;
 }
 }
 }
-var valid28 = _errs242 === errors;
+var valid29 = _errs246 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data85.reasoning !== undefined){
-let data91 = data85.reasoning;
-const _errs244 = errors;
-if(errors === _errs244){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(valid29){
+if(data86.default_max_tokens !== undefined){
+let data91 = data86.default_max_tokens;
+const _errs248 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType85 = typeof data91;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data91 === null
+              || (dataType85 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced85 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data91}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data91 = coerced85;
+if(data86 !== undefined){
+data86["default_max_tokens"] = coerced85;
+}
+}
+}
+if(errors === _errs248){
+if(typeof data91 == "number"){
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data91}];
+return false;
+}
+}
+}
+var valid29 = _errs248 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data86.reasoning !== undefined){
+let data92 = data86.reasoning;
+const _errs250 = errors;
+if(errors === _errs250){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
 let missing4;
-if((data91.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+if((data92.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
 return false;
 }
 else {
-const _errs246 = errors;
-for(const key19 in data91){
+const _errs252 = errors;
+for(const key19 in data92){
 if(!((((key19 === "default_effort") || (key19 === "style")) || (key19 === "budgets")) || (key19 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data91.default_effort !== undefined){
-let data92 = data91.default_effort;
-const _errs247 = errors;
-const _errs248 = errors;
-let valid30 = false;
-const _errs249 = errors;
-if(typeof data92 !== "string"){
-let dataType84 = typeof data92;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data92;
-}
-else if(data92 === null){
-coerced84 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(coerced84 !== undefined){
-data92 = coerced84;
-if(data91 !== undefined){
-data91["default_effort"] = coerced84;
-}
-}
-}
-if("low" !== data92){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var _valid6 = _errs249 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs251 = errors;
-if(typeof data92 !== "string"){
-let dataType85 = typeof data92;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data92;
-}
-else if(data92 === null){
-coerced85 = "";
-}
-else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(coerced85 !== undefined){
-data92 = coerced85;
-if(data91 !== undefined){
-data91["default_effort"] = coerced85;
-}
-}
-}
-if("medium" !== data92){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-var _valid6 = _errs251 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
+if(_errs252 === errors){
+if(data92.default_effort !== undefined){
+let data93 = data92.default_effort;
 const _errs253 = errors;
-if(typeof data92 !== "string"){
-let dataType86 = typeof data92;
+const _errs254 = errors;
+let valid31 = false;
+const _errs255 = errors;
+if(typeof data93 !== "string"){
+let dataType86 = typeof data93;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
 if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data92;
+coerced86 = "" + data93;
 }
-else if(data92 === null){
+else if(data93 === null){
 coerced86 = "";
 }
 else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(coerced86 !== undefined){
-data92 = coerced86;
-if(data91 !== undefined){
-data91["default_effort"] = coerced86;
-}
-}
-}
-if("high" !== data92){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4263,12 +4280,16 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid6 = _errs253 === errors;
-valid30 = valid30 || _valid6;
+}
+if(coerced86 !== undefined){
+data93 = coerced86;
+if(data92 !== undefined){
+data92["default_effort"] = coerced86;
 }
 }
-if(!valid30){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data92};
+}
+if("low" !== data93){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4276,31 +4297,10 @@ else {
 vErrors.push(err54);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs248;
-if(vErrors !== null){
-if(_errs248){
-vErrors.length = _errs248;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs247 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.style !== undefined){
-let data93 = data91.style;
-const _errs255 = errors;
-const _errs256 = errors;
-let valid31 = false;
+var _valid7 = _errs255 === errors;
+valid31 = valid31 || _valid7;
+if(!valid31){
 const _errs257 = errors;
 if(typeof data93 !== "string"){
 let dataType87 = typeof data93;
@@ -4313,7 +4313,7 @@ else if(data93 === null){
 coerced87 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4325,13 +4325,13 @@ errors++;
 }
 if(coerced87 !== undefined){
 data93 = coerced87;
-if(data91 !== undefined){
-data91["style"] = coerced87;
+if(data92 !== undefined){
+data92["default_effort"] = coerced87;
 }
 }
 }
-if("budget" !== data93){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+if("medium" !== data93){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4355,7 +4355,7 @@ else if(data93 === null){
 coerced88 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data93};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4367,13 +4367,13 @@ errors++;
 }
 if(coerced88 !== undefined){
 data93 = coerced88;
-if(data91 !== undefined){
-data91["style"] = coerced88;
+if(data92 !== undefined){
+data92["default_effort"] = coerced88;
 }
 }
 }
-if("level" !== data93){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
+if("high" !== data93){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data93};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4385,8 +4385,9 @@ errors++;
 var _valid7 = _errs259 === errors;
 valid31 = valid31 || _valid7;
 }
+}
 if(!valid31){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data93};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data93};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4398,193 +4399,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs256;
+errors = _errs254;
 if(vErrors !== null){
-if(_errs256){
-vErrors.length = _errs256;
+if(_errs254){
+vErrors.length = _errs254;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs255 === errors;
+var valid30 = _errs253 === errors;
 }
 else {
-var valid29 = true;
+var valid30 = true;
 }
-if(valid29){
-if(data91.budgets !== undefined){
-let data94 = data91.budgets;
+if(valid30){
+if(data92.style !== undefined){
+let data94 = data92.style;
 const _errs261 = errors;
-if(errors === _errs261){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs262 = errors;
+let valid32 = false;
 const _errs263 = errors;
-for(const key20 in data94){
-if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-break;
-}
-}
-if(_errs263 === errors){
-if(data94.low !== undefined){
-let data95 = data94.low;
-const _errs264 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType89 = typeof data95;
+if(typeof data94 !== "string"){
+let dataType89 = typeof data94;
 let coerced89 = undefined;
 if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data95 === null
-              || (dataType89 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced89 = +data95;
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data94;
+}
+else if(data94 === null){
+coerced89 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data95 = coerced89;
-if(data94 !== undefined){
-data94["low"] = coerced89;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-}
-var valid32 = _errs264 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.medium !== undefined){
-let data96 = data94.medium;
-const _errs266 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType90 = typeof data96;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 === "boolean" || data96 === null
-              || (dataType90 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced90 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data96 = coerced90;
-if(data94 !== undefined){
-data94["medium"] = coerced90;
-}
-}
-}
-if(errors === _errs266){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-}
-var valid32 = _errs266 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.high !== undefined){
-let data97 = data94.high;
-const _errs268 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType91 = typeof data97;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data97 === null
-              || (dataType91 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced91 = +data97;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data97 = coerced91;
-if(data94 !== undefined){
-data94["high"] = coerced91;
-}
-}
-}
-if(errors === _errs268){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
-}
-}
-}
-var valid32 = _errs268 === errors;
-}
-else {
-var valid32 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-}
-}
-var valid29 = _errs261 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.levels !== undefined){
-let data98 = data91.levels;
-const _errs270 = errors;
-if(errors === _errs270){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-const _errs272 = errors;
-for(const key21 in data98){
-if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
-return false;
-break;
-}
-}
-if(_errs272 === errors){
-if(data98.low !== undefined){
-let data99 = data98.low;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
-const _errs275 = errors;
-if(typeof data99 !== "string"){
-let dataType92 = typeof data99;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data99;
-}
-else if(data99 === null){
-coerced92 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4594,15 +4442,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data99 = coerced92;
-if(data98 !== undefined){
-data98["low"] = coerced92;
+if(coerced89 !== undefined){
+data94 = coerced89;
+if(data92 !== undefined){
+data92["style"] = coerced89;
 }
 }
 }
-if("minimal" !== data99){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+if("budget" !== data94){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4611,22 +4459,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs275 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs277 = errors;
-if(typeof data99 !== "string"){
-let dataType93 = typeof data99;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data99;
+var _valid8 = _errs263 === errors;
+valid32 = valid32 || _valid8;
+if(!valid32){
+const _errs265 = errors;
+if(typeof data94 !== "string"){
+let dataType90 = typeof data94;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data94;
 }
-else if(data99 === null){
-coerced93 = "";
+else if(data94 === null){
+coerced90 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4636,15 +4484,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data99 = coerced93;
-if(data98 !== undefined){
-data98["low"] = coerced93;
+if(coerced90 !== undefined){
+data94 = coerced90;
+if(data92 !== undefined){
+data92["style"] = coerced90;
 }
 }
 }
-if("low" !== data99){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+if("level" !== data94){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4653,22 +4501,11 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs277 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs279 = errors;
-if(typeof data99 !== "string"){
-let dataType94 = typeof data99;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data99;
+var _valid8 = _errs265 === errors;
+valid32 = valid32 || _valid8;
 }
-else if(data99 === null){
-coerced94 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+if(!valid32){
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data94};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4676,17 +4513,197 @@ else {
 vErrors.push(err64);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs262;
+if(vErrors !== null){
+if(_errs262){
+vErrors.length = _errs262;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced94 !== undefined){
-data99 = coerced94;
-if(data98 !== undefined){
-data98["low"] = coerced94;
+}
+var valid30 = _errs261 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data92.budgets !== undefined){
+let data95 = data92.budgets;
+const _errs267 = errors;
+if(errors === _errs267){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs269 = errors;
+for(const key20 in data95){
+if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data95}];
+return false;
+break;
+}
+}
+if(_errs269 === errors){
+if(data95.low !== undefined){
+let data96 = data95.low;
+const _errs270 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType91 = typeof data96;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 === "boolean" || data96 === null
+              || (dataType91 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced91 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data96}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data96 = coerced91;
+if(data95 !== undefined){
+data95["low"] = coerced91;
 }
 }
 }
-if("medium" !== data99){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+if(errors === _errs270){
+if(typeof data96 == "number"){
+if(data96 < 1 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data96}];
+return false;
+}
+}
+}
+var valid33 = _errs270 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data95.medium !== undefined){
+let data97 = data95.medium;
+const _errs272 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType92 = typeof data97;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data97 === null
+              || (dataType92 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced92 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data97}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data97 = coerced92;
+if(data95 !== undefined){
+data95["medium"] = coerced92;
+}
+}
+}
+if(errors === _errs272){
+if(typeof data97 == "number"){
+if(data97 < 1 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data97}];
+return false;
+}
+}
+}
+var valid33 = _errs272 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data95.high !== undefined){
+let data98 = data95.high;
+const _errs274 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType93 = typeof data98;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data98 === null
+              || (dataType93 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced93 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data98}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data98 = coerced93;
+if(data95 !== undefined){
+data95["high"] = coerced93;
+}
+}
+}
+if(errors === _errs274){
+if(typeof data98 == "number"){
+if(data98 < 1 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data98}];
+return false;
+}
+}
+}
+var valid33 = _errs274 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data95}];
+return false;
+}
+}
+var valid30 = _errs267 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data92.levels !== undefined){
+let data99 = data92.levels;
+const _errs276 = errors;
+if(errors === _errs276){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs278 = errors;
+for(const key21 in data99){
+if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data99}];
+return false;
+break;
+}
+}
+if(_errs278 === errors){
+if(data99.low !== undefined){
+let data100 = data99.low;
+const _errs279 = errors;
+const _errs280 = errors;
+let valid35 = false;
+const _errs281 = errors;
+if(typeof data100 !== "string"){
+let dataType94 = typeof data100;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data100;
+}
+else if(data100 === null){
+coerced94 = "";
+}
+else {
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4695,22 +4712,16 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs279 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs281 = errors;
-if(typeof data99 !== "string"){
-let dataType95 = typeof data99;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data99;
 }
-else if(data99 === null){
-coerced95 = "";
+if(coerced94 !== undefined){
+data100 = coerced94;
+if(data99 !== undefined){
+data99["low"] = coerced94;
 }
-else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+}
+}
+if("minimal" !== data100){
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4719,16 +4730,22 @@ vErrors.push(err66);
 }
 errors++;
 }
+var _valid9 = _errs281 === errors;
+valid35 = valid35 || _valid9;
+if(!valid35){
+const _errs283 = errors;
+if(typeof data100 !== "string"){
+let dataType95 = typeof data100;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data100;
 }
-if(coerced95 !== undefined){
-data99 = coerced95;
-if(data98 !== undefined){
-data98["low"] = coerced95;
+else if(data100 === null){
+coerced95 = "";
 }
-}
-}
-if("high" !== data99){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+else {
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4737,22 +4754,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs281 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs283 = errors;
-if(typeof data99 !== "string"){
-let dataType96 = typeof data99;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data99;
 }
-else if(data99 === null){
-coerced96 = "";
+if(coerced95 !== undefined){
+data100 = coerced95;
+if(data99 !== undefined){
+data99["low"] = coerced95;
 }
-else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+}
+}
+if("low" !== data100){
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4761,16 +4772,22 @@ vErrors.push(err68);
 }
 errors++;
 }
+var _valid9 = _errs283 === errors;
+valid35 = valid35 || _valid9;
+if(!valid35){
+const _errs285 = errors;
+if(typeof data100 !== "string"){
+let dataType96 = typeof data100;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data100;
 }
-if(coerced96 !== undefined){
-data99 = coerced96;
-if(data98 !== undefined){
-data98["low"] = coerced96;
+else if(data100 === null){
+coerced96 = "";
 }
-}
-}
-if("xhigh" !== data99){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+else {
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4779,22 +4796,16 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs283 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs285 = errors;
-if(typeof data99 !== "string"){
-let dataType97 = typeof data99;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data99;
 }
-else if(data99 === null){
-coerced97 = "";
+if(coerced96 !== undefined){
+data100 = coerced96;
+if(data99 !== undefined){
+data99["low"] = coerced96;
 }
-else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+}
+}
+if("medium" !== data100){
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -4803,16 +4814,22 @@ vErrors.push(err70);
 }
 errors++;
 }
+var _valid9 = _errs285 === errors;
+valid35 = valid35 || _valid9;
+if(!valid35){
+const _errs287 = errors;
+if(typeof data100 !== "string"){
+let dataType97 = typeof data100;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data100;
 }
-if(coerced97 !== undefined){
-data99 = coerced97;
-if(data98 !== undefined){
-data98["low"] = coerced97;
+else if(data100 === null){
+coerced97 = "";
 }
-}
-}
-if("max" !== data99){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+else {
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -4821,15 +4838,16 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs285 === errors;
-valid34 = valid34 || _valid8;
+}
+if(coerced97 !== undefined){
+data100 = coerced97;
+if(data99 !== undefined){
+data99["low"] = coerced97;
 }
 }
 }
-}
-}
-if(!valid34){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data99};
+if("high" !== data100){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -4837,31 +4855,10 @@ else {
 vErrors.push(err72);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs274;
-if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs273 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data98.medium !== undefined){
-let data100 = data98.medium;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid35 = false;
+var _valid9 = _errs287 === errors;
+valid35 = valid35 || _valid9;
+if(!valid35){
 const _errs289 = errors;
 if(typeof data100 !== "string"){
 let dataType98 = typeof data100;
@@ -4874,7 +4871,7 @@ else if(data100 === null){
 coerced98 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -4886,13 +4883,13 @@ errors++;
 }
 if(coerced98 !== undefined){
 data100 = coerced98;
-if(data98 !== undefined){
-data98["medium"] = coerced98;
+if(data99 !== undefined){
+data99["low"] = coerced98;
 }
 }
 }
-if("minimal" !== data100){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+if("xhigh" !== data100){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -4916,7 +4913,7 @@ else if(data100 === null){
 coerced99 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data100};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4928,13 +4925,13 @@ errors++;
 }
 if(coerced99 !== undefined){
 data100 = coerced99;
-if(data98 !== undefined){
-data98["medium"] = coerced99;
+if(data99 !== undefined){
+data99["low"] = coerced99;
 }
 }
 }
-if("low" !== data100){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+if("max" !== data100){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data100};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4945,20 +4942,13 @@ errors++;
 }
 var _valid9 = _errs291 === errors;
 valid35 = valid35 || _valid9;
+}
+}
+}
+}
+}
 if(!valid35){
-const _errs293 = errors;
-if(typeof data100 !== "string"){
-let dataType100 = typeof data100;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data100;
-}
-else if(data100 === null){
-coerced100 = "";
-}
-else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data100};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4966,17 +4956,44 @@ else {
 vErrors.push(err77);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs280;
+if(vErrors !== null){
+if(_errs280){
+vErrors.length = _errs280;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced100 !== undefined){
-data100 = coerced100;
-if(data98 !== undefined){
-data98["medium"] = coerced100;
 }
+var valid34 = _errs279 === errors;
 }
+else {
+var valid34 = true;
 }
-if("medium" !== data100){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+if(valid34){
+if(data99.medium !== undefined){
+let data101 = data99.medium;
+const _errs293 = errors;
+const _errs294 = errors;
+let valid36 = false;
+const _errs295 = errors;
+if(typeof data101 !== "string"){
+let dataType100 = typeof data101;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data101;
+}
+else if(data101 === null){
+coerced100 = "";
+}
+else {
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4985,22 +5002,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs293 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs295 = errors;
-if(typeof data100 !== "string"){
-let dataType101 = typeof data100;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data100;
 }
-else if(data100 === null){
-coerced101 = "";
+if(coerced100 !== undefined){
+data101 = coerced100;
+if(data99 !== undefined){
+data99["medium"] = coerced100;
 }
-else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+}
+}
+if("minimal" !== data101){
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5009,16 +5020,22 @@ vErrors.push(err79);
 }
 errors++;
 }
+var _valid10 = _errs295 === errors;
+valid36 = valid36 || _valid10;
+if(!valid36){
+const _errs297 = errors;
+if(typeof data101 !== "string"){
+let dataType101 = typeof data101;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data101;
 }
-if(coerced101 !== undefined){
-data100 = coerced101;
-if(data98 !== undefined){
-data98["medium"] = coerced101;
+else if(data101 === null){
+coerced101 = "";
 }
-}
-}
-if("high" !== data100){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+else {
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5027,22 +5044,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs295 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs297 = errors;
-if(typeof data100 !== "string"){
-let dataType102 = typeof data100;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data100;
 }
-else if(data100 === null){
-coerced102 = "";
+if(coerced101 !== undefined){
+data101 = coerced101;
+if(data99 !== undefined){
+data99["medium"] = coerced101;
 }
-else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+}
+}
+if("low" !== data101){
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5051,16 +5062,22 @@ vErrors.push(err81);
 }
 errors++;
 }
+var _valid10 = _errs297 === errors;
+valid36 = valid36 || _valid10;
+if(!valid36){
+const _errs299 = errors;
+if(typeof data101 !== "string"){
+let dataType102 = typeof data101;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data101;
 }
-if(coerced102 !== undefined){
-data100 = coerced102;
-if(data98 !== undefined){
-data98["medium"] = coerced102;
+else if(data101 === null){
+coerced102 = "";
 }
-}
-}
-if("xhigh" !== data100){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+else {
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5069,22 +5086,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs297 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs299 = errors;
-if(typeof data100 !== "string"){
-let dataType103 = typeof data100;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data100;
 }
-else if(data100 === null){
-coerced103 = "";
+if(coerced102 !== undefined){
+data101 = coerced102;
+if(data99 !== undefined){
+data99["medium"] = coerced102;
 }
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+}
+}
+if("medium" !== data101){
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5093,16 +5104,22 @@ vErrors.push(err83);
 }
 errors++;
 }
+var _valid10 = _errs299 === errors;
+valid36 = valid36 || _valid10;
+if(!valid36){
+const _errs301 = errors;
+if(typeof data101 !== "string"){
+let dataType103 = typeof data101;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data101;
 }
-if(coerced103 !== undefined){
-data100 = coerced103;
-if(data98 !== undefined){
-data98["medium"] = coerced103;
+else if(data101 === null){
+coerced103 = "";
 }
-}
-}
-if("max" !== data100){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+else {
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5111,15 +5128,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs299 === errors;
-valid35 = valid35 || _valid9;
+}
+if(coerced103 !== undefined){
+data101 = coerced103;
+if(data99 !== undefined){
+data99["medium"] = coerced103;
 }
 }
 }
-}
-}
-if(!valid35){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data100};
+if("high" !== data101){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5127,31 +5145,10 @@ else {
 vErrors.push(err85);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs287 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data98.high !== undefined){
-let data101 = data98.high;
-const _errs301 = errors;
-const _errs302 = errors;
-let valid36 = false;
+var _valid10 = _errs301 === errors;
+valid36 = valid36 || _valid10;
+if(!valid36){
 const _errs303 = errors;
 if(typeof data101 !== "string"){
 let dataType104 = typeof data101;
@@ -5164,7 +5161,7 @@ else if(data101 === null){
 coerced104 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5176,13 +5173,13 @@ errors++;
 }
 if(coerced104 !== undefined){
 data101 = coerced104;
-if(data98 !== undefined){
-data98["high"] = coerced104;
+if(data99 !== undefined){
+data99["medium"] = coerced104;
 }
 }
 }
-if("minimal" !== data101){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+if("xhigh" !== data101){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5206,7 +5203,7 @@ else if(data101 === null){
 coerced105 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data101};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5218,13 +5215,13 @@ errors++;
 }
 if(coerced105 !== undefined){
 data101 = coerced105;
-if(data98 !== undefined){
-data98["high"] = coerced105;
+if(data99 !== undefined){
+data99["medium"] = coerced105;
 }
 }
 }
-if("low" !== data101){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+if("max" !== data101){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data101};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5235,20 +5232,13 @@ errors++;
 }
 var _valid10 = _errs305 === errors;
 valid36 = valid36 || _valid10;
+}
+}
+}
+}
+}
 if(!valid36){
-const _errs307 = errors;
-if(typeof data101 !== "string"){
-let dataType106 = typeof data101;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data101;
-}
-else if(data101 === null){
-coerced106 = "";
-}
-else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data101};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5256,17 +5246,44 @@ else {
 vErrors.push(err90);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs294;
+if(vErrors !== null){
+if(_errs294){
+vErrors.length = _errs294;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced106 !== undefined){
-data101 = coerced106;
-if(data98 !== undefined){
-data98["high"] = coerced106;
 }
+var valid34 = _errs293 === errors;
 }
+else {
+var valid34 = true;
 }
-if("medium" !== data101){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+if(valid34){
+if(data99.high !== undefined){
+let data102 = data99.high;
+const _errs307 = errors;
+const _errs308 = errors;
+let valid37 = false;
+const _errs309 = errors;
+if(typeof data102 !== "string"){
+let dataType106 = typeof data102;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data102;
+}
+else if(data102 === null){
+coerced106 = "";
+}
+else {
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5275,22 +5292,16 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs307 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs309 = errors;
-if(typeof data101 !== "string"){
-let dataType107 = typeof data101;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data101;
 }
-else if(data101 === null){
-coerced107 = "";
+if(coerced106 !== undefined){
+data102 = coerced106;
+if(data99 !== undefined){
+data99["high"] = coerced106;
 }
-else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+}
+}
+if("minimal" !== data102){
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5299,16 +5310,22 @@ vErrors.push(err92);
 }
 errors++;
 }
+var _valid11 = _errs309 === errors;
+valid37 = valid37 || _valid11;
+if(!valid37){
+const _errs311 = errors;
+if(typeof data102 !== "string"){
+let dataType107 = typeof data102;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data102;
 }
-if(coerced107 !== undefined){
-data101 = coerced107;
-if(data98 !== undefined){
-data98["high"] = coerced107;
+else if(data102 === null){
+coerced107 = "";
 }
-}
-}
-if("high" !== data101){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+else {
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5317,22 +5334,16 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs309 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs311 = errors;
-if(typeof data101 !== "string"){
-let dataType108 = typeof data101;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data101;
 }
-else if(data101 === null){
-coerced108 = "";
+if(coerced107 !== undefined){
+data102 = coerced107;
+if(data99 !== undefined){
+data99["high"] = coerced107;
 }
-else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+}
+}
+if("low" !== data102){
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5341,16 +5352,22 @@ vErrors.push(err94);
 }
 errors++;
 }
+var _valid11 = _errs311 === errors;
+valid37 = valid37 || _valid11;
+if(!valid37){
+const _errs313 = errors;
+if(typeof data102 !== "string"){
+let dataType108 = typeof data102;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data102;
 }
-if(coerced108 !== undefined){
-data101 = coerced108;
-if(data98 !== undefined){
-data98["high"] = coerced108;
+else if(data102 === null){
+coerced108 = "";
 }
-}
-}
-if("xhigh" !== data101){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+else {
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data102};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5359,22 +5376,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs311 === errors;
-valid36 = valid36 || _valid10;
-if(!valid36){
-const _errs313 = errors;
-if(typeof data101 !== "string"){
-let dataType109 = typeof data101;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data101;
 }
-else if(data101 === null){
-coerced109 = "";
+if(coerced108 !== undefined){
+data102 = coerced108;
+if(data99 !== undefined){
+data99["high"] = coerced108;
 }
-else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+}
+}
+if("medium" !== data102){
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data102};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5383,16 +5394,22 @@ vErrors.push(err96);
 }
 errors++;
 }
+var _valid11 = _errs313 === errors;
+valid37 = valid37 || _valid11;
+if(!valid37){
+const _errs315 = errors;
+if(typeof data102 !== "string"){
+let dataType109 = typeof data102;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data102;
 }
-if(coerced109 !== undefined){
-data101 = coerced109;
-if(data98 !== undefined){
-data98["high"] = coerced109;
+else if(data102 === null){
+coerced109 = "";
 }
-}
-}
-if("max" !== data101){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+else {
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data102};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5401,15 +5418,16 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs313 === errors;
-valid36 = valid36 || _valid10;
+}
+if(coerced109 !== undefined){
+data102 = coerced109;
+if(data99 !== undefined){
+data99["high"] = coerced109;
 }
 }
 }
-}
-}
-if(!valid36){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data101};
+if("high" !== data102){
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data102};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5417,35 +5435,548 @@ else {
 vErrors.push(err98);
 }
 errors++;
+}
+var _valid11 = _errs315 === errors;
+valid37 = valid37 || _valid11;
+if(!valid37){
+const _errs317 = errors;
+if(typeof data102 !== "string"){
+let dataType110 = typeof data102;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data102;
+}
+else if(data102 === null){
+coerced110 = "";
+}
+else {
+const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data102};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+if(coerced110 !== undefined){
+data102 = coerced110;
+if(data99 !== undefined){
+data99["high"] = coerced110;
+}
+}
+}
+if("xhigh" !== data102){
+const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data102};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+var _valid11 = _errs317 === errors;
+valid37 = valid37 || _valid11;
+if(!valid37){
+const _errs319 = errors;
+if(typeof data102 !== "string"){
+let dataType111 = typeof data102;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data102;
+}
+else if(data102 === null){
+coerced111 = "";
+}
+else {
+const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data102};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+if(coerced111 !== undefined){
+data102 = coerced111;
+if(data99 !== undefined){
+data99["high"] = coerced111;
+}
+}
+}
+if("max" !== data102){
+const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data102};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+var _valid11 = _errs319 === errors;
+valid37 = valid37 || _valid11;
+}
+}
+}
+}
+}
+if(!valid37){
+const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data102};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs302;
+errors = _errs308;
 if(vErrors !== null){
-if(_errs302){
-vErrors.length = _errs302;
+if(_errs308){
+vErrors.length = _errs308;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs301 === errors;
+var valid34 = _errs307 === errors;
 }
 else {
-var valid33 = true;
+var valid34 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data99}];
 return false;
 }
 }
-var valid29 = _errs270 === errors;
+var valid30 = _errs276 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
+return false;
+}
+}
+var valid29 = _errs250 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data86.pricing !== undefined){
+let data103 = data86.pricing;
+const _errs321 = errors;
+if(errors === _errs321){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+let missing5;
+if(((data103.input === undefined) && (missing5 = "input")) || ((data103.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
+return false;
+}
+else {
+const _errs323 = errors;
+for(const key22 in data103){
+if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
+return false;
+break;
+}
+}
+if(_errs323 === errors){
+if(data103.input !== undefined){
+let data104 = data103.input;
+const _errs324 = errors;
+if(!(typeof data104 == "number")){
+let dataType112 = typeof data104;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "boolean" || data104 === null
+              || (dataType112 == "string" && data104 && data104 == +data104)){
+coerced112 = +data104;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data104}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data104 = coerced112;
+if(data103 !== undefined){
+data103["input"] = coerced112;
+}
+}
+}
+if(errors === _errs324){
+if(typeof data104 == "number"){
+if(data104 < 0 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data104}];
+return false;
+}
+}
+}
+var valid38 = _errs324 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data103.output !== undefined){
+let data105 = data103.output;
+const _errs326 = errors;
+if(!(typeof data105 == "number")){
+let dataType113 = typeof data105;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "boolean" || data105 === null
+              || (dataType113 == "string" && data105 && data105 == +data105)){
+coerced113 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data105}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data105 = coerced113;
+if(data103 !== undefined){
+data103["output"] = coerced113;
+}
+}
+}
+if(errors === _errs326){
+if(typeof data105 == "number"){
+if(data105 < 0 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data105}];
+return false;
+}
+}
+}
+var valid38 = _errs326 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data103.cached_input !== undefined){
+let data106 = data103.cached_input;
+const _errs328 = errors;
+if(!(typeof data106 == "number")){
+let dataType114 = typeof data106;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "boolean" || data106 === null
+              || (dataType114 == "string" && data106 && data106 == +data106)){
+coerced114 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data106}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data106 = coerced114;
+if(data103 !== undefined){
+data103["cached_input"] = coerced114;
+}
+}
+}
+if(errors === _errs328){
+if(typeof data106 == "number"){
+if(data106 < 0 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data106}];
+return false;
+}
+}
+}
+var valid38 = _errs328 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data103.reasoning !== undefined){
+let data107 = data103.reasoning;
+const _errs330 = errors;
+if(!(typeof data107 == "number")){
+let dataType115 = typeof data107;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "boolean" || data107 === null
+              || (dataType115 == "string" && data107 && data107 == +data107)){
+coerced115 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data107}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data107 = coerced115;
+if(data103 !== undefined){
+data103["reasoning"] = coerced115;
+}
+}
+}
+if(errors === _errs330){
+if(typeof data107 == "number"){
+if(data107 < 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data107}];
+return false;
+}
+}
+}
+var valid38 = _errs330 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
+return false;
+}
+}
+var valid29 = _errs321 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data86.routes !== undefined){
+let data108 = data86.routes;
+const _errs332 = errors;
+if(errors === _errs332){
+if(Array.isArray(data108)){
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data108}];
+return false;
+}
+else {
+var valid39 = true;
+const len4 = data108.length;
+for(let i4=0; i4<len4; i4++){
+let data109 = data108[i4];
+const _errs334 = errors;
+if(errors === _errs334){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+let missing6;
+if((data109.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
+return false;
+}
+else {
+const _errs336 = errors;
+for(const key23 in data109){
+if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
+return false;
+break;
+}
+}
+if(_errs336 === errors){
+if(data109.node !== undefined){
+let data110 = data109.node;
+const _errs337 = errors;
+if(typeof data110 !== "string"){
+let dataType116 = typeof data110;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data110;
+}
+else if(data110 === null){
+coerced116 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data110}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data110 = coerced116;
+if(data109 !== undefined){
+data109["node"] = coerced116;
+}
+}
+}
+if(errors === _errs337){
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data110}];
+return false;
+}
+}
+}
+var valid40 = _errs337 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data109.model !== undefined){
+let data111 = data109.model;
+const _errs339 = errors;
+if(typeof data111 !== "string"){
+let dataType117 = typeof data111;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data111;
+}
+else if(data111 === null){
+coerced117 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data111}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data111 = coerced117;
+if(data109 !== undefined){
+data109["model"] = coerced117;
+}
+}
+}
+if(errors === _errs339){
+if(typeof data111 === "string"){
+if(func3(data111) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data111}];
+return false;
+}
+}
+}
+var valid40 = _errs339 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data109.weight !== undefined){
+let data112 = data109.weight;
+const _errs341 = errors;
+if(!(typeof data112 == "number")){
+let dataType118 = typeof data112;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "boolean" || data112 === null
+              || (dataType118 == "string" && data112 && data112 == +data112)){
+coerced118 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data112}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data112 = coerced118;
+if(data109 !== undefined){
+data109["weight"] = coerced118;
+}
+}
+}
+if(errors === _errs341){
+if(typeof data112 == "number"){
+if(data112 <= 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data112}];
+return false;
+}
+}
+}
+var valid40 = _errs341 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data109.priority !== undefined){
+let data113 = data109.priority;
+const _errs343 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType119 = typeof data113;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 === "boolean" || data113 === null
+              || (dataType119 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced119 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data113}];
+return false;
+}
+}
+if(coerced119 !== undefined){
+data113 = coerced119;
+if(data109 !== undefined){
+data109["priority"] = coerced119;
+}
+}
+}
+if(errors === _errs343){
+if(typeof data113 == "number"){
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data113}];
+return false;
+}
+}
+}
+var valid40 = _errs343 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
+return false;
+}
+}
+var valid39 = _errs334 === errors;
+if(!valid39){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data108}];
+return false;
+}
+}
+var valid29 = _errs332 === errors;
 }
 else {
 var valid29 = true;
@@ -5456,937 +5987,423 @@ var valid29 = true;
 }
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
-return false;
-}
-}
-var valid28 = _errs244 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.pricing !== undefined){
-let data102 = data85.pricing;
-const _errs315 = errors;
-if(errors === _errs315){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-let missing5;
-if(((data102.input === undefined) && (missing5 = "input")) || ((data102.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
-}
-else {
-const _errs317 = errors;
-for(const key22 in data102){
-if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
-break;
-}
-}
-if(_errs317 === errors){
-if(data102.input !== undefined){
-let data103 = data102.input;
-const _errs318 = errors;
-if(!(typeof data103 == "number")){
-let dataType110 = typeof data103;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "boolean" || data103 === null
-              || (dataType110 == "string" && data103 && data103 == +data103)){
-coerced110 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data103 = coerced110;
-if(data102 !== undefined){
-data102["input"] = coerced110;
-}
-}
-}
-if(errors === _errs318){
-if(typeof data103 == "number"){
-if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-}
-var valid37 = _errs318 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.output !== undefined){
-let data104 = data102.output;
-const _errs320 = errors;
-if(!(typeof data104 == "number")){
-let dataType111 = typeof data104;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "boolean" || data104 === null
-              || (dataType111 == "string" && data104 && data104 == +data104)){
-coerced111 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
-}
-}
-if(coerced111 !== undefined){
-data104 = coerced111;
-if(data102 !== undefined){
-data102["output"] = coerced111;
-}
-}
-}
-if(errors === _errs320){
-if(typeof data104 == "number"){
-if(data104 < 0 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
-}
-}
-}
-var valid37 = _errs320 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.cached_input !== undefined){
-let data105 = data102.cached_input;
-const _errs322 = errors;
-if(!(typeof data105 == "number")){
-let dataType112 = typeof data105;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "boolean" || data105 === null
-              || (dataType112 == "string" && data105 && data105 == +data105)){
-coerced112 = +data105;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data105 = coerced112;
-if(data102 !== undefined){
-data102["cached_input"] = coerced112;
-}
-}
-}
-if(errors === _errs322){
-if(typeof data105 == "number"){
-if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
-}
-}
-}
-var valid37 = _errs322 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.reasoning !== undefined){
-let data106 = data102.reasoning;
-const _errs324 = errors;
-if(!(typeof data106 == "number")){
-let dataType113 = typeof data106;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "boolean" || data106 === null
-              || (dataType113 == "string" && data106 && data106 == +data106)){
-coerced113 = +data106;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data106 = coerced113;
-if(data102 !== undefined){
-data102["reasoning"] = coerced113;
-}
-}
-}
-if(errors === _errs324){
-if(typeof data106 == "number"){
-if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
-}
-}
-}
-var valid37 = _errs324 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 }
 }
-var valid28 = _errs315 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.routes !== undefined){
-let data107 = data85.routes;
-const _errs326 = errors;
-if(errors === _errs326){
-if(Array.isArray(data107)){
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
-return false;
-}
-else {
-var valid38 = true;
-const len4 = data107.length;
-for(let i4=0; i4<len4; i4++){
-let data108 = data107[i4];
-const _errs328 = errors;
-if(errors === _errs328){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-let missing6;
-if((data108.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
-return false;
-}
-else {
-const _errs330 = errors;
-for(const key23 in data108){
-if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
-return false;
-break;
-}
-}
-if(_errs330 === errors){
-if(data108.node !== undefined){
-let data109 = data108.node;
-const _errs331 = errors;
-if(typeof data109 !== "string"){
-let dataType114 = typeof data109;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data109;
-}
-else if(data109 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data109 = coerced114;
-if(data108 !== undefined){
-data108["node"] = coerced114;
-}
-}
-}
-if(errors === _errs331){
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
-return false;
-}
-}
-}
-var valid39 = _errs331 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data108.model !== undefined){
-let data110 = data108.model;
-const _errs333 = errors;
-if(typeof data110 !== "string"){
-let dataType115 = typeof data110;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data110;
-}
-else if(data110 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data110 = coerced115;
-if(data108 !== undefined){
-data108["model"] = coerced115;
-}
-}
-}
-if(errors === _errs333){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
-return false;
-}
-}
-}
-var valid39 = _errs333 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data108.weight !== undefined){
-let data111 = data108.weight;
-const _errs335 = errors;
-if(!(typeof data111 == "number")){
-let dataType116 = typeof data111;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "boolean" || data111 === null
-              || (dataType116 == "string" && data111 && data111 == +data111)){
-coerced116 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data111 = coerced116;
-if(data108 !== undefined){
-data108["weight"] = coerced116;
-}
-}
-}
-if(errors === _errs335){
-if(typeof data111 == "number"){
-if(data111 <= 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
-return false;
-}
-}
-}
-var valid39 = _errs335 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data108.priority !== undefined){
-let data112 = data108.priority;
-const _errs337 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
-let dataType117 = typeof data112;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data112 === null
-              || (dataType117 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced117 = +data112;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data112 = coerced117;
-if(data108 !== undefined){
-data108["priority"] = coerced117;
-}
-}
-}
-if(errors === _errs337){
-if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
-return false;
-}
-}
-}
-var valid39 = _errs337 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
-return false;
-}
-}
-var valid38 = _errs328 === errors;
-if(!valid38){
+var valid28 = _errs237 === errors;
+if(!valid28){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data85}];
 return false;
 }
 }
-var valid28 = _errs326 === errors;
-}
-else {
-var valid28 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data85}];
-return false;
-}
-}
-var valid27 = _errs231 === errors;
-if(!valid27){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data84}];
-return false;
-}
-}
-var valid0 = _errs229 === errors;
+var valid0 = _errs235 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data113 = data.accounts;
-const _errs339 = errors;
-if(errors === _errs339){
-if(Array.isArray(data113)){
-var valid40 = true;
-const len5 = data113.length;
+let data114 = data.accounts;
+const _errs345 = errors;
+if(errors === _errs345){
+if(Array.isArray(data114)){
+var valid41 = true;
+const len5 = data114.length;
 for(let i5=0; i5<len5; i5++){
-let data114 = data113[i5];
-const _errs341 = errors;
-if(errors === _errs341){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data115 = data114[i5];
+const _errs347 = errors;
+if(errors === _errs347){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing7;
-if((data114.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data114}];
+if((data115.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data115}];
 return false;
 }
 else {
-const _errs343 = errors;
-for(const key24 in data114){
+const _errs349 = errors;
+for(const key24 in data115){
 if(!((((((key24 === "id") || (key24 === "name")) || (key24 === "balance")) || (key24 === "allowed_models")) || (key24 === "limits")) || (key24 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data115}];
 return false;
 break;
 }
 }
-if(_errs343 === errors){
-if(data114.id !== undefined){
-let data115 = data114.id;
-const _errs344 = errors;
-if(typeof data115 !== "string"){
-let dataType118 = typeof data115;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data115;
-}
-else if(data115 === null){
-coerced118 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data115 = coerced118;
-if(data114 !== undefined){
-data114["id"] = coerced118;
-}
-}
-}
-if(errors === _errs344){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-else {
-if(!pattern5.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-}
-}
-var valid41 = _errs344 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.name !== undefined){
-let data116 = data114.name;
-const _errs346 = errors;
+if(_errs349 === errors){
+if(data115.id !== undefined){
+let data116 = data115.id;
+const _errs350 = errors;
 if(typeof data116 !== "string"){
-let dataType119 = typeof data116;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data116;
-}
-else if(data116 === null){
-coerced119 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data116}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data116 = coerced119;
-if(data114 !== undefined){
-data114["name"] = coerced119;
-}
-}
-}
-var valid41 = _errs346 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.balance !== undefined){
-let data117 = data114.balance;
-const _errs348 = errors;
-if(!(typeof data117 == "number")){
-let dataType120 = typeof data117;
+let dataType120 = typeof data116;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 == "boolean" || data117 === null
-              || (dataType120 == "string" && data117 && data117 == +data117)){
-coerced120 = +data117;
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data116;
+}
+else if(data116 === null){
+coerced120 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
 return false;
 }
 }
 if(coerced120 !== undefined){
-data117 = coerced120;
-if(data114 !== undefined){
-data114["balance"] = coerced120;
+data116 = coerced120;
+if(data115 !== undefined){
+data115["id"] = coerced120;
 }
 }
 }
-var valid41 = _errs348 === errors;
+if(errors === _errs350){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
+return false;
 }
 else {
-var valid41 = true;
+if(!pattern5.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
+return false;
 }
-if(valid41){
-if(data114.allowed_models !== undefined){
-let data118 = data114.allowed_models;
-const _errs350 = errors;
-if(errors === _errs350){
-if(Array.isArray(data118)){
+}
+}
+}
+var valid42 = _errs350 === errors;
+}
+else {
 var valid42 = true;
-const len6 = data118.length;
-for(let i6=0; i6<len6; i6++){
-let data119 = data118[i6];
+}
+if(valid42){
+if(data115.name !== undefined){
+let data117 = data115.name;
 const _errs352 = errors;
-if(typeof data119 !== "string"){
-let dataType121 = typeof data119;
+if(typeof data117 !== "string"){
+let dataType121 = typeof data117;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
 if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data119;
+coerced121 = "" + data117;
 }
-else if(data119 === null){
+else if(data117 === null){
 coerced121 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data117}];
 return false;
 }
 }
 if(coerced121 !== undefined){
-data119 = coerced121;
-if(data118 !== undefined){
-data118[i6] = coerced121;
-}
-}
-}
-if(errors === _errs352){
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
-return false;
+data117 = coerced121;
+if(data115 !== undefined){
+data115["name"] = coerced121;
 }
 }
 }
 var valid42 = _errs352 === errors;
-if(!valid42){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data118}];
-return false;
+var valid42 = true;
 }
-}
-var valid41 = _errs350 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.limits !== undefined){
-let data120 = data114.limits;
+if(valid42){
+if(data115.balance !== undefined){
+let data118 = data115.balance;
 const _errs354 = errors;
-if(errors === _errs354){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs356 = errors;
-for(const key25 in data120){
-if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
-break;
-}
-}
-if(_errs356 === errors){
-if(data120.rpm !== undefined){
-let data121 = data120.rpm;
-const _errs357 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
-let dataType122 = typeof data121;
+if(!(typeof data118 == "number")){
+let dataType122 = typeof data118;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data121 === null
-              || (dataType122 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced122 = +data121;
+if(dataType122 == "boolean" || data118 === null
+              || (dataType122 == "string" && data118 && data118 == +data118)){
+coerced122 = +data118;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data118}];
 return false;
 }
 }
 if(coerced122 !== undefined){
-data121 = coerced122;
-if(data120 !== undefined){
-data120["rpm"] = coerced122;
+data118 = coerced122;
+if(data115 !== undefined){
+data115["balance"] = coerced122;
 }
 }
 }
-if(errors === _errs357){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
-return false;
-}
-}
-}
-var valid43 = _errs357 === errors;
+var valid42 = _errs354 === errors;
 }
 else {
-var valid43 = true;
+var valid42 = true;
 }
-if(valid43){
-if(data120.rps !== undefined){
-let data122 = data120.rps;
-const _errs359 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType123 = typeof data122;
+if(valid42){
+if(data115.allowed_models !== undefined){
+let data119 = data115.allowed_models;
+const _errs356 = errors;
+if(errors === _errs356){
+if(Array.isArray(data119)){
+var valid43 = true;
+const len6 = data119.length;
+for(let i6=0; i6<len6; i6++){
+let data120 = data119[i6];
+const _errs358 = errors;
+if(typeof data120 !== "string"){
+let dataType123 = typeof data120;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data122 === null
-              || (dataType123 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced123 = +data122;
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data120;
+}
+else if(data120 === null){
+coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data120}];
 return false;
 }
 }
 if(coerced123 !== undefined){
-data122 = coerced123;
-if(data120 !== undefined){
-data120["rps"] = coerced123;
+data120 = coerced123;
+if(data119 !== undefined){
+data119[i6] = coerced123;
 }
 }
 }
-if(errors === _errs359){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+if(errors === _errs358){
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data120}];
 return false;
 }
 }
 }
-var valid43 = _errs359 === errors;
+var valid43 = _errs358 === errors;
+if(!valid43){
+break;
+}
+}
 }
 else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.tpm !== undefined){
-let data123 = data120.tpm;
-const _errs361 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType124 = typeof data123;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data123 === null
-              || (dataType124 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced124 = +data123;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data119}];
 return false;
 }
 }
-if(coerced124 !== undefined){
-data123 = coerced124;
-if(data120 !== undefined){
-data120["tpm"] = coerced124;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
-return false;
-}
-}
-}
-var valid43 = _errs361 === errors;
+var valid42 = _errs356 === errors;
 }
 else {
-var valid43 = true;
+var valid42 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
-}
-}
-var valid41 = _errs354 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.policy !== undefined){
-let data124 = data114.policy;
-const _errs363 = errors;
-if(errors === _errs363){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-const _errs365 = errors;
-for(const key26 in data124){
-if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
+if(valid42){
+if(data115.limits !== undefined){
+let data121 = data115.limits;
+const _errs360 = errors;
+if(errors === _errs360){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs362 = errors;
+for(const key25 in data121){
+if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data121}];
 return false;
 break;
 }
 }
-if(_errs365 === errors){
-if(data124.streaming !== undefined){
-let data125 = data124.streaming;
-const _errs366 = errors;
-if(typeof data125 !== "boolean"){
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(data125 === "false" || data125 === 0 || data125 === null){
-coerced125 = false;
-}
-else if(data125 === "true" || data125 === 1){
-coerced125 = true;
+if(_errs362 === errors){
+if(data121.rpm !== undefined){
+let data122 = data121.rpm;
+const _errs363 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType124 = typeof data122;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data122 === null
+              || (dataType124 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced124 = +data122;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data122}];
 return false;
 }
 }
-if(coerced125 !== undefined){
-data125 = coerced125;
-if(data124 !== undefined){
-data124["streaming"] = coerced125;
+if(coerced124 !== undefined){
+data122 = coerced124;
+if(data121 !== undefined){
+data121["rpm"] = coerced124;
 }
 }
 }
-var valid44 = _errs366 === errors;
+if(errors === _errs363){
+if(typeof data122 == "number"){
+if(data122 < 1 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data122}];
+return false;
+}
+}
+}
+var valid44 = _errs363 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data124.max_reasoning_effort !== undefined){
-let data126 = data124.max_reasoning_effort;
-const _errs368 = errors;
-const _errs369 = errors;
-let valid45 = false;
-const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType126 = typeof data126;
+if(data121.rps !== undefined){
+let data123 = data121.rps;
+const _errs365 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType125 = typeof data123;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data123 === null
+              || (dataType125 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced125 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data123}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data123 = coerced125;
+if(data121 !== undefined){
+data121["rps"] = coerced125;
+}
+}
+}
+if(errors === _errs365){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data123}];
+return false;
+}
+}
+}
+var valid44 = _errs365 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data121.tpm !== undefined){
+let data124 = data121.tpm;
+const _errs367 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType126 = typeof data124;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data126;
-}
-else if(data126 === null){
-coerced126 = "";
+if(dataType126 === "boolean" || data124 === null
+              || (dataType126 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced126 = +data124;
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data124}];
+return false;
 }
 }
 if(coerced126 !== undefined){
-data126 = coerced126;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced126;
+data124 = coerced126;
+if(data121 !== undefined){
+data121["tpm"] = coerced126;
 }
 }
 }
-if("low" !== data126){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
-if(vErrors === null){
-vErrors = [err100];
+if(errors === _errs367){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data124}];
+return false;
+}
+}
+}
+var valid44 = _errs367 === errors;
 }
 else {
-vErrors.push(err100);
+var valid44 = true;
 }
-errors++;
 }
-var _valid11 = _errs370 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data121}];
+return false;
+}
+}
+var valid42 = _errs360 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data115.policy !== undefined){
+let data125 = data115.policy;
+const _errs369 = errors;
+if(errors === _errs369){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs371 = errors;
+for(const key26 in data125){
+if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data125}];
+return false;
+break;
+}
+}
+if(_errs371 === errors){
+if(data125.streaming !== undefined){
+let data126 = data125.streaming;
 const _errs372 = errors;
-if(typeof data126 !== "string"){
-let dataType127 = typeof data126;
+if(typeof data126 !== "boolean"){
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data126;
+if(data126 === "false" || data126 === 0 || data126 === null){
+coerced127 = false;
 }
-else if(data126 === null){
-coerced127 = "";
-}
-else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
-if(vErrors === null){
-vErrors = [err101];
+else if(data126 === "true" || data126 === 1){
+coerced127 = true;
 }
 else {
-vErrors.push(err101);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data126}];
+return false;
 }
 }
 if(coerced127 !== undefined){
 data126 = coerced127;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced127;
+if(data125 !== undefined){
+data125["streaming"] = coerced127;
 }
 }
 }
-if("medium" !== data126){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
-if(vErrors === null){
-vErrors = [err102];
+var valid45 = _errs372 === errors;
 }
 else {
-vErrors.push(err102);
+var valid45 = true;
 }
-errors++;
-}
-var _valid11 = _errs372 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
+if(valid45){
+if(data125.max_reasoning_effort !== undefined){
+let data127 = data125.max_reasoning_effort;
 const _errs374 = errors;
-if(typeof data126 !== "string"){
-let dataType128 = typeof data126;
+const _errs375 = errors;
+let valid46 = false;
+const _errs376 = errors;
+if(typeof data127 !== "string"){
+let dataType128 = typeof data127;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
 if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data126;
+coerced128 = "" + data127;
 }
-else if(data126 === null){
+else if(data127 === null){
 coerced128 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-if(coerced128 !== undefined){
-data126 = coerced128;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced128;
-}
-}
-}
-if("high" !== data126){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6395,12 +6412,16 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
-valid45 = valid45 || _valid11;
+}
+if(coerced128 !== undefined){
+data127 = coerced128;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced128;
 }
 }
-if(!valid45){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data126};
+}
+if("low" !== data127){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6408,499 +6429,23 @@ else {
 vErrors.push(err105);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs369;
-if(vErrors !== null){
-if(_errs369){
-vErrors.length = _errs369;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs368 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
-return false;
-}
-}
-var valid41 = _errs363 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data114}];
-return false;
-}
-}
-var valid40 = _errs341 === errors;
-if(!valid40){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data113}];
-return false;
-}
-}
-var valid0 = _errs339 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data127 = data.keys;
-const _errs376 = errors;
-if(errors === _errs376){
-if(Array.isArray(data127)){
-var valid46 = true;
-const len7 = data127.length;
-for(let i7=0; i7<len7; i7++){
-let data128 = data127[i7];
+var _valid12 = _errs376 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
 const _errs378 = errors;
-if(errors === _errs378){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-let missing8;
-if((data128.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data128}];
-return false;
-}
-else {
-const _errs380 = errors;
-for(const key27 in data128){
-if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data128}];
-return false;
-break;
-}
-}
-if(_errs380 === errors){
-if(data128.key !== undefined){
-let data129 = data128.key;
-const _errs381 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
+if(typeof data127 !== "string"){
+let dataType129 = typeof data127;
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
 if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
+coerced129 = "" + data127;
 }
-else if(data129 === null){
+else if(data127 === null){
 coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["key"] = coerced129;
-}
-}
-}
-if(errors === _errs381){
-if(typeof data129 === "string"){
-if(func3(data129) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs381 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.account !== undefined){
-let data130 = data128.account;
-const _errs383 = errors;
-if(typeof data130 !== "string"){
-let dataType130 = typeof data130;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data130;
-}
-else if(data130 === null){
-coerced130 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data130 = coerced130;
-if(data128 !== undefined){
-data128["account"] = coerced130;
-}
-}
-}
-if(errors === _errs383){
-if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
-}
-}
-}
-var valid47 = _errs383 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.name !== undefined){
-let data131 = data128.name;
-const _errs385 = errors;
-if(typeof data131 !== "string"){
-let dataType131 = typeof data131;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data131;
-}
-else if(data131 === null){
-coerced131 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data131}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data131 = coerced131;
-if(data128 !== undefined){
-data128["name"] = coerced131;
-}
-}
-}
-var valid47 = _errs385 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.spend_limit !== undefined){
-let data132 = data128.spend_limit;
-const _errs387 = errors;
-if(!(typeof data132 == "number")){
-let dataType132 = typeof data132;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data132 === null
-              || (dataType132 == "string" && data132 && data132 == +data132)){
-coerced132 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
-}
-}
-if(coerced132 !== undefined){
-data132 = coerced132;
-if(data128 !== undefined){
-data128["spend_limit"] = coerced132;
-}
-}
-}
-if(errors === _errs387){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
-}
-}
-}
-var valid47 = _errs387 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.limits !== undefined){
-let data133 = data128.limits;
-const _errs389 = errors;
-if(errors === _errs389){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs391 = errors;
-for(const key28 in data133){
-if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
-break;
-}
-}
-if(_errs391 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
-const _errs392 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType133 = typeof data134;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data134 === null
-              || (dataType133 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced133 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
-return false;
-}
-}
-if(coerced133 !== undefined){
-data134 = coerced133;
-if(data133 !== undefined){
-data133["rpm"] = coerced133;
-}
-}
-}
-if(errors === _errs392){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
-return false;
-}
-}
-}
-var valid48 = _errs392 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
-const _errs394 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType134 = typeof data135;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data135 === null
-              || (dataType134 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced134 = +data135;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-if(coerced134 !== undefined){
-data135 = coerced134;
-if(data133 !== undefined){
-data133["rps"] = coerced134;
-}
-}
-}
-if(errors === _errs394){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-}
-var valid48 = _errs394 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
-const _errs396 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType135 = typeof data136;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data136 === null
-              || (dataType135 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced135 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data136 = coerced135;
-if(data133 !== undefined){
-data133["tpm"] = coerced135;
-}
-}
-}
-if(errors === _errs396){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-}
-var valid48 = _errs396 === errors;
-}
-else {
-var valid48 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
-}
-}
-var valid47 = _errs389 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.allowed_models !== undefined){
-let data137 = data128.allowed_models;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data137)){
-var valid49 = true;
-const len8 = data137.length;
-for(let i8=0; i8<len8; i8++){
-let data138 = data137[i8];
-const _errs400 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
-}
-else if(data138 === null){
-coerced136 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data137 !== undefined){
-data137[i8] = coerced136;
-}
-}
-}
-if(errors === _errs400){
-if(typeof data138 === "string"){
-if(func3(data138) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
-return false;
-}
-}
-}
-var valid49 = _errs400 === errors;
-if(!valid49){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data137}];
-return false;
-}
-}
-var valid47 = _errs398 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.policy !== undefined){
-let data139 = data128.policy;
-const _errs402 = errors;
-if(errors === _errs402){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs404 = errors;
-for(const key29 in data139){
-if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
-return false;
-break;
-}
-}
-if(_errs404 === errors){
-if(data139.streaming !== undefined){
-let data140 = data139.streaming;
-const _errs405 = errors;
-if(typeof data140 !== "boolean"){
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(data140 === "false" || data140 === 0 || data140 === null){
-coerced137 = false;
-}
-else if(data140 === "true" || data140 === 1){
-coerced137 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["streaming"] = coerced137;
-}
-}
-}
-var valid50 = _errs405 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data139.max_reasoning_effort !== undefined){
-let data141 = data139.max_reasoning_effort;
-const _errs407 = errors;
-const _errs408 = errors;
-let valid51 = false;
-const _errs409 = errors;
-if(typeof data141 !== "string"){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data141;
-}
-else if(data141 === null){
-coerced138 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6910,15 +6455,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced138;
+if(coerced129 !== undefined){
+data127 = coerced129;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced129;
 }
 }
 }
-if("low" !== data141){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+if("medium" !== data127){
+const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6927,22 +6472,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs409 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs411 = errors;
-if(typeof data141 !== "string"){
-let dataType139 = typeof data141;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data141;
+var _valid12 = _errs378 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs380 = errors;
+if(typeof data127 !== "string"){
+let dataType130 = typeof data127;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data127;
 }
-else if(data141 === null){
-coerced139 = "";
+else if(data127 === null){
+coerced130 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6952,15 +6497,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data141 = coerced139;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced139;
+if(coerced130 !== undefined){
+data127 = coerced130;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced130;
 }
 }
 }
-if("medium" !== data141){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+if("high" !== data127){
+const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6969,22 +6514,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs411 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs413 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
+var _valid12 = _errs380 === errors;
+valid46 = valid46 || _valid12;
 }
-else if(data141 === null){
-coerced140 = "";
 }
-else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+if(!valid46){
+const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data127};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6992,17 +6527,499 @@ else {
 vErrors.push(err110);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs375;
+if(vErrors !== null){
+if(_errs375){
+vErrors.length = _errs375;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced140;
+}
+var valid45 = _errs374 === errors;
+}
+else {
+var valid45 = true;
 }
 }
 }
-if("high" !== data141){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data125}];
+return false;
+}
+}
+var valid42 = _errs369 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data115}];
+return false;
+}
+}
+var valid41 = _errs347 === errors;
+if(!valid41){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data114}];
+return false;
+}
+}
+var valid0 = _errs345 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data128 = data.keys;
+const _errs382 = errors;
+if(errors === _errs382){
+if(Array.isArray(data128)){
+var valid47 = true;
+const len7 = data128.length;
+for(let i7=0; i7<len7; i7++){
+let data129 = data128[i7];
+const _errs384 = errors;
+if(errors === _errs384){
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+let missing8;
+if((data129.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data129}];
+return false;
+}
+else {
+const _errs386 = errors;
+for(const key27 in data129){
+if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data129}];
+return false;
+break;
+}
+}
+if(_errs386 === errors){
+if(data129.key !== undefined){
+let data130 = data129.key;
+const _errs387 = errors;
+if(typeof data130 !== "string"){
+let dataType131 = typeof data130;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data130;
+}
+else if(data130 === null){
+coerced131 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data130}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data130 = coerced131;
+if(data129 !== undefined){
+data129["key"] = coerced131;
+}
+}
+}
+if(errors === _errs387){
+if(typeof data130 === "string"){
+if(func3(data130) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data130}];
+return false;
+}
+}
+}
+var valid48 = _errs387 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.account !== undefined){
+let data131 = data129.account;
+const _errs389 = errors;
+if(typeof data131 !== "string"){
+let dataType132 = typeof data131;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data131;
+}
+else if(data131 === null){
+coerced132 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data131}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data131 = coerced132;
+if(data129 !== undefined){
+data129["account"] = coerced132;
+}
+}
+}
+if(errors === _errs389){
+if(typeof data131 === "string"){
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data131}];
+return false;
+}
+}
+}
+var valid48 = _errs389 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.name !== undefined){
+let data132 = data129.name;
+const _errs391 = errors;
+if(typeof data132 !== "string"){
+let dataType133 = typeof data132;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data132;
+}
+else if(data132 === null){
+coerced133 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data132}];
+return false;
+}
+}
+if(coerced133 !== undefined){
+data132 = coerced133;
+if(data129 !== undefined){
+data129["name"] = coerced133;
+}
+}
+}
+var valid48 = _errs391 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.spend_limit !== undefined){
+let data133 = data129.spend_limit;
+const _errs393 = errors;
+if(!(typeof data133 == "number")){
+let dataType134 = typeof data133;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "boolean" || data133 === null
+              || (dataType134 == "string" && data133 && data133 == +data133)){
+coerced134 = +data133;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data133}];
+return false;
+}
+}
+if(coerced134 !== undefined){
+data133 = coerced134;
+if(data129 !== undefined){
+data129["spend_limit"] = coerced134;
+}
+}
+}
+if(errors === _errs393){
+if(typeof data133 == "number"){
+if(data133 < 0 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data133}];
+return false;
+}
+}
+}
+var valid48 = _errs393 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.limits !== undefined){
+let data134 = data129.limits;
+const _errs395 = errors;
+if(errors === _errs395){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+const _errs397 = errors;
+for(const key28 in data134){
+if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data134}];
+return false;
+break;
+}
+}
+if(_errs397 === errors){
+if(data134.rpm !== undefined){
+let data135 = data134.rpm;
+const _errs398 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType135 = typeof data135;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 === "boolean" || data135 === null
+              || (dataType135 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced135 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data135}];
+return false;
+}
+}
+if(coerced135 !== undefined){
+data135 = coerced135;
+if(data134 !== undefined){
+data134["rpm"] = coerced135;
+}
+}
+}
+if(errors === _errs398){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data135}];
+return false;
+}
+}
+}
+var valid49 = _errs398 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data134.rps !== undefined){
+let data136 = data134.rps;
+const _errs400 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType136 = typeof data136;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 === "boolean" || data136 === null
+              || (dataType136 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced136 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data136}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data136 = coerced136;
+if(data134 !== undefined){
+data134["rps"] = coerced136;
+}
+}
+}
+if(errors === _errs400){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data136}];
+return false;
+}
+}
+}
+var valid49 = _errs400 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data134.tpm !== undefined){
+let data137 = data134.tpm;
+const _errs402 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType137 = typeof data137;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 === "boolean" || data137 === null
+              || (dataType137 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced137 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data137}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data137 = coerced137;
+if(data134 !== undefined){
+data134["tpm"] = coerced137;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data137}];
+return false;
+}
+}
+}
+var valid49 = _errs402 === errors;
+}
+else {
+var valid49 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data134}];
+return false;
+}
+}
+var valid48 = _errs395 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.allowed_models !== undefined){
+let data138 = data129.allowed_models;
+const _errs404 = errors;
+if(errors === _errs404){
+if(Array.isArray(data138)){
+var valid50 = true;
+const len8 = data138.length;
+for(let i8=0; i8<len8; i8++){
+let data139 = data138[i8];
+const _errs406 = errors;
+if(typeof data139 !== "string"){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data139;
+}
+else if(data139 === null){
+coerced138 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data139}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data138 !== undefined){
+data138[i8] = coerced138;
+}
+}
+}
+if(errors === _errs406){
+if(typeof data139 === "string"){
+if(func3(data139) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data139}];
+return false;
+}
+}
+}
+var valid50 = _errs406 === errors;
+if(!valid50){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data138}];
+return false;
+}
+}
+var valid48 = _errs404 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.policy !== undefined){
+let data140 = data129.policy;
+const _errs408 = errors;
+if(errors === _errs408){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs410 = errors;
+for(const key29 in data140){
+if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data140}];
+return false;
+break;
+}
+}
+if(_errs410 === errors){
+if(data140.streaming !== undefined){
+let data141 = data140.streaming;
+const _errs411 = errors;
+if(typeof data141 !== "boolean"){
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(data141 === "false" || data141 === 0 || data141 === null){
+coerced139 = false;
+}
+else if(data141 === "true" || data141 === 1){
+coerced139 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data141}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data141 = coerced139;
+if(data140 !== undefined){
+data140["streaming"] = coerced139;
+}
+}
+}
+var valid51 = _errs411 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data140.max_reasoning_effort !== undefined){
+let data142 = data140.max_reasoning_effort;
+const _errs413 = errors;
+const _errs414 = errors;
+let valid52 = false;
+const _errs415 = errors;
+if(typeof data142 !== "string"){
+let dataType140 = typeof data142;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data142;
+}
+else if(data142 === null){
+coerced140 = "";
+}
+else {
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7011,12 +7028,16 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs413 === errors;
-valid51 = valid51 || _valid12;
+}
+if(coerced140 !== undefined){
+data142 = coerced140;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced140;
 }
 }
-if(!valid51){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data141};
+}
+if("low" !== data142){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7024,44 +7045,10 @@ else {
 vErrors.push(err112);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs408;
-if(vErrors !== null){
-if(_errs408){
-vErrors.length = _errs408;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs407 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
-return false;
-}
-}
-var valid47 = _errs402 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.status !== undefined){
-let data142 = data128.status;
-const _errs415 = errors;
-const _errs416 = errors;
-let valid52 = false;
+var _valid13 = _errs415 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
 const _errs417 = errors;
 if(typeof data142 !== "string"){
 let dataType141 = typeof data142;
@@ -7074,7 +7061,7 @@ else if(data142 === null){
 coerced141 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7086,13 +7073,13 @@ errors++;
 }
 if(coerced141 !== undefined){
 data142 = coerced141;
-if(data128 !== undefined){
-data128["status"] = coerced141;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced141;
 }
 }
 }
-if("active" !== data142){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+if("medium" !== data142){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7116,7 +7103,7 @@ else if(data142 === null){
 coerced142 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7128,13 +7115,13 @@ errors++;
 }
 if(coerced142 !== undefined){
 data142 = coerced142;
-if(data128 !== undefined){
-data128["status"] = coerced142;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced142;
 }
 }
 }
-if("blocked" !== data142){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+if("high" !== data142){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7145,20 +7132,10 @@ errors++;
 }
 var _valid13 = _errs419 === errors;
 valid52 = valid52 || _valid13;
+}
+}
 if(!valid52){
-const _errs421 = errors;
-if(typeof data142 !== "string"){
-let dataType143 = typeof data142;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data142;
-}
-else if(data142 === null){
-coerced143 = "";
-}
-else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data142};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7166,17 +7143,57 @@ else {
 vErrors.push(err117);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs414;
+if(vErrors !== null){
+if(_errs414){
+vErrors.length = _errs414;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced143 !== undefined){
-data142 = coerced143;
-if(data128 !== undefined){
-data128["status"] = coerced143;
+}
+var valid51 = _errs413 === errors;
+}
+else {
+var valid51 = true;
 }
 }
 }
-if("revoked" !== data142){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data140}];
+return false;
+}
+}
+var valid48 = _errs408 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data129.status !== undefined){
+let data143 = data129.status;
+const _errs421 = errors;
+const _errs422 = errors;
+let valid53 = false;
+const _errs423 = errors;
+if(typeof data143 !== "string"){
+let dataType143 = typeof data143;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data143;
+}
+else if(data143 === null){
+coerced143 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7185,22 +7202,16 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs421 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs423 = errors;
-if(typeof data142 !== "string"){
-let dataType144 = typeof data142;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data142;
 }
-else if(data142 === null){
-coerced144 = "";
+if(coerced143 !== undefined){
+data143 = coerced143;
+if(data129 !== undefined){
+data129["status"] = coerced143;
 }
-else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+}
+}
+if("active" !== data143){
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7209,16 +7220,22 @@ vErrors.push(err119);
 }
 errors++;
 }
+var _valid14 = _errs423 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs425 = errors;
+if(typeof data143 !== "string"){
+let dataType144 = typeof data143;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data143;
 }
-if(coerced144 !== undefined){
-data142 = coerced144;
-if(data128 !== undefined){
-data128["status"] = coerced144;
+else if(data143 === null){
+coerced144 = "";
 }
-}
-}
-if("deleted" !== data142){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+else {
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7227,13 +7244,16 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs423 === errors;
-valid52 = valid52 || _valid13;
+}
+if(coerced144 !== undefined){
+data143 = coerced144;
+if(data129 !== undefined){
+data129["status"] = coerced144;
 }
 }
 }
-if(!valid52){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data142};
+if("blocked" !== data143){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7241,24 +7261,123 @@ else {
 vErrors.push(err121);
 }
 errors++;
+}
+var _valid14 = _errs425 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs427 = errors;
+if(typeof data143 !== "string"){
+let dataType145 = typeof data143;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data143;
+}
+else if(data143 === null){
+coerced145 = "";
+}
+else {
+const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data143};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+if(coerced145 !== undefined){
+data143 = coerced145;
+if(data129 !== undefined){
+data129["status"] = coerced145;
+}
+}
+}
+if("revoked" !== data143){
+const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data143};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+var _valid14 = _errs427 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs429 = errors;
+if(typeof data143 !== "string"){
+let dataType146 = typeof data143;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data143;
+}
+else if(data143 === null){
+coerced146 = "";
+}
+else {
+const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data143};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+if(coerced146 !== undefined){
+data143 = coerced146;
+if(data129 !== undefined){
+data129["status"] = coerced146;
+}
+}
+}
+if("deleted" !== data143){
+const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data143};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+var _valid14 = _errs429 === errors;
+valid53 = valid53 || _valid14;
+}
+}
+}
+if(!valid53){
+const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data143};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs416;
+errors = _errs422;
 if(vErrors !== null){
-if(_errs416){
-vErrors.length = _errs416;
+if(_errs422){
+vErrors.length = _errs422;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs415 === errors;
+var valid48 = _errs421 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
 }
 }
@@ -7271,22 +7390,22 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data129}];
 return false;
 }
 }
-var valid46 = _errs378 === errors;
-if(!valid46){
+var valid47 = _errs384 === errors;
+if(!valid47){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data128}];
 return false;
 }
 }
-var valid0 = _errs376 === errors;
+var valid0 = _errs382 === errors;
 }
 else {
 var valid0 = true;
