@@ -69,3 +69,11 @@ test('anthropic: a reply that is not a message is a retryable bad_gateway', () =
     assert.throws(() => anthropicAdapter.fromUpstream(text, fixtureContext(node)), (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway' && error.retryable);
   }
 });
+
+test('anthropic: max_tokens is the reserved cap; one only the context bounds is sent as at most 4096', () => {
+  const maxTokensOf = (outputCap: { tokens: number; contextBound: boolean }) =>
+    (JSON.parse(anthropicAdapter.toUpstream(ask({ max_tokens: 50 }), fixtureContext(node, { effort: undefined, outputCap })).body) as { max_tokens: number }).max_tokens;
+  assert.equal(maxTokensOf({ tokens: 300, contextBound: false }), 300, 'the context carries the cap, not the raw request');
+  assert.equal(maxTokensOf({ tokens: 150_000, contextBound: true }), 4096);
+  assert.equal(maxTokensOf({ tokens: 900, contextBound: true }), 900);
+});

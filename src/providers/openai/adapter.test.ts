@@ -163,3 +163,16 @@ test('toError: failover statuses are retryable; other client errors pass through
     assert.equal(error.upstream?.passThrough, false);
   }
 });
+
+test("toUpstream: the reserved output cap in the client's field or the node's; none when only the context bounds it", () => {
+  const bodyWith = (fields: Partial<ChatRequest>, overrides: Partial<CallContext>) =>
+    JSON.parse(openaiAdapter.toUpstream({ ...request, ...fields }, context(overrides)).body) as Record<string, unknown>;
+  const capped = { outputCap: { tokens: 300, contextBound: false } };
+  const nulls = bodyWith({ max_tokens: null, max_completion_tokens: null }, { ...capped, node: { ...node, maxTokensField: 'max_completion_tokens' } });
+  assert.equal(nulls.max_completion_tokens, 300);
+  assert.equal('max_tokens' in nulls, false, 'an explicit null is dropped: one field only');
+  const both = bodyWith({ max_tokens: 9000, max_completion_tokens: 9000 }, capped);
+  assert.deepEqual([both.max_tokens, both.max_completion_tokens], [300, 300]);
+  const contextBound = bodyWith({}, { outputCap: { tokens: 30000, contextBound: true } });
+  assert.equal('max_tokens' in contextBound || 'max_completion_tokens' in contextBound, false, "the node's own context limit bounds the reply");
+});

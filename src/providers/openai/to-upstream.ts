@@ -50,5 +50,10 @@ function setOutputCap(body: Record<string, unknown>, request: ChatRequest, conte
   const tokensField = request.max_tokens !== undefined && request.max_tokens !== null;
   if (completionField) body.max_completion_tokens = cap.tokens;
   if (tokensField) body.max_tokens = cap.tokens;
-  if (!completionField && !tokensField) body[context.node.maxTokensField] = cap.tokens;
+  if (!completionField && !tokensField) {
+    // An explicit null is "no cap": dropped, so the node sees one field only.
+    delete body.max_tokens;
+    delete body.max_completion_tokens;
+    body[context.node.maxTokensField] = cap.tokens;
+  }
 }
