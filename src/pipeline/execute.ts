@@ -26,7 +26,7 @@ export type Execution =
 export interface ExecuteOptions {
   readonly request: ChatRequest;
   readonly clientModel: string;
-  /** The model as configured; adapters read its output cap and reasoning settings. */
+  /** The model as configured; adapters read its reasoning settings. */
   readonly model: ModelConfig;
   /** The per-choice output cap the reservation was priced on; every node is sent it. */
   readonly outputCap: OutputCap;

@@ -16,7 +16,7 @@ export interface CallContext {
   /** The model's name on this node. */
   readonly upstreamModel: string;
   readonly node: NodeConfig;
-  /** The model as configured (output cap, default max tokens, reasoning settings). */
+  /** The model as configured (reasoning settings); the output cap to send is `outputCap`. */
   readonly model: ModelConfig;
   /** The per-choice output cap the request's reservation was priced on: the node is sent it (PRODUCT.md decision 20). */
   readonly outputCap: OutputCap;
