@@ -6,7 +6,7 @@ import type { RequestContext } from '../pipeline/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
-import { countPromptTokens, outputCap } from './estimate-request.js';
+import { countPromptTokens, outputCapOf, type OutputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
 import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
@@ -36,6 +36,8 @@ export class RequestCharge {
     private readonly model: ModelConfig,
     private readonly prices: NanoPrices | undefined,
     private readonly reservedNano: number,
+    /** The per-choice output cap the reservation was priced on; the node is sent the same. */
+    readonly outputCap: OutputCap,
   ) {}
 
   settle(context: RequestContext, outcome: RequestOutcome): void {
@@ -128,7 +130,9 @@ export class Billing {
    */
   reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
-    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0);
+    // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
+    // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
+    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0));
     const counter = tokenCounter();
     if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count));
     return this.reserveCounted(key, account, model, request, prices, counter);
@@ -143,19 +147,20 @@ export class Billing {
     count: (text: string) => number,
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
-    const estimateNano = worstCaseCost(promptTokens, outputCap(request, model, promptTokens), prices);
+    const cap = outputCapOf(request, model, promptTokens);
+    const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices);
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano);
+    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap);
     holds?.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano);
+    return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
   }
 
   /** Checks the cached figures and reserves; nothing awaits from the check to the reservation. */
-  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, prices: NanoPrices, estimateNano: number): RequestCharge {
+  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, prices: NanoPrices, estimateNano: number, cap: OutputCap): RequestCharge {
     checkCachedFunds(key, account, estimateNano);
     if (account !== undefined) account.reservedNano += estimateNano;
     key.reservedNano += estimateNano;
-    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano);
+    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano, cap);
   }
 
   /**
@@ -172,6 +177,7 @@ export class Billing {
     model: ModelConfig,
     prices: NanoPrices,
     estimateNano: number,
+    cap: OutputCap,
   ): Promise<RequestCharge> {
     const keyLimited = key.record.spendLimitNano !== null;
     for (let asks = 0, waits = 0; ; ) {
@@ -189,7 +195,7 @@ export class Billing {
         await sleep(wait);
         continue;
       }
-      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano);
+      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
       if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id)) throw gatewayError('insufficient_balance');
@@ -203,11 +209,11 @@ export class Billing {
       try {
         await holds.cover(requests);
       } catch {
-        return this.reserveEstimate(key, account, model, prices, estimateNano);
+        return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
       }
     }
     holds.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano);
+    return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
   }
 }
 

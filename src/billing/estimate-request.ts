@@ -35,12 +35,32 @@ export function countPromptTokens(request: ChatRequest, count: (text: string) =>
 }
 
 /**
- * The most output tokens the request can produce: its own cap, else the model's output cap,
- * else what the context leaves, else a default reserve; times the number of choices.
+ * The output cap of one choice: what the reservation is priced on and what the node is sent
+ * (PRODUCT.md decision 20). Computed once per request, so the two never disagree.
  */
-export function outputCap(request: ChatRequest, model: ModelConfig, promptTokens: number): number {
-  const own = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-  const modelCap = model.maxOutputTokens ?? (model.contextLength === undefined ? undefined : Math.max(1, model.contextLength - promptTokens));
-  const perChoice = own === undefined ? modelCap ?? DEFAULT_OUTPUT_RESERVE : modelCap === undefined ? own : Math.min(own, modelCap);
-  return perChoice * (request.n ?? 1);
+export interface OutputCap {
+  /** Output tokens one choice may produce. */
+  readonly tokens: number;
+  /**
+   * True when nothing but the model's `context_length` bounds the reply: `tokens` is what the
+   * context leaves by the gateway's count of the prompt, and the node's own context limit
+   * enforces it. Nodes that take an optional cap are sent none then: a node counting the
+   * prompt a few tokens longer than our tokenizer would refuse that exact number (vLLM: 400).
+   */
+  readonly contextBound: boolean;
+}
+
+/**
+ * The most output tokens one choice of the request can produce: its own cap (or the model's
+ * `default_max_tokens`) clamped to the model's output cap, else the model's output cap, else
+ * what the context leaves, else a default reserve. The reservation multiplies it by `n`.
+ */
+export function outputCapOf(request: ChatRequest, model: ModelConfig, promptTokens: number): OutputCap {
+  const asked = request.max_completion_tokens ?? request.max_tokens ?? model.defaultMaxTokens;
+  const contextLeft = model.contextLength === undefined ? undefined : Math.max(1, model.contextLength - promptTokens);
+  const modelCap = model.maxOutputTokens ?? contextLeft;
+  if (asked !== undefined) return { tokens: modelCap === undefined ? asked : Math.min(asked, modelCap), contextBound: false };
+  if (model.maxOutputTokens !== undefined) return { tokens: model.maxOutputTokens, contextBound: false };
+  if (contextLeft !== undefined) return { tokens: contextLeft, contextBound: true };
+  return { tokens: DEFAULT_OUTPUT_RESERVE, contextBound: false };
 }

@@ -65,6 +65,8 @@ export const NodeSchema = Type.Object(
     replies: Type.Optional(NodeRepliesSchema),
     /** How an OpenAI-protocol node takes the reasoning effort: `reasoning_effort` (default) or `reasoning: {effort}` (OpenRouter). */
     reasoning_param: Type.Optional(Type.Union([Type.Literal('reasoning_effort'), Type.Literal('reasoning')])),
+    /** The field an OpenAI-protocol node is sent the output cap in when the client named none: `max_tokens` (default) or `max_completion_tokens`. */
+    max_tokens_field: Type.Optional(Type.Union([Type.Literal('max_tokens'), Type.Literal('max_completion_tokens')])),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
   },
   { additionalProperties: false },
@@ -113,7 +115,7 @@ const ModelSchema = Type.Object(
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    /** `max_tokens` for protocols that require one (Anthropic) when the client sends none. */
+    /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens`. */
     default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),

@@ -40,6 +40,8 @@ export interface NodeConfig {
   readonly timeouts: TimeoutSettings;
   readonly replies: NodeReplyLimits;
   readonly reasoningParam: 'reasoning_effort' | 'reasoning';
+  /** Where an OpenAI-protocol node gets the output cap when the client named no field (PRODUCT.md decision 20). */
+  readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
   readonly simulated: SimulatedNodeSettings | undefined;
 }
 
@@ -92,7 +94,7 @@ export interface ModelConfig {
   readonly created: number;
   readonly contextLength: number | undefined;
   readonly maxOutputTokens: number | undefined;
-  /** `max_tokens` sent to nodes whose protocol requires one (Anthropic) when the client gave none. */
+  /** The output cap sent to every node (and reserved) when the client gave none; clamped to `maxOutputTokens`. */
   readonly defaultMaxTokens: number | undefined;
   /** Absent: not a reasoning model, reasoning parameters are dropped. */
   readonly reasoning: ModelReasoningSettings | undefined;

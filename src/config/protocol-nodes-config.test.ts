@@ -65,6 +65,10 @@ const BAD: Array<[string, string, string, RegExp]> = [
     'nodes[0].simulated.protocol', /one of "openai", "anthropic", "gemini"/],
   ['reasoning_param on an anthropic node', `nodes: [{ id: c, provider: anthropic, reasoning_param: reasoning }]\nmodels: [{ id: m, routes: [{ node: c }] }]`,
     'nodes[0].reasoning_param', /only to OpenAI-protocol nodes/],
+  ['max_tokens_field on a gemini node', `nodes: [{ id: g, provider: gemini, max_tokens_field: max_completion_tokens }]\nmodels: [{ id: m, routes: [{ node: g }] }]`,
+    'nodes[0].max_tokens_field', /only to OpenAI-protocol nodes/],
+  ['an unknown max_tokens_field', `nodes: [{ id: o, provider: openai, base_url: "http://127.0.0.1:1/v1", max_tokens_field: max_new_tokens }]\nmodels: [{ id: m, routes: [{ node: o }] }]`,
+    'nodes[0].max_tokens_field', /one of "max_tokens", "max_completion_tokens"/],
 ];
 
 for (const [name, text, path, problem] of BAD) {

@@ -88,6 +88,9 @@ export function resolveNode(
   if (node.reasoning_param !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.reasoning_param`, 'applies only to OpenAI-protocol nodes');
   }
+  if (node.max_tokens_field !== undefined && protocol !== 'openai') {
+    throw new ConfigError(source, `${path}.max_tokens_field`, 'applies only to OpenAI-protocol nodes');
+  }
   return {
     id: node.id,
     provider: node.provider,
@@ -99,6 +102,7 @@ export function resolveNode(
     timeouts: resolveTimeouts(node.timeouts, timeouts),
     replies: resolveReplyLimits(node.replies, replies),
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
+    maxTokensField: node.max_tokens_field ?? 'max_tokens',
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,

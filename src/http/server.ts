@@ -76,7 +76,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   let shuttingDown = false;
   const http = services.config.http;
   const routes = new Map<string, Route>([
-    ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services) }],
+    ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services, logger) }],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],

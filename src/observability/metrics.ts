@@ -66,6 +66,7 @@ export class GatewayMetrics {
   private readonly attempts: BoundCounter;
   private readonly failovers: BoundCounter;
   private readonly dropped: Counter;
+  private readonly overCap: Counter<'node'>;
   private readonly requestChildren = new Map<string, CounterSeries>();
   private readonly rejectionChildren = new Map<string, CounterSeries>();
   private readonly modelChildren = new Map<string, ModelChildren>();
@@ -134,6 +135,12 @@ export class GatewayMetrics {
     this.dropped = new Counter({
       name: 'switchyard_connections_dropped_total',
       help: 'Client connections refused at accept because http.max_connections were open.',
+      registers,
+    });
+    this.overCap = new Counter({
+      name: 'switchyard_node_output_over_cap_total',
+      help: 'Replies whose node reported more completion tokens than the output cap it was sent (charged as reported), by node.',
+      labelNames: ['node'],
       registers,
     });
     new Gauge({
@@ -240,6 +247,11 @@ export class GatewayMetrics {
       this.costChildren.set(label, child);
     }
     child.inc(usd);
+  }
+
+  /** A node reported more output than the cap it was sent (configured node ids only: a bounded label). */
+  nodeOutputOverCap(node: string): void {
+    this.overCap.inc({ node });
   }
 
   /** A connection was refused at accept (http.max_connections). */

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { OutputCap } from '../billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -26,8 +27,10 @@ export type Execution =
 export interface ExecuteOptions {
   readonly request: ChatRequest;
   readonly clientModel: string;
-  /** The model as configured; adapters read its output cap and reasoning settings. */
+  /** The model as configured; adapters read its reasoning settings. */
   readonly model: ModelConfig;
+  /** The per-choice output cap the reservation was priced on; every node is sent it. */
+  readonly outputCap: OutputCap;
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;
   readonly candidates: readonly NodeCandidate[];
@@ -88,6 +91,7 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     upstreamModel: candidate.upstreamModel,
     node,
     model: options.model,
+    outputCap: options.outputCap,
     effort: options.effort,
     stream: options.stream,
     retryOnStatus: options.retryOnStatus,

@@ -25,9 +25,9 @@ export interface RelayOptions {
 /**
  * Relays a committed stream to the client chunk by chunk, waiting for the client when it
  * is slow. Ends with the usage chunk (the node's, or an estimate when it sent none) and
- * `[DONE]`. A node failure mid-stream ends it with the usage so far and one error event,
- * and no retry (spec 8.4, PRODUCT.md decision 4). A client that leaves stops the node's
- * stream at once.
+ * `[DONE]`. A node failure mid-stream, the request deadline or the end of the shutdown
+ * grace ends it with the usage so far and one error event, and no retry (spec 8.4,
+ * PRODUCT.md decision 4). A client that leaves stops the node's stream at once.
  */
 export async function relayStream(
   context: RequestContext,
@@ -53,8 +53,12 @@ export async function relayStream(
   } catch (error) {
     reader.release();
     if (context.cancellation.aborted) {
-      // The gateway cut the stream (deadline, shutdown): the client still gets one error event.
-      if (context.abortCause !== 'client') sink.fail(context.cancellation.reason);
+      // The gateway cut the stream (deadline, shutdown): like a node failure, the client gets
+      // the usage so far, then one error event (README "Shutdown", PRODUCT.md decision 4).
+      if (context.abortCause !== 'client') {
+        void sink.write(missingUsageChunk(context, options.request, mapper));
+        sink.fail(context.cancellation.reason);
+      }
       return;
     }
     const failure =

@@ -131,11 +131,6 @@ export function readToolChoice(value: unknown, protocol: string): ToolChoice | u
   throw notExpressible('tool_choice', protocol, 'this tool_choice');
 }
 
-/** The client's output cap: `max_completion_tokens` wins over the older `max_tokens`. */
-export function requestedMaxTokens(request: { max_completion_tokens?: number | null; max_tokens?: number | null }): number | undefined {
-  return request.max_completion_tokens ?? request.max_tokens ?? undefined;
-}
-
 /** `stop` as a list. */
 export function stopSequences(stop: string | string[] | null | undefined): string[] | undefined {
   if (stop === undefined || stop === null) return undefined;

@@ -1,3 +1,4 @@
+import type { OutputCap } from '../billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -15,8 +16,10 @@ export interface CallContext {
   /** The model's name on this node. */
   readonly upstreamModel: string;
   readonly node: NodeConfig;
-  /** The model as configured (output cap, default max tokens, reasoning settings). */
+  /** The model as configured (reasoning settings); the output cap to send is `outputCap`. */
   readonly model: ModelConfig;
+  /** The per-choice output cap the request's reservation was priced on: the node is sent it (PRODUCT.md decision 20). */
+  readonly outputCap: OutputCap;
   /** Effort to request, already resolved; undefined for a model without reasoning. */
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;

@@ -130,6 +130,7 @@ keys:
           model,
           effort: undefined,
           stream,
+          outputCap: { tokens: 64, contextBound: false },
           candidates: services.router.candidates(model),
           maxAttempts: 2,
           retryOnStatus: services.config.failover.retryOnStatus,

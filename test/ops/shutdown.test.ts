@@ -94,6 +94,66 @@ test('close({graceMs}) lets short streams finish, cuts long ones with an SSE err
   }
 });
 
+/** The stream's last two events: what came before the error event, and the error event. */
+function cutEnding(text: string): { usage: Record<string, unknown>; chunk: Record<string, unknown>; error: { code: string } } {
+  const events = sseData(text);
+  assert.notEqual(events.at(-1), '[DONE]', 'a cut stream has no [DONE]');
+  const error = (JSON.parse(events.at(-1) as string) as { error: { code: string } }).error;
+  const chunk = JSON.parse(events.at(-2) as string) as Record<string, unknown>;
+  assert.deepEqual(chunk.choices, [], `the event before the error is the usage chunk: ${events.at(-2)}`);
+  assert.equal(chunk.object, 'chat.completion.chunk');
+  return { usage: chunk.usage as Record<string, unknown>, chunk, error };
+}
+
+test('a stream still running when the grace ends gets the usage so far (estimated), then the shutting_down error event, and is booked at that usage', TIMEOUT, async () => {
+  const node = await startSimulator({ tokensPerSecond: 20 });
+  const gateway = await startTestGateway(gatewayYaml(node.baseUrl, node.baseUrl));
+  try {
+    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(response.status, 200);
+    const text = response.text();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await gateway.running.close({ graceMs: 300 });
+    const { usage, chunk, error } = cutEnding(await text);
+    assert.equal(error.code, 'shutting_down');
+    assert.equal(usage.estimated, true, 'the node sent no usage before the cut: an estimate');
+    assert.ok((usage.completion_tokens as number) > 0, 'the tokens streamed so far are counted');
+    assert.match(String(chunk.id), /^chatcmpl/);
+    const line = gateway.logs().find((entry) => entry.msg === 'request' && entry.error_code === 'shutting_down');
+    assert.ok(line, 'the cut stream has its log line');
+    assert.equal((line.usage as { completion_tokens: number }).completion_tokens, usage.completion_tokens, 'booked at the usage the client read');
+    assert.equal(line.usage_estimated, true);
+  } finally {
+    await gateway.running.close();
+    await node.close();
+  }
+});
+
+test('a stream cut by the request deadline (timeouts.total_ms) also gets the usage so far before the error event', TIMEOUT, async () => {
+  const node = await startSimulator({ tokensPerSecond: 20 });
+  const gateway = await startTestGateway(`timeouts: { total_ms: 600 }\n${gatewayYaml(node.baseUrl, node.baseUrl)}`);
+  try {
+    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(response.status, 200);
+    const { usage, error } = cutEnding(await response.text());
+    assert.equal(error.code, 'upstream_timeout');
+    assert.ok((usage.completion_tokens as number) > 0);
+  } finally {
+    await gateway.running.close();
+    await node.close();
+  }
+});
+
 test('close() with nothing in flight returns at once', TIMEOUT, async () => {
   const node = await startSimulator();
   const gateway = await startTestGateway(gatewayYaml(node.baseUrl, node.baseUrl));

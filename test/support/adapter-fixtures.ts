@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { outputCapOf } from '../../src/billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../../src/config/gateway-config.js';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
 import type { ChatRequest } from '../../src/protocol/openai/chat-request-schema.js';
@@ -46,9 +47,14 @@ export const FIXTURE_MODEL: ModelConfig = {
   routes: [],
 } as ModelConfig;
 
-/** A call context for fixtures: fixed ids, the given node and model. */
-export function fixtureContext(node: NodeConfig, overrides: Partial<CallContext> = {}): CallContext {
+/**
+ * A call context for fixtures: fixed ids, the given node and model, and the output cap the
+ * gateway would reserve for `request` (the prompt not counted), as the route computes it.
+ */
+export function fixtureContext(node: NodeConfig, overrides: Partial<CallContext> = {}, request: ChatRequest = { model: 'client-model', messages: [] }): CallContext {
+  const model = overrides.model ?? FIXTURE_MODEL;
   return {
+    outputCap: outputCapOf(request, model, 0),
     requestId: 'req_fixture',
     correlationId: 'corr_fixture',
     clientModel: 'client-model',
@@ -75,6 +81,7 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
     timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
     replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
     reasoningParam: 'reasoning_effort',
+    maxTokensField: 'max_tokens',
     simulated: undefined,
   };
 }
@@ -84,7 +91,7 @@ function contextFor(fixture: FixtureCase, node: NodeConfig): CallContext {
     ? undefined
     : { ...(FIXTURE_MODEL.reasoning as NonNullable<ModelConfig['reasoning']>), ...fixture.model?.reasoning };
   const model = { ...FIXTURE_MODEL, ...fixture.model, reasoning } as ModelConfig;
-  return fixtureContext(node, { effort: fixture.effort ?? undefined, stream: fixture.stream, model });
+  return fixtureContext(node, { effort: fixture.effort ?? undefined, stream: fixture.stream, model }, fixture.request);
 }
 
 /** `created` is the gateway's clock: written as 0 in fixtures. */

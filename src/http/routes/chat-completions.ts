@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { checkAccess } from '../../billing/access-policy.js';
 import { bookUsage } from '../../billing/booked-usage.js';
+import { outputOverCap } from '../../billing/output-over-cap.js';
 import type { RequestCharge } from '../../billing/billing.js';
 import { asGatewayError, ClientGoneError, gatewayError } from '../../errors/gateway-error.js';
 import { authenticate } from '../../pipeline/authenticate.js';
@@ -13,6 +14,7 @@ import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-effort.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
+import type { Logger } from '../../observability/logger.js';
 import { readBody } from '../read-body.js';
 import { withResponseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
@@ -36,7 +38,7 @@ function failureOutcome(error: unknown, context: RequestContext) {
  * (404), apply the account policy (403), reserve the worst-case cost (402), then route,
  * relay and settle the exact cost. JSON or SSE, per `stream` in the body.
  */
-export function chatCompletionsRoute(services: GatewayServices) {
+export function chatCompletionsRoute(services: GatewayServices, logger: Logger) {
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     const { config } = services;
     const principal = authenticate(request.headers.authorization, services.accounts, context);
@@ -69,6 +71,7 @@ export function chatCompletionsRoute(services: GatewayServices) {
         request: chatRequest,
         clientModel: model.id,
         model,
+        outputCap: charge.outputCap,
         effort,
         stream,
         candidates: services.router.candidates(model),
@@ -103,6 +106,14 @@ export function chatCompletionsRoute(services: GatewayServices) {
     } finally {
       sink?.stopKeepalive();
       chargeTokens(limiter, subject, context.record.usage);
+      const over = outputOverCap(context.record, charge.outputCap, chatRequest.n ?? 1);
+      if (over !== undefined) {
+        services.metrics.nodeOutputOverCap(over.node);
+        logger.warn(
+          { request_id: context.requestId, node: over.node, model: model.id, output_cap: over.capTokens, completion_tokens: over.completionTokens },
+          'node reported more output tokens than the cap it was sent; charged what it reported',
+        );
+      }
     }
   };
 }

@@ -12,7 +12,7 @@ const node = fixtureNode('anthropic');
 const ask = (fields: Partial<ChatRequest>): ChatRequest => ({ model: 'client-model', messages: [{ role: 'user', content: 'Hi' }], ...fields });
 /** `null`: a model without reasoning. */
 const bodyOf = (request: ChatRequest, effort: 'low' | 'medium' | 'high' | null) =>
-  JSON.parse(anthropicAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined })).body) as Record<string, unknown>;
+  JSON.parse(anthropicAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined }, request)).body) as Record<string, unknown>;
 
 test('anthropic: thinking budgets rise with effort and stay below max_tokens; too small a max_tokens leaves thinking off', () => {
   const budgets = (['low', 'medium', 'high'] as const).map((effort) => (bodyOf(ask({}), effort).thinking as { budget_tokens: number }).budget_tokens);
@@ -68,4 +68,12 @@ test('anthropic: a reply that is not a message is a retryable bad_gateway', () =
   for (const text of ['<html>', '{"type":"error"}']) {
     assert.throws(() => anthropicAdapter.fromUpstream(text, fixtureContext(node)), (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway' && error.retryable);
   }
+});
+
+test('anthropic: max_tokens is the reserved cap; one only the context bounds is sent as at most 4096', () => {
+  const maxTokensOf = (outputCap: { tokens: number; contextBound: boolean }) =>
+    (JSON.parse(anthropicAdapter.toUpstream(ask({ max_tokens: 50 }), fixtureContext(node, { effort: undefined, outputCap })).body) as { max_tokens: number }).max_tokens;
+  assert.equal(maxTokensOf({ tokens: 300, contextBound: false }), 300, 'the context carries the cap, not the raw request');
+  assert.equal(maxTokensOf({ tokens: 150_000, contextBound: true }), 4096);
+  assert.equal(maxTokensOf({ tokens: 900, contextBound: true }), 900);
 });

@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import { notExpressible, readFunctionTools, readToolChoice, requestedMaxTokens, stopSequences } from '../translate-content.js';
+import { notExpressible, readFunctionTools, readToolChoice, stopSequences } from '../translate-content.js';
 import type { CallContext, UpstreamCall } from '../types.js';
 import { thinkingFor } from './thinking-config.js';
 import { toAnthropicMessages } from './to-anthropic-messages.js';
@@ -7,7 +7,7 @@ import { toAnthropicMessages } from './to-anthropic-messages.js';
 const PROTOCOL = 'anthropic';
 /** The API version every official SDK sends (provider-protocols 4.1). */
 export const ANTHROPIC_VERSION = '2023-06-01';
-/** `max_tokens` when neither the client nor the model configuration gives one. */
+/** `max_tokens` (required) when only the model's context bounds the reply: the node's context still does. */
 export const FALLBACK_MAX_TOKENS = 4096;
 
 /**
@@ -20,7 +20,10 @@ export const FALLBACK_MAX_TOKENS = 4096;
 export function toUpstream(request: ChatRequest, context: CallContext): UpstreamCall {
   if (typeof request.n === 'number' && request.n > 1) throw notExpressible('n', PROTOCOL, 'more than one choice');
   const { system, messages } = toAnthropicMessages(request.messages);
-  const maxTokens = requestedMaxTokens(request) ?? context.model.defaultMaxTokens ?? context.model.maxOutputTokens ?? FALLBACK_MAX_TOKENS;
+  // The reserved cap (PRODUCT.md decision 20); one only the context bounds can be large, and
+  // Anthropic refuses a max_tokens above the model's output limit: then a smaller one, still within it.
+  const cap = context.outputCap;
+  const maxTokens = cap.contextBound ? Math.min(cap.tokens, FALLBACK_MAX_TOKENS) : cap.tokens;
   const body: Record<string, unknown> = { model: context.upstreamModel, max_tokens: maxTokens };
   if (system.length > 0) body.system = system;
   body.messages = messages;

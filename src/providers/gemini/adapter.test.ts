@@ -12,7 +12,7 @@ const node = fixtureNode('gemini');
 const ask = (fields: Record<string, unknown>): ChatRequest => ({ model: 'client-model', messages: [{ role: 'user', content: 'Hi' }], ...fields }) as ChatRequest;
 /** `null`: a model without reasoning. */
 const bodyOf = (request: ChatRequest, effort: 'low' | 'medium' | 'high' | null) =>
-  JSON.parse(geminiAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined })).body) as { generationConfig?: Record<string, unknown> };
+  JSON.parse(geminiAdapter.toUpstream(request, fixtureContext(node, { effort: effort ?? undefined }, request)).body) as { generationConfig?: Record<string, unknown> };
 
 test('gemini: thinking budgets rise with effort, always with includeThoughts', () => {
   const configs = (['low', 'medium', 'high'] as const).map((effort) => bodyOf(ask({}), effort).generationConfig?.thinkingConfig);
@@ -21,7 +21,7 @@ test('gemini: thinking budgets rise with effort, always with includeThoughts', (
     { thinkingBudget: 8192, includeThoughts: true },
     { thinkingBudget: 24576, includeThoughts: true },
   ]);
-  assert.equal(bodyOf(ask({}), null).generationConfig, undefined, 'nothing for a model without reasoning');
+  assert.deepEqual(bodyOf(ask({}), null).generationConfig, { maxOutputTokens: 16000 }, 'no thinking for a model without reasoning, only the reserved cap');
 });
 
 test('gemini: what the protocol cannot express is a 400 naming the parameter', () => {

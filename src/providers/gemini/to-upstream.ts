@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import { notExpressible, readFunctionTools, readToolChoice, requestedMaxTokens, stopSequences } from '../translate-content.js';
+import { notExpressible, readFunctionTools, readToolChoice, stopSequences } from '../translate-content.js';
 import type { CallContext, UpstreamCall } from '../types.js';
 import { thinkingConfigFor } from './thinking-config.js';
 import { toGeminiContents } from './to-gemini-contents.js';
@@ -41,8 +41,8 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   const generation: Record<string, unknown> = {};
   if (typeof request.temperature === 'number') generation.temperature = request.temperature;
   if (typeof request.top_p === 'number') generation.topP = request.top_p;
-  const maxTokens = requestedMaxTokens(request);
-  if (maxTokens !== undefined) generation.maxOutputTokens = maxTokens;
+  // The reserved cap (PRODUCT.md decision 20), unless only the context bounds it (see OutputCap).
+  if (!context.outputCap.contextBound) generation.maxOutputTokens = context.outputCap.tokens;
   const stop = stopSequences(request.stop);
   if (stop !== undefined) generation.stopSequences = stop;
   if (typeof request.presence_penalty === 'number') generation.presencePenalty = request.presence_penalty;

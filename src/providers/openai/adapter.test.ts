@@ -20,6 +20,7 @@ const node: NodeConfig = {
   timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
   replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
   reasoningParam: 'reasoning_effort',
+  maxTokensField: 'max_tokens',
   simulated: undefined,
 };
 
@@ -36,6 +37,7 @@ function context(overrides: Partial<CallContext> = {}): CallContext {
     upstreamModel: 'Qwen/Qwen3-32B',
     node,
     model,
+    outputCap: { tokens: 4096, contextBound: false },
     effort: 'medium',
     stream: true,
     retryOnStatus: new Set([401, 403, 408, 429, 500, 502, 503, 504, 529]),
@@ -161,4 +163,17 @@ test('toError: failover statuses are retryable; other client errors pass through
     assert.equal(error.retryable, true, `status ${status}`);
     assert.equal(error.upstream?.passThrough, false);
   }
+});
+
+test("toUpstream: the reserved output cap in the client's field or the node's; none when only the context bounds it", () => {
+  const bodyWith = (fields: Partial<ChatRequest>, overrides: Partial<CallContext>) =>
+    JSON.parse(openaiAdapter.toUpstream({ ...request, ...fields }, context(overrides)).body) as Record<string, unknown>;
+  const capped = { outputCap: { tokens: 300, contextBound: false } };
+  const nulls = bodyWith({ max_tokens: null, max_completion_tokens: null }, { ...capped, node: { ...node, maxTokensField: 'max_completion_tokens' } });
+  assert.equal(nulls.max_completion_tokens, 300);
+  assert.equal('max_tokens' in nulls, false, 'an explicit null is dropped: one field only');
+  const both = bodyWith({ max_tokens: 9000, max_completion_tokens: 9000 }, capped);
+  assert.deepEqual([both.max_tokens, both.max_completion_tokens], [300, 300]);
+  const contextBound = bodyWith({}, { outputCap: { tokens: 30000, contextBound: true } });
+  assert.equal('max_tokens' in contextBound || 'max_completion_tokens' in contextBound, false, "the node's own context limit bounds the reply");
 });

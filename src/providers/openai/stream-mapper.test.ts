@@ -23,7 +23,7 @@ const node = { id: 'node-a', timeouts: { totalMs: 1 } } as NodeConfig;
 function context(clientModel: string): CallContext {
   return {
     requestId: 'req', correlationId: 'corr', clientModel, upstreamModel: 'upstream', node, model: {} as ModelConfig,
-    effort: undefined, stream: true, retryOnStatus: new Set(),
+    outputCap: { tokens: 4096, contextBound: false }, effort: undefined, stream: true, retryOnStatus: new Set(),
   };
 }
 

@@ -5,7 +5,7 @@ import type { CallContext, UpstreamCall } from '../types.js';
  * Builds the node request. Unknown fields pass through (vendor extensions, PRODUCT.md
  * decision 8); the model becomes the node's name for it; reasoning is sent in the form
  * the node takes, or dropped for a model without reasoning (decision 6); streams always
- * ask for usage (decision 7).
+ * ask for usage (decision 7); the output cap is the reserved one (decision 20).
  */
 export function toUpstream(request: ChatRequest, context: CallContext): UpstreamCall {
   const body: Record<string, unknown> = { ...request, model: context.upstreamModel };
@@ -19,6 +19,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
       body.reasoning_effort = context.effort;
     }
   }
+  setOutputCap(body, request, context);
   if (context.stream) {
     body.stream = true;
     body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
@@ -35,4 +36,24 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   };
   if (context.node.apiKey !== undefined) headers.authorization = `Bearer ${context.node.apiKey}`;
   return { path: '/chat/completions', headers, body: JSON.stringify(body) };
+}
+
+/**
+ * Sends the reserved cap in the field(s) the client used, else in the node's
+ * `max_tokens_field`. A cap only the context bounds is left to the node, which enforces
+ * its own context (see OutputCap): the client's fields, if any, stay as they were.
+ */
+function setOutputCap(body: Record<string, unknown>, request: ChatRequest, context: CallContext): void {
+  const cap = context.outputCap;
+  if (cap.contextBound) return;
+  const completionField = request.max_completion_tokens !== undefined && request.max_completion_tokens !== null;
+  const tokensField = request.max_tokens !== undefined && request.max_tokens !== null;
+  if (completionField) body.max_completion_tokens = cap.tokens;
+  if (tokensField) body.max_tokens = cap.tokens;
+  if (!completionField && !tokensField) {
+    // An explicit null is "no cap": dropped, so the node sees one field only.
+    delete body.max_tokens;
+    delete body.max_completion_tokens;
+    body[context.node.maxTokensField] = cap.tokens;
+  }
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -528,70 +528,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.simulated !== undefined){
-let data15 = data.simulated;
+if(data.max_tokens_field !== undefined){
+let data15 = data.max_tokens_field;
 const _errs46 = errors;
-if(errors === _errs46){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+const _errs47 = errors;
+let valid5 = false;
 const _errs48 = errors;
-for(const key3 in data15){
-if(!(((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data15}];
-return false;
-break;
-}
-}
-if(_errs48 === errors){
-if(data15.first_byte_ms !== undefined){
-let data16 = data15.first_byte_ms;
-const _errs49 = errors;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
-return false;
-}
-if(errors === _errs49){
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 0 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data16}];
-return false;
-}
-}
-}
-var valid5 = _errs49 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.tokens_per_second !== undefined){
-let data17 = data15.tokens_per_second;
-const _errs51 = errors;
-if(errors === _errs51){
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data17}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data17}];
-return false;
-}
-}
-var valid5 = _errs51 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.reasoning_field !== undefined){
-let data18 = data15.reasoning_field;
-const _errs53 = errors;
-const _errs54 = errors;
-let valid6 = false;
-const _errs55 = errors;
-if(typeof data18 !== "string"){
-const err14 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data18};
+if(typeof data15 !== "string"){
+const err14 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -600,8 +544,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("reasoning_content" !== data18){
-const err15 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data18};
+if("max_tokens" !== data15){
+const err15 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -610,12 +554,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid2 = _errs55 === errors;
-valid6 = valid6 || _valid2;
-if(!valid6){
-const _errs57 = errors;
-if(typeof data18 !== "string"){
-const err16 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data18};
+var _valid2 = _errs48 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const _errs50 = errors;
+if(typeof data15 !== "string"){
+const err16 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -624,8 +568,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("reasoning" !== data18){
-const err17 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data18};
+if("max_completion_tokens" !== data15){
+const err17 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -634,11 +578,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid2 = _errs57 === errors;
-valid6 = valid6 || _valid2;
+var _valid2 = _errs50 === errors;
+valid5 = valid5 || _valid2;
 }
-if(!valid6){
-const err18 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data18};
+if(!valid5){
+const err18 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.max_tokens_field,data:data15};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -650,164 +594,14 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs54;
+errors = _errs47;
 if(vErrors !== null){
-if(_errs54){
-vErrors.length = _errs54;
+if(_errs47){
+vErrors.length = _errs47;
 }
 else {
 vErrors = null;
 }
-}
-}
-var valid5 = _errs53 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.port !== undefined){
-let data19 = data15.port;
-const _errs59 = errors;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
-return false;
-}
-if(errors === _errs59){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 65535 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
-return false;
-}
-else {
-if(data19 < 0 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data19}];
-return false;
-}
-}
-}
-}
-var valid5 = _errs59 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.protocol !== undefined){
-let data20 = data15.protocol;
-const _errs61 = errors;
-const _errs62 = errors;
-let valid7 = false;
-const _errs63 = errors;
-if(typeof data20 !== "string"){
-const err19 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data20};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if("openai" !== data20){
-const err20 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data20};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid3 = _errs63 === errors;
-valid7 = valid7 || _valid3;
-if(!valid7){
-const _errs65 = errors;
-if(typeof data20 !== "string"){
-const err21 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data20};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if("anthropic" !== data20){
-const err22 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data20};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-var _valid3 = _errs65 === errors;
-valid7 = valid7 || _valid3;
-if(!valid7){
-const _errs67 = errors;
-if(typeof data20 !== "string"){
-const err23 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data20};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if("gemini" !== data20){
-const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data20};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-var _valid3 = _errs67 === errors;
-valid7 = valid7 || _valid3;
-}
-}
-if(!valid7){
-const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data20};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs62;
-if(vErrors !== null){
-if(_errs62){
-vErrors.length = _errs62;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid5 = _errs61 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data15}];
-return false;
 }
 }
 var valid0 = _errs46 === errors;
@@ -816,148 +610,437 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.models !== undefined){
-let data21 = data.models;
+if(data.simulated !== undefined){
+let data16 = data.simulated;
+const _errs52 = errors;
+if(errors === _errs52){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+const _errs54 = errors;
+for(const key3 in data16){
+if(!(((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data16}];
+return false;
+break;
+}
+}
+if(_errs54 === errors){
+if(data16.first_byte_ms !== undefined){
+let data17 = data16.first_byte_ms;
+const _errs55 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data17}];
+return false;
+}
+if(errors === _errs55){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data17}];
+return false;
+}
+}
+}
+var valid6 = _errs55 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data16.tokens_per_second !== undefined){
+let data18 = data16.tokens_per_second;
+const _errs57 = errors;
+if(errors === _errs57){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data18}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data18}];
+return false;
+}
+}
+var valid6 = _errs57 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data16.reasoning_field !== undefined){
+let data19 = data16.reasoning_field;
+const _errs59 = errors;
+const _errs60 = errors;
+let valid7 = false;
+const _errs61 = errors;
+if(typeof data19 !== "string"){
+const err19 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if("reasoning_content" !== data19){
+const err20 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid3 = _errs61 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs63 = errors;
+if(typeof data19 !== "string"){
+const err21 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if("reasoning" !== data19){
+const err22 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid3 = _errs63 === errors;
+valid7 = valid7 || _valid3;
+}
+if(!valid7){
+const err23 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data19};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs60;
+if(vErrors !== null){
+if(_errs60){
+vErrors.length = _errs60;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid6 = _errs59 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data16.port !== undefined){
+let data20 = data16.port;
+const _errs65 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
+return false;
+}
+if(errors === _errs65){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 65535 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
+return false;
+}
+else {
+if(data20 < 0 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
+return false;
+}
+}
+}
+}
+var valid6 = _errs65 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data16.protocol !== undefined){
+let data21 = data16.protocol;
+const _errs67 = errors;
+const _errs68 = errors;
+let valid8 = false;
 const _errs69 = errors;
-if(errors === _errs69){
-if(Array.isArray(data21)){
-if(data21.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data21}];
-return false;
+if(typeof data21 !== "string"){
+const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err24];
 }
 else {
-var valid8 = true;
-const len0 = data21.length;
-for(let i0=0; i0<len0; i0++){
-let data22 = data21[i0];
-const _errs71 = errors;
-if(errors === _errs71){
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-let missing1;
-if((data22.model === undefined) && (missing1 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data22}];
-return false;
+vErrors.push(err24);
+}
+errors++;
+}
+if("openai" !== data21){
+const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err25];
 }
 else {
-const _errs73 = errors;
-for(const key4 in data22){
-if(!((((key4 === "model") || (key4 === "upstream_model")) || (key4 === "weight")) || (key4 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data22}];
-return false;
-break;
+vErrors.push(err25);
 }
+errors++;
 }
-if(_errs73 === errors){
-if(data22.model !== undefined){
-let data23 = data22.model;
-const _errs74 = errors;
-if(errors === _errs74){
-if(typeof data23 === "string"){
-if(func3(data23) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data23}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data23}];
-return false;
-}
-}
-var valid9 = _errs74 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data22.upstream_model !== undefined){
-let data24 = data22.upstream_model;
-const _errs76 = errors;
-if(errors === _errs76){
-if(typeof data24 === "string"){
-if(func3(data24) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data24}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data24}];
-return false;
-}
-}
-var valid9 = _errs76 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data22.weight !== undefined){
-let data25 = data22.weight;
-const _errs78 = errors;
-if(errors === _errs78){
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 <= 0 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data25}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data25}];
-return false;
-}
-}
-var valid9 = _errs78 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data22.priority !== undefined){
-let data26 = data22.priority;
-const _errs80 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
-return false;
-}
-if(errors === _errs80){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 < 0 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data26}];
-return false;
-}
-}
-}
-var valid9 = _errs80 === errors;
-}
-else {
-var valid9 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data22}];
-return false;
-}
-}
-var valid8 = _errs71 === errors;
+var _valid4 = _errs69 === errors;
+valid8 = valid8 || _valid4;
 if(!valid8){
-break;
+const _errs71 = errors;
+if(typeof data21 !== "string"){
+const err26 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if("anthropic" !== data21){
+const err27 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid4 = _errs71 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs73 = errors;
+if(typeof data21 !== "string"){
+const err28 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data21};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if("gemini" !== data21){
+const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data21};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid4 = _errs73 === errors;
+valid8 = valid8 || _valid4;
+}
+}
+if(!valid8){
+const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data21};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs68;
+if(vErrors !== null){
+if(_errs68){
+vErrors.length = _errs68;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid6 = _errs67 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data16}];
 return false;
 }
 }
-var valid0 = _errs69 === errors;
+var valid0 = _errs52 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data22 = data.models;
+const _errs75 = errors;
+if(errors === _errs75){
+if(Array.isArray(data22)){
+if(data22.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data22}];
+return false;
+}
+else {
+var valid9 = true;
+const len0 = data22.length;
+for(let i0=0; i0<len0; i0++){
+let data23 = data22[i0];
+const _errs77 = errors;
+if(errors === _errs77){
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+let missing1;
+if((data23.model === undefined) && (missing1 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data23}];
+return false;
+}
+else {
+const _errs79 = errors;
+for(const key4 in data23){
+if(!((((key4 === "model") || (key4 === "upstream_model")) || (key4 === "weight")) || (key4 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data23}];
+return false;
+break;
+}
+}
+if(_errs79 === errors){
+if(data23.model !== undefined){
+let data24 = data23.model;
+const _errs80 = errors;
+if(errors === _errs80){
+if(typeof data24 === "string"){
+if(func3(data24) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data24}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data24}];
+return false;
+}
+}
+var valid10 = _errs80 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data23.upstream_model !== undefined){
+let data25 = data23.upstream_model;
+const _errs82 = errors;
+if(errors === _errs82){
+if(typeof data25 === "string"){
+if(func3(data25) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data25}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data25}];
+return false;
+}
+}
+var valid10 = _errs82 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data23.weight !== undefined){
+let data26 = data23.weight;
+const _errs84 = errors;
+if(errors === _errs84){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 <= 0 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data26}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data26}];
+return false;
+}
+}
+var valid10 = _errs84 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data23.priority !== undefined){
+let data27 = data23.priority;
+const _errs86 = errors;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data27}];
+return false;
+}
+if(errors === _errs86){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 < 0 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data27}];
+return false;
+}
+}
+}
+var valid10 = _errs86 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data23}];
+return false;
+}
+}
+var valid9 = _errs77 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data22}];
+return false;
+}
+}
+var valid0 = _errs75 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -3681,112 +3681,24 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.simulated !== undefined){
-let data85 = data69.simulated;
+if(data69.max_tokens_field !== undefined){
+let data85 = data69.max_tokens_field;
 const _errs222 = errors;
-if(errors === _errs222){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs223 = errors;
+let valid26 = false;
 const _errs224 = errors;
-for(const key19 in data85){
-if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data85}];
-return false;
-break;
-}
-}
-if(_errs224 === errors){
-if(data85.first_byte_ms !== undefined){
-let data86 = data85.first_byte_ms;
-const _errs225 = errors;
-if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
-let dataType76 = typeof data86;
+if(typeof data85 !== "string"){
+let dataType76 = typeof data85;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data86 === null
-              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
-coerced76 = +data86;
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data85;
+}
+else if(data85 === null){
+coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data86}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data86 = coerced76;
-if(data85 !== undefined){
-data85["first_byte_ms"] = coerced76;
-}
-}
-}
-if(errors === _errs225){
-if(typeof data86 == "number"){
-if(data86 < 0 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data86}];
-return false;
-}
-}
-}
-var valid26 = _errs225 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data85.tokens_per_second !== undefined){
-let data87 = data85.tokens_per_second;
-const _errs227 = errors;
-if(!(typeof data87 == "number")){
-let dataType77 = typeof data87;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "boolean" || data87 === null
-              || (dataType77 == "string" && data87 && data87 == +data87)){
-coerced77 = +data87;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data87}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data87 = coerced77;
-if(data85 !== undefined){
-data85["tokens_per_second"] = coerced77;
-}
-}
-}
-if(errors === _errs227){
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data87}];
-return false;
-}
-}
-}
-var valid26 = _errs227 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data85.reasoning_field !== undefined){
-let data88 = data85.reasoning_field;
-const _errs229 = errors;
-const _errs230 = errors;
-let valid27 = false;
-const _errs231 = errors;
-if(typeof data88 !== "string"){
-let dataType78 = typeof data88;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data88;
-}
-else if(data88 === null){
-coerced78 = "";
-}
-else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data88};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data85};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3796,15 +3708,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data88 = coerced78;
-if(data85 !== undefined){
-data85["reasoning_field"] = coerced78;
+if(coerced76 !== undefined){
+data85 = coerced76;
+if(data69 !== undefined){
+data69["max_tokens_field"] = coerced76;
 }
 }
 }
-if("reasoning_content" !== data88){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data88};
+if("max_tokens" !== data85){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data85};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3813,22 +3725,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs231 === errors;
-valid27 = valid27 || _valid4;
-if(!valid27){
-const _errs233 = errors;
-if(typeof data88 !== "string"){
-let dataType79 = typeof data88;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data88;
+var _valid4 = _errs224 === errors;
+valid26 = valid26 || _valid4;
+if(!valid26){
+const _errs226 = errors;
+if(typeof data85 !== "string"){
+let dataType77 = typeof data85;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data85;
 }
-else if(data88 === null){
-coerced79 = "";
+else if(data85 === null){
+coerced77 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data88};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data85};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3838,15 +3750,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced79 !== undefined){
-data88 = coerced79;
-if(data85 !== undefined){
-data85["reasoning_field"] = coerced79;
+if(coerced77 !== undefined){
+data85 = coerced77;
+if(data69 !== undefined){
+data69["max_tokens_field"] = coerced77;
 }
 }
 }
-if("reasoning" !== data88){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data88};
+if("max_completion_tokens" !== data85){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data85};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3855,11 +3767,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs233 === errors;
-valid27 = valid27 || _valid4;
+var _valid4 = _errs226 === errors;
+valid26 = valid26 || _valid4;
 }
-if(!valid27){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data88};
+if(!valid26){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data85};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3871,83 +3783,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs230;
+errors = _errs223;
 if(vErrors !== null){
-if(_errs230){
-vErrors.length = _errs230;
+if(_errs223){
+vErrors.length = _errs223;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid26 = _errs229 === errors;
+var valid21 = _errs222 === errors;
 }
 else {
-var valid26 = true;
+var valid21 = true;
 }
-if(valid26){
-if(data85.port !== undefined){
-let data89 = data85.port;
+if(valid21){
+if(data69.simulated !== undefined){
+let data86 = data69.simulated;
+const _errs228 = errors;
+if(errors === _errs228){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+const _errs230 = errors;
+for(const key19 in data86){
+if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data86}];
+return false;
+break;
+}
+}
+if(_errs230 === errors){
+if(data86.first_byte_ms !== undefined){
+let data87 = data86.first_byte_ms;
+const _errs231 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType78 = typeof data87;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data87 === null
+              || (dataType78 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced78 = +data87;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data87}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data87 = coerced78;
+if(data86 !== undefined){
+data86["first_byte_ms"] = coerced78;
+}
+}
+}
+if(errors === _errs231){
+if(typeof data87 == "number"){
+if(data87 < 0 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data87}];
+return false;
+}
+}
+}
+var valid27 = _errs231 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data86.tokens_per_second !== undefined){
+let data88 = data86.tokens_per_second;
+const _errs233 = errors;
+if(!(typeof data88 == "number")){
+let dataType79 = typeof data88;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "boolean" || data88 === null
+              || (dataType79 == "string" && data88 && data88 == +data88)){
+coerced79 = +data88;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data88}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data88 = coerced79;
+if(data86 !== undefined){
+data86["tokens_per_second"] = coerced79;
+}
+}
+}
+if(errors === _errs233){
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data88}];
+return false;
+}
+}
+}
+var valid27 = _errs233 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data86.reasoning_field !== undefined){
+let data89 = data86.reasoning_field;
 const _errs235 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+const _errs236 = errors;
+let valid28 = false;
+const _errs237 = errors;
+if(typeof data89 !== "string"){
 let dataType80 = typeof data89;
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data89 === null
-              || (dataType80 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced80 = +data89;
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data89;
+}
+else if(data89 === null){
+coerced80 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data89 = coerced80;
-if(data85 !== undefined){
-data85["port"] = coerced80;
-}
-}
-}
-if(errors === _errs235){
-if(typeof data89 == "number"){
-if(data89 > 65535 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
-return false;
-}
-else {
-if(data89 < 0 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data89}];
-return false;
-}
-}
-}
-}
-var valid26 = _errs235 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data85.protocol !== undefined){
-let data90 = data85.protocol;
-const _errs237 = errors;
-const _errs238 = errors;
-let valid28 = false;
-const _errs239 = errors;
-if(typeof data90 !== "string"){
-let dataType81 = typeof data90;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data90;
-}
-else if(data90 === null){
-coerced81 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data90};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3957,15 +3914,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data90 = coerced81;
-if(data85 !== undefined){
-data85["protocol"] = coerced81;
+if(coerced80 !== undefined){
+data89 = coerced80;
+if(data86 !== undefined){
+data86["reasoning_field"] = coerced80;
 }
 }
 }
-if("openai" !== data90){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data90};
+if("reasoning_content" !== data89){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3974,22 +3931,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs239 === errors;
+var _valid5 = _errs237 === errors;
 valid28 = valid28 || _valid5;
 if(!valid28){
-const _errs241 = errors;
-if(typeof data90 !== "string"){
-let dataType82 = typeof data90;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data90;
+const _errs239 = errors;
+if(typeof data89 !== "string"){
+let dataType81 = typeof data89;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data89;
 }
-else if(data90 === null){
-coerced82 = "";
+else if(data89 === null){
+coerced81 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data90};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data89};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3999,15 +3956,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data90 = coerced82;
-if(data85 !== undefined){
-data85["protocol"] = coerced82;
+if(coerced81 !== undefined){
+data89 = coerced81;
+if(data86 !== undefined){
+data86["reasoning_field"] = coerced81;
 }
 }
 }
-if("anthropic" !== data90){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data90};
+if("reasoning" !== data89){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data89};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4016,22 +3973,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs241 === errors;
+var _valid5 = _errs239 === errors;
 valid28 = valid28 || _valid5;
+}
 if(!valid28){
-const _errs243 = errors;
-if(typeof data90 !== "string"){
-let dataType83 = typeof data90;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data90;
-}
-else if(data90 === null){
-coerced83 = "";
-}
-else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data90};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data89};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4039,17 +3985,87 @@ else {
 vErrors.push(err45);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs236;
+if(vErrors !== null){
+if(_errs236){
+vErrors.length = _errs236;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced83 !== undefined){
-data90 = coerced83;
-if(data85 !== undefined){
-data85["protocol"] = coerced83;
+}
+var valid27 = _errs235 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data86.port !== undefined){
+let data90 = data86.port;
+const _errs241 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType82 = typeof data90;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data90 === null
+              || (dataType82 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced82 = +data90;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data90 = coerced82;
+if(data86 !== undefined){
+data86["port"] = coerced82;
 }
 }
 }
-if("gemini" !== data90){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data90};
+if(errors === _errs241){
+if(typeof data90 == "number"){
+if(data90 > 65535 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
+return false;
+}
+else {
+if(data90 < 0 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs241 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data86.protocol !== undefined){
+let data91 = data86.protocol;
+const _errs243 = errors;
+const _errs244 = errors;
+let valid29 = false;
+const _errs245 = errors;
+if(typeof data91 !== "string"){
+let dataType83 = typeof data91;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data91;
+}
+else if(data91 === null){
+coerced83 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data91};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4058,12 +4074,16 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs243 === errors;
-valid28 = valid28 || _valid5;
+}
+if(coerced83 !== undefined){
+data91 = coerced83;
+if(data86 !== undefined){
+data86["protocol"] = coerced83;
 }
 }
-if(!valid28){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data90};
+}
+if("openai" !== data91){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data91};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4071,24 +4091,122 @@ else {
 vErrors.push(err47);
 }
 errors++;
+}
+var _valid6 = _errs245 === errors;
+valid29 = valid29 || _valid6;
+if(!valid29){
+const _errs247 = errors;
+if(typeof data91 !== "string"){
+let dataType84 = typeof data91;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data91;
+}
+else if(data91 === null){
+coerced84 = "";
+}
+else {
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data91};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced84 !== undefined){
+data91 = coerced84;
+if(data86 !== undefined){
+data86["protocol"] = coerced84;
+}
+}
+}
+if("anthropic" !== data91){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data91};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs247 === errors;
+valid29 = valid29 || _valid6;
+if(!valid29){
+const _errs249 = errors;
+if(typeof data91 !== "string"){
+let dataType85 = typeof data91;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data91;
+}
+else if(data91 === null){
+coerced85 = "";
+}
+else {
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data91};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(coerced85 !== undefined){
+data91 = coerced85;
+if(data86 !== undefined){
+data86["protocol"] = coerced85;
+}
+}
+}
+if("gemini" !== data91){
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data91};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid6 = _errs249 === errors;
+valid29 = valid29 || _valid6;
+}
+}
+if(!valid29){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data91};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs238;
+errors = _errs244;
 if(vErrors !== null){
-if(_errs238){
-vErrors.length = _errs238;
+if(_errs244){
+vErrors.length = _errs244;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid26 = _errs237 === errors;
+var valid27 = _errs243 === errors;
 }
 else {
-var valid26 = true;
+var valid27 = true;
 }
 }
 }
@@ -4097,14 +4215,15 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data86}];
 return false;
 }
 }
-var valid21 = _errs222 === errors;
+var valid21 = _errs228 === errors;
 }
 else {
 var valid21 = true;
+}
 }
 }
 }
@@ -4142,366 +4261,264 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data91 = data.models;
-const _errs245 = errors;
-if(errors === _errs245){
-if(Array.isArray(data91)){
-if(data91.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data91}];
+let data92 = data.models;
+const _errs251 = errors;
+if(errors === _errs251){
+if(Array.isArray(data92)){
+if(data92.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data92}];
 return false;
 }
 else {
-var valid29 = true;
-const len3 = data91.length;
+var valid30 = true;
+const len3 = data92.length;
 for(let i3=0; i3<len3; i3++){
-let data92 = data91[i3];
-const _errs247 = errors;
-if(errors === _errs247){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+let data93 = data92[i3];
+const _errs253 = errors;
+if(errors === _errs253){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
 let missing3;
-if(((data92.id === undefined) && (missing3 = "id")) || ((data92.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data92}];
+if(((data93.id === undefined) && (missing3 = "id")) || ((data93.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data93}];
 return false;
 }
 else {
-const _errs249 = errors;
-for(const key20 in data92){
+const _errs255 = errors;
+for(const key20 in data93){
 if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data93}];
 return false;
 break;
 }
 }
-if(_errs249 === errors){
-if(data92.id !== undefined){
-let data93 = data92.id;
-const _errs250 = errors;
-if(typeof data93 !== "string"){
-let dataType84 = typeof data93;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data93;
-}
-else if(data93 === null){
-coerced84 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data93}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data93 = coerced84;
-if(data92 !== undefined){
-data92["id"] = coerced84;
-}
-}
-}
-if(errors === _errs250){
-if(typeof data93 === "string"){
-if(func3(data93) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data93}];
-return false;
-}
-}
-}
-var valid30 = _errs250 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data92.owned_by !== undefined){
-let data94 = data92.owned_by;
-const _errs252 = errors;
+if(_errs255 === errors){
+if(data93.id !== undefined){
+let data94 = data93.id;
+const _errs256 = errors;
 if(typeof data94 !== "string"){
-let dataType85 = typeof data94;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data94;
-}
-else if(data94 === null){
-coerced85 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data94}];
-return false;
-}
-}
-if(coerced85 !== undefined){
-data94 = coerced85;
-if(data92 !== undefined){
-data92["owned_by"] = coerced85;
-}
-}
-}
-if(errors === _errs252){
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data94}];
-return false;
-}
-}
-}
-var valid30 = _errs252 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data92.context_length !== undefined){
-let data95 = data92.context_length;
-const _errs254 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType86 = typeof data95;
+let dataType86 = typeof data94;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data95 === null
-              || (dataType86 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced86 = +data95;
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data94;
+}
+else if(data94 === null){
+coerced86 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data94}];
 return false;
 }
 }
 if(coerced86 !== undefined){
-data95 = coerced86;
-if(data92 !== undefined){
-data92["context_length"] = coerced86;
-}
-}
-}
-if(errors === _errs254){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data95}];
-return false;
-}
-}
-}
-var valid30 = _errs254 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data92.max_output_tokens !== undefined){
-let data96 = data92.max_output_tokens;
-const _errs256 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType87 = typeof data96;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data96 === null
-              || (dataType87 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced87 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data96}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data96 = coerced87;
-if(data92 !== undefined){
-data92["max_output_tokens"] = coerced87;
+data94 = coerced86;
+if(data93 !== undefined){
+data93["id"] = coerced86;
 }
 }
 }
 if(errors === _errs256){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data96}];
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data94}];
 return false;
 }
 }
 }
-var valid30 = _errs256 === errors;
+var valid31 = _errs256 === errors;
 }
 else {
-var valid30 = true;
+var valid31 = true;
 }
-if(valid30){
-if(data92.default_max_tokens !== undefined){
-let data97 = data92.default_max_tokens;
+if(valid31){
+if(data93.owned_by !== undefined){
+let data95 = data93.owned_by;
 const _errs258 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType88 = typeof data97;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data97 === null
-              || (dataType88 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced88 = +data97;
+if(typeof data95 !== "string"){
+let dataType87 = typeof data95;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data95;
+}
+else if(data95 === null){
+coerced87 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data95}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data97 = coerced88;
-if(data92 !== undefined){
-data92["default_max_tokens"] = coerced88;
+if(coerced87 !== undefined){
+data95 = coerced87;
+if(data93 !== undefined){
+data93["owned_by"] = coerced87;
 }
 }
 }
 if(errors === _errs258){
+if(typeof data95 === "string"){
+if(func3(data95) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data95}];
+return false;
+}
+}
+}
+var valid31 = _errs258 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data93.context_length !== undefined){
+let data96 = data93.context_length;
+const _errs260 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType88 = typeof data96;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data96 === null
+              || (dataType88 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced88 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data96}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data96 = coerced88;
+if(data93 !== undefined){
+data93["context_length"] = coerced88;
+}
+}
+}
+if(errors === _errs260){
+if(typeof data96 == "number"){
+if(data96 < 1 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data96}];
+return false;
+}
+}
+}
+var valid31 = _errs260 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data93.max_output_tokens !== undefined){
+let data97 = data93.max_output_tokens;
+const _errs262 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType89 = typeof data97;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 === "boolean" || data97 === null
+              || (dataType89 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced89 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data97}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data97 = coerced89;
+if(data93 !== undefined){
+data93["max_output_tokens"] = coerced89;
+}
+}
+}
+if(errors === _errs262){
 if(typeof data97 == "number"){
 if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data97}];
 return false;
 }
 }
 }
-var valid30 = _errs258 === errors;
+var valid31 = _errs262 === errors;
 }
 else {
-var valid30 = true;
+var valid31 = true;
 }
-if(valid30){
-if(data92.reasoning !== undefined){
-let data98 = data92.reasoning;
-const _errs260 = errors;
-if(errors === _errs260){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(valid31){
+if(data93.default_max_tokens !== undefined){
+let data98 = data93.default_max_tokens;
+const _errs264 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType90 = typeof data98;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 === "boolean" || data98 === null
+              || (dataType90 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced90 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data98}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data98 = coerced90;
+if(data93 !== undefined){
+data93["default_max_tokens"] = coerced90;
+}
+}
+}
+if(errors === _errs264){
+if(typeof data98 == "number"){
+if(data98 < 1 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data98}];
+return false;
+}
+}
+}
+var valid31 = _errs264 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data93.reasoning !== undefined){
+let data99 = data93.reasoning;
+const _errs266 = errors;
+if(errors === _errs266){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
 let missing4;
-if((data98.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
+if((data99.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
 return false;
 }
 else {
-const _errs262 = errors;
-for(const key21 in data98){
+const _errs268 = errors;
+for(const key21 in data99){
 if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
 return false;
 break;
 }
 }
-if(_errs262 === errors){
-if(data98.default_effort !== undefined){
-let data99 = data98.default_effort;
-const _errs263 = errors;
-const _errs264 = errors;
-let valid32 = false;
-const _errs265 = errors;
-if(typeof data99 !== "string"){
-let dataType89 = typeof data99;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data99;
-}
-else if(data99 === null){
-coerced89 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data99};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(coerced89 !== undefined){
-data99 = coerced89;
-if(data98 !== undefined){
-data98["default_effort"] = coerced89;
-}
-}
-}
-if("low" !== data99){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data99};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var _valid6 = _errs265 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs267 = errors;
-if(typeof data99 !== "string"){
-let dataType90 = typeof data99;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data99;
-}
-else if(data99 === null){
-coerced90 = "";
-}
-else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data99};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data99 = coerced90;
-if(data98 !== undefined){
-data98["default_effort"] = coerced90;
-}
-}
-}
-if("medium" !== data99){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data99};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-var _valid6 = _errs267 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
+if(_errs268 === errors){
+if(data99.default_effort !== undefined){
+let data100 = data99.default_effort;
 const _errs269 = errors;
-if(typeof data99 !== "string"){
-let dataType91 = typeof data99;
+const _errs270 = errors;
+let valid33 = false;
+const _errs271 = errors;
+if(typeof data100 !== "string"){
+let dataType91 = typeof data100;
 let coerced91 = undefined;
 if(!(coerced91 !== undefined)){
 if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data99;
+coerced91 = "" + data100;
 }
-else if(data99 === null){
+else if(data100 === null){
 coerced91 = "";
 }
 else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data99};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(coerced91 !== undefined){
-data99 = coerced91;
-if(data98 !== undefined){
-data98["default_effort"] = coerced91;
-}
-}
-}
-if("high" !== data99){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data99};
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4510,12 +4527,16 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid6 = _errs269 === errors;
-valid32 = valid32 || _valid6;
+}
+if(coerced91 !== undefined){
+data100 = coerced91;
+if(data99 !== undefined){
+data99["default_effort"] = coerced91;
 }
 }
-if(!valid32){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data99};
+}
+if("low" !== data100){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4523,31 +4544,10 @@ else {
 vErrors.push(err54);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs264;
-if(vErrors !== null){
-if(_errs264){
-vErrors.length = _errs264;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs263 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.style !== undefined){
-let data100 = data98.style;
-const _errs271 = errors;
-const _errs272 = errors;
-let valid33 = false;
+var _valid7 = _errs271 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
 const _errs273 = errors;
 if(typeof data100 !== "string"){
 let dataType92 = typeof data100;
@@ -4560,7 +4560,7 @@ else if(data100 === null){
 coerced92 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data100};
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4572,13 +4572,13 @@ errors++;
 }
 if(coerced92 !== undefined){
 data100 = coerced92;
-if(data98 !== undefined){
-data98["style"] = coerced92;
+if(data99 !== undefined){
+data99["default_effort"] = coerced92;
 }
 }
 }
-if("budget" !== data100){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data100};
+if("medium" !== data100){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4602,7 +4602,7 @@ else if(data100 === null){
 coerced93 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data100};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4614,13 +4614,13 @@ errors++;
 }
 if(coerced93 !== undefined){
 data100 = coerced93;
-if(data98 !== undefined){
-data98["style"] = coerced93;
+if(data99 !== undefined){
+data99["default_effort"] = coerced93;
 }
 }
 }
-if("level" !== data100){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data100};
+if("high" !== data100){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4632,8 +4632,9 @@ errors++;
 var _valid7 = _errs275 === errors;
 valid33 = valid33 || _valid7;
 }
+}
 if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data100};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data100};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4645,193 +4646,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs272;
+errors = _errs270;
 if(vErrors !== null){
-if(_errs272){
-vErrors.length = _errs272;
+if(_errs270){
+vErrors.length = _errs270;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs271 === errors;
+var valid32 = _errs269 === errors;
 }
 else {
-var valid31 = true;
+var valid32 = true;
 }
-if(valid31){
-if(data98.budgets !== undefined){
-let data101 = data98.budgets;
+if(valid32){
+if(data99.style !== undefined){
+let data101 = data99.style;
 const _errs277 = errors;
-if(errors === _errs277){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs278 = errors;
+let valid34 = false;
 const _errs279 = errors;
-for(const key22 in data101){
-if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data101}];
-return false;
-break;
-}
-}
-if(_errs279 === errors){
-if(data101.low !== undefined){
-let data102 = data101.low;
-const _errs280 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType94 = typeof data102;
+if(typeof data101 !== "string"){
+let dataType94 = typeof data101;
 let coerced94 = undefined;
 if(!(coerced94 !== undefined)){
-if(dataType94 === "boolean" || data102 === null
-              || (dataType94 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced94 = +data102;
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data101;
+}
+else if(data101 === null){
+coerced94 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data102}];
-return false;
-}
-}
-if(coerced94 !== undefined){
-data102 = coerced94;
-if(data101 !== undefined){
-data101["low"] = coerced94;
-}
-}
-}
-if(errors === _errs280){
-if(typeof data102 == "number"){
-if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data102}];
-return false;
-}
-}
-}
-var valid34 = _errs280 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data101.medium !== undefined){
-let data103 = data101.medium;
-const _errs282 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType95 = typeof data103;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data103 === null
-              || (dataType95 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced95 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data103}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data103 = coerced95;
-if(data101 !== undefined){
-data101["medium"] = coerced95;
-}
-}
-}
-if(errors === _errs282){
-if(typeof data103 == "number"){
-if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data103}];
-return false;
-}
-}
-}
-var valid34 = _errs282 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data101.high !== undefined){
-let data104 = data101.high;
-const _errs284 = errors;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
-let dataType96 = typeof data104;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 === "boolean" || data104 === null
-              || (dataType96 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced96 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data104}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data104 = coerced96;
-if(data101 !== undefined){
-data101["high"] = coerced96;
-}
-}
-}
-if(errors === _errs284){
-if(typeof data104 == "number"){
-if(data104 < 1 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data104}];
-return false;
-}
-}
-}
-var valid34 = _errs284 === errors;
-}
-else {
-var valid34 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data101}];
-return false;
-}
-}
-var valid31 = _errs277 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.levels !== undefined){
-let data105 = data98.levels;
-const _errs286 = errors;
-if(errors === _errs286){
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-const _errs288 = errors;
-for(const key23 in data105){
-if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data105}];
-return false;
-break;
-}
-}
-if(_errs288 === errors){
-if(data105.low !== undefined){
-let data106 = data105.low;
-const _errs289 = errors;
-const _errs290 = errors;
-let valid36 = false;
-const _errs291 = errors;
-if(typeof data106 !== "string"){
-let dataType97 = typeof data106;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data106;
-}
-else if(data106 === null){
-coerced97 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data106};
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4841,15 +4689,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data106 = coerced97;
-if(data105 !== undefined){
-data105["low"] = coerced97;
+if(coerced94 !== undefined){
+data101 = coerced94;
+if(data99 !== undefined){
+data99["style"] = coerced94;
 }
 }
 }
-if("minimal" !== data106){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data106};
+if("budget" !== data101){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4858,22 +4706,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs291 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs293 = errors;
-if(typeof data106 !== "string"){
-let dataType98 = typeof data106;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data106;
+var _valid8 = _errs279 === errors;
+valid34 = valid34 || _valid8;
+if(!valid34){
+const _errs281 = errors;
+if(typeof data101 !== "string"){
+let dataType95 = typeof data101;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data101;
 }
-else if(data106 === null){
-coerced98 = "";
+else if(data101 === null){
+coerced95 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data106};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4883,15 +4731,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data106 = coerced98;
-if(data105 !== undefined){
-data105["low"] = coerced98;
+if(coerced95 !== undefined){
+data101 = coerced95;
+if(data99 !== undefined){
+data99["style"] = coerced95;
 }
 }
 }
-if("low" !== data106){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data106};
+if("level" !== data101){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4900,22 +4748,11 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs293 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs295 = errors;
-if(typeof data106 !== "string"){
-let dataType99 = typeof data106;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data106;
+var _valid8 = _errs281 === errors;
+valid34 = valid34 || _valid8;
 }
-else if(data106 === null){
-coerced99 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data106};
+if(!valid34){
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data101};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4923,17 +4760,197 @@ else {
 vErrors.push(err64);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs278;
+if(vErrors !== null){
+if(_errs278){
+vErrors.length = _errs278;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced99 !== undefined){
-data106 = coerced99;
-if(data105 !== undefined){
-data105["low"] = coerced99;
+}
+var valid32 = _errs277 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data99.budgets !== undefined){
+let data102 = data99.budgets;
+const _errs283 = errors;
+if(errors === _errs283){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs285 = errors;
+for(const key22 in data102){
+if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data102}];
+return false;
+break;
+}
+}
+if(_errs285 === errors){
+if(data102.low !== undefined){
+let data103 = data102.low;
+const _errs286 = errors;
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
+let dataType96 = typeof data103;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data103 === null
+              || (dataType96 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced96 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data103}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data103 = coerced96;
+if(data102 !== undefined){
+data102["low"] = coerced96;
 }
 }
 }
-if("medium" !== data106){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data106};
+if(errors === _errs286){
+if(typeof data103 == "number"){
+if(data103 < 1 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data103}];
+return false;
+}
+}
+}
+var valid35 = _errs286 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data102.medium !== undefined){
+let data104 = data102.medium;
+const _errs288 = errors;
+if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
+let dataType97 = typeof data104;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data104 === null
+              || (dataType97 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced97 = +data104;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data104}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data104 = coerced97;
+if(data102 !== undefined){
+data102["medium"] = coerced97;
+}
+}
+}
+if(errors === _errs288){
+if(typeof data104 == "number"){
+if(data104 < 1 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data104}];
+return false;
+}
+}
+}
+var valid35 = _errs288 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data102.high !== undefined){
+let data105 = data102.high;
+const _errs290 = errors;
+if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+let dataType98 = typeof data105;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data105 === null
+              || (dataType98 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced98 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data105}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data105 = coerced98;
+if(data102 !== undefined){
+data102["high"] = coerced98;
+}
+}
+}
+if(errors === _errs290){
+if(typeof data105 == "number"){
+if(data105 < 1 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data105}];
+return false;
+}
+}
+}
+var valid35 = _errs290 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data102}];
+return false;
+}
+}
+var valid32 = _errs283 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data99.levels !== undefined){
+let data106 = data99.levels;
+const _errs292 = errors;
+if(errors === _errs292){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs294 = errors;
+for(const key23 in data106){
+if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data106}];
+return false;
+break;
+}
+}
+if(_errs294 === errors){
+if(data106.low !== undefined){
+let data107 = data106.low;
+const _errs295 = errors;
+const _errs296 = errors;
+let valid37 = false;
+const _errs297 = errors;
+if(typeof data107 !== "string"){
+let dataType99 = typeof data107;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data107;
+}
+else if(data107 === null){
+coerced99 = "";
+}
+else {
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4942,22 +4959,16 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs295 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs297 = errors;
-if(typeof data106 !== "string"){
-let dataType100 = typeof data106;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data106;
 }
-else if(data106 === null){
-coerced100 = "";
+if(coerced99 !== undefined){
+data107 = coerced99;
+if(data106 !== undefined){
+data106["low"] = coerced99;
 }
-else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data106};
+}
+}
+if("minimal" !== data107){
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4966,16 +4977,22 @@ vErrors.push(err66);
 }
 errors++;
 }
+var _valid9 = _errs297 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs299 = errors;
+if(typeof data107 !== "string"){
+let dataType100 = typeof data107;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data107;
 }
-if(coerced100 !== undefined){
-data106 = coerced100;
-if(data105 !== undefined){
-data105["low"] = coerced100;
+else if(data107 === null){
+coerced100 = "";
 }
-}
-}
-if("high" !== data106){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data106};
+else {
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4984,22 +5001,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs297 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs299 = errors;
-if(typeof data106 !== "string"){
-let dataType101 = typeof data106;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data106;
 }
-else if(data106 === null){
-coerced101 = "";
+if(coerced100 !== undefined){
+data107 = coerced100;
+if(data106 !== undefined){
+data106["low"] = coerced100;
 }
-else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data106};
+}
+}
+if("low" !== data107){
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5008,16 +5019,22 @@ vErrors.push(err68);
 }
 errors++;
 }
+var _valid9 = _errs299 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs301 = errors;
+if(typeof data107 !== "string"){
+let dataType101 = typeof data107;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data107;
 }
-if(coerced101 !== undefined){
-data106 = coerced101;
-if(data105 !== undefined){
-data105["low"] = coerced101;
+else if(data107 === null){
+coerced101 = "";
 }
-}
-}
-if("xhigh" !== data106){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data106};
+else {
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5026,22 +5043,16 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs299 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs301 = errors;
-if(typeof data106 !== "string"){
-let dataType102 = typeof data106;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data106;
 }
-else if(data106 === null){
-coerced102 = "";
+if(coerced101 !== undefined){
+data107 = coerced101;
+if(data106 !== undefined){
+data106["low"] = coerced101;
 }
-else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data106};
+}
+}
+if("medium" !== data107){
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5050,16 +5061,22 @@ vErrors.push(err70);
 }
 errors++;
 }
+var _valid9 = _errs301 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs303 = errors;
+if(typeof data107 !== "string"){
+let dataType102 = typeof data107;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data107;
 }
-if(coerced102 !== undefined){
-data106 = coerced102;
-if(data105 !== undefined){
-data105["low"] = coerced102;
+else if(data107 === null){
+coerced102 = "";
 }
-}
-}
-if("max" !== data106){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data106};
+else {
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5068,15 +5085,16 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs301 === errors;
-valid36 = valid36 || _valid8;
+}
+if(coerced102 !== undefined){
+data107 = coerced102;
+if(data106 !== undefined){
+data106["low"] = coerced102;
 }
 }
 }
-}
-}
-if(!valid36){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data106};
+if("high" !== data107){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5084,31 +5102,10 @@ else {
 vErrors.push(err72);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs290;
-if(vErrors !== null){
-if(_errs290){
-vErrors.length = _errs290;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs289 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data105.medium !== undefined){
-let data107 = data105.medium;
-const _errs303 = errors;
-const _errs304 = errors;
-let valid37 = false;
+var _valid9 = _errs303 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
 const _errs305 = errors;
 if(typeof data107 !== "string"){
 let dataType103 = typeof data107;
@@ -5121,7 +5118,7 @@ else if(data107 === null){
 coerced103 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data107};
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5133,13 +5130,13 @@ errors++;
 }
 if(coerced103 !== undefined){
 data107 = coerced103;
-if(data105 !== undefined){
-data105["medium"] = coerced103;
+if(data106 !== undefined){
+data106["low"] = coerced103;
 }
 }
 }
-if("minimal" !== data107){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data107};
+if("xhigh" !== data107){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5163,7 +5160,7 @@ else if(data107 === null){
 coerced104 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data107};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data107};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5175,13 +5172,13 @@ errors++;
 }
 if(coerced104 !== undefined){
 data107 = coerced104;
-if(data105 !== undefined){
-data105["medium"] = coerced104;
+if(data106 !== undefined){
+data106["low"] = coerced104;
 }
 }
 }
-if("low" !== data107){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data107};
+if("max" !== data107){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data107};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5192,20 +5189,13 @@ errors++;
 }
 var _valid9 = _errs307 === errors;
 valid37 = valid37 || _valid9;
+}
+}
+}
+}
+}
 if(!valid37){
-const _errs309 = errors;
-if(typeof data107 !== "string"){
-let dataType105 = typeof data107;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data107;
-}
-else if(data107 === null){
-coerced105 = "";
-}
-else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data107};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data107};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5213,17 +5203,44 @@ else {
 vErrors.push(err77);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs296;
+if(vErrors !== null){
+if(_errs296){
+vErrors.length = _errs296;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced105 !== undefined){
-data107 = coerced105;
-if(data105 !== undefined){
-data105["medium"] = coerced105;
 }
+var valid36 = _errs295 === errors;
 }
+else {
+var valid36 = true;
 }
-if("medium" !== data107){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data107};
+if(valid36){
+if(data106.medium !== undefined){
+let data108 = data106.medium;
+const _errs309 = errors;
+const _errs310 = errors;
+let valid38 = false;
+const _errs311 = errors;
+if(typeof data108 !== "string"){
+let dataType105 = typeof data108;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data108;
+}
+else if(data108 === null){
+coerced105 = "";
+}
+else {
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5232,22 +5249,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs309 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs311 = errors;
-if(typeof data107 !== "string"){
-let dataType106 = typeof data107;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data107;
 }
-else if(data107 === null){
-coerced106 = "";
+if(coerced105 !== undefined){
+data108 = coerced105;
+if(data106 !== undefined){
+data106["medium"] = coerced105;
 }
-else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data107};
+}
+}
+if("minimal" !== data108){
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5256,16 +5267,22 @@ vErrors.push(err79);
 }
 errors++;
 }
+var _valid10 = _errs311 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs313 = errors;
+if(typeof data108 !== "string"){
+let dataType106 = typeof data108;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data108;
 }
-if(coerced106 !== undefined){
-data107 = coerced106;
-if(data105 !== undefined){
-data105["medium"] = coerced106;
+else if(data108 === null){
+coerced106 = "";
 }
-}
-}
-if("high" !== data107){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data107};
+else {
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5274,22 +5291,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs311 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs313 = errors;
-if(typeof data107 !== "string"){
-let dataType107 = typeof data107;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data107;
 }
-else if(data107 === null){
-coerced107 = "";
+if(coerced106 !== undefined){
+data108 = coerced106;
+if(data106 !== undefined){
+data106["medium"] = coerced106;
 }
-else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data107};
+}
+}
+if("low" !== data108){
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5298,16 +5309,22 @@ vErrors.push(err81);
 }
 errors++;
 }
+var _valid10 = _errs313 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs315 = errors;
+if(typeof data108 !== "string"){
+let dataType107 = typeof data108;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data108;
 }
-if(coerced107 !== undefined){
-data107 = coerced107;
-if(data105 !== undefined){
-data105["medium"] = coerced107;
+else if(data108 === null){
+coerced107 = "";
 }
-}
-}
-if("xhigh" !== data107){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data107};
+else {
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data108};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5316,22 +5333,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs313 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs315 = errors;
-if(typeof data107 !== "string"){
-let dataType108 = typeof data107;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data107;
 }
-else if(data107 === null){
-coerced108 = "";
+if(coerced107 !== undefined){
+data108 = coerced107;
+if(data106 !== undefined){
+data106["medium"] = coerced107;
 }
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data107};
+}
+}
+if("medium" !== data108){
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data108};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5340,16 +5351,22 @@ vErrors.push(err83);
 }
 errors++;
 }
+var _valid10 = _errs315 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
+const _errs317 = errors;
+if(typeof data108 !== "string"){
+let dataType108 = typeof data108;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data108;
 }
-if(coerced108 !== undefined){
-data107 = coerced108;
-if(data105 !== undefined){
-data105["medium"] = coerced108;
+else if(data108 === null){
+coerced108 = "";
 }
-}
-}
-if("max" !== data107){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data107};
+else {
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data108};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5358,15 +5375,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs315 === errors;
-valid37 = valid37 || _valid9;
+}
+if(coerced108 !== undefined){
+data108 = coerced108;
+if(data106 !== undefined){
+data106["medium"] = coerced108;
 }
 }
 }
-}
-}
-if(!valid37){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data107};
+if("high" !== data108){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data108};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5374,31 +5392,10 @@ else {
 vErrors.push(err85);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs304;
-if(vErrors !== null){
-if(_errs304){
-vErrors.length = _errs304;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs303 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data105.high !== undefined){
-let data108 = data105.high;
-const _errs317 = errors;
-const _errs318 = errors;
-let valid38 = false;
+var _valid10 = _errs317 === errors;
+valid38 = valid38 || _valid10;
+if(!valid38){
 const _errs319 = errors;
 if(typeof data108 !== "string"){
 let dataType109 = typeof data108;
@@ -5411,7 +5408,7 @@ else if(data108 === null){
 coerced109 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data108};
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data108};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5423,13 +5420,13 @@ errors++;
 }
 if(coerced109 !== undefined){
 data108 = coerced109;
-if(data105 !== undefined){
-data105["high"] = coerced109;
+if(data106 !== undefined){
+data106["medium"] = coerced109;
 }
 }
 }
-if("minimal" !== data108){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data108};
+if("xhigh" !== data108){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data108};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5453,7 +5450,7 @@ else if(data108 === null){
 coerced110 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data108};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data108};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5465,13 +5462,13 @@ errors++;
 }
 if(coerced110 !== undefined){
 data108 = coerced110;
-if(data105 !== undefined){
-data105["high"] = coerced110;
+if(data106 !== undefined){
+data106["medium"] = coerced110;
 }
 }
 }
-if("low" !== data108){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data108};
+if("max" !== data108){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data108};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5482,20 +5479,13 @@ errors++;
 }
 var _valid10 = _errs321 === errors;
 valid38 = valid38 || _valid10;
+}
+}
+}
+}
+}
 if(!valid38){
-const _errs323 = errors;
-if(typeof data108 !== "string"){
-let dataType111 = typeof data108;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data108;
-}
-else if(data108 === null){
-coerced111 = "";
-}
-else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data108};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data108};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5503,17 +5493,44 @@ else {
 vErrors.push(err90);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs310;
+if(vErrors !== null){
+if(_errs310){
+vErrors.length = _errs310;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced111 !== undefined){
-data108 = coerced111;
-if(data105 !== undefined){
-data105["high"] = coerced111;
 }
+var valid36 = _errs309 === errors;
 }
+else {
+var valid36 = true;
 }
-if("medium" !== data108){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data108};
+if(valid36){
+if(data106.high !== undefined){
+let data109 = data106.high;
+const _errs323 = errors;
+const _errs324 = errors;
+let valid39 = false;
+const _errs325 = errors;
+if(typeof data109 !== "string"){
+let dataType111 = typeof data109;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data109;
+}
+else if(data109 === null){
+coerced111 = "";
+}
+else {
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5522,22 +5539,16 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs323 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs325 = errors;
-if(typeof data108 !== "string"){
-let dataType112 = typeof data108;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data108;
 }
-else if(data108 === null){
-coerced112 = "";
+if(coerced111 !== undefined){
+data109 = coerced111;
+if(data106 !== undefined){
+data106["high"] = coerced111;
 }
-else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data108};
+}
+}
+if("minimal" !== data109){
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5546,16 +5557,22 @@ vErrors.push(err92);
 }
 errors++;
 }
+var _valid11 = _errs325 === errors;
+valid39 = valid39 || _valid11;
+if(!valid39){
+const _errs327 = errors;
+if(typeof data109 !== "string"){
+let dataType112 = typeof data109;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data109;
 }
-if(coerced112 !== undefined){
-data108 = coerced112;
-if(data105 !== undefined){
-data105["high"] = coerced112;
+else if(data109 === null){
+coerced112 = "";
 }
-}
-}
-if("high" !== data108){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data108};
+else {
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5564,22 +5581,16 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs325 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs327 = errors;
-if(typeof data108 !== "string"){
-let dataType113 = typeof data108;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data108;
 }
-else if(data108 === null){
-coerced113 = "";
+if(coerced112 !== undefined){
+data109 = coerced112;
+if(data106 !== undefined){
+data106["high"] = coerced112;
 }
-else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data108};
+}
+}
+if("low" !== data109){
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5588,16 +5599,22 @@ vErrors.push(err94);
 }
 errors++;
 }
+var _valid11 = _errs327 === errors;
+valid39 = valid39 || _valid11;
+if(!valid39){
+const _errs329 = errors;
+if(typeof data109 !== "string"){
+let dataType113 = typeof data109;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data109;
 }
-if(coerced113 !== undefined){
-data108 = coerced113;
-if(data105 !== undefined){
-data105["high"] = coerced113;
+else if(data109 === null){
+coerced113 = "";
 }
-}
-}
-if("xhigh" !== data108){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data108};
+else {
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data109};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5606,22 +5623,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs327 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs329 = errors;
-if(typeof data108 !== "string"){
-let dataType114 = typeof data108;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data108;
 }
-else if(data108 === null){
-coerced114 = "";
+if(coerced113 !== undefined){
+data109 = coerced113;
+if(data106 !== undefined){
+data106["high"] = coerced113;
 }
-else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data108};
+}
+}
+if("medium" !== data109){
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data109};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5630,16 +5641,22 @@ vErrors.push(err96);
 }
 errors++;
 }
+var _valid11 = _errs329 === errors;
+valid39 = valid39 || _valid11;
+if(!valid39){
+const _errs331 = errors;
+if(typeof data109 !== "string"){
+let dataType114 = typeof data109;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data109;
 }
-if(coerced114 !== undefined){
-data108 = coerced114;
-if(data105 !== undefined){
-data105["high"] = coerced114;
+else if(data109 === null){
+coerced114 = "";
 }
-}
-}
-if("max" !== data108){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data108};
+else {
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data109};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5648,15 +5665,16 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs329 === errors;
-valid38 = valid38 || _valid10;
+}
+if(coerced114 !== undefined){
+data109 = coerced114;
+if(data106 !== undefined){
+data106["high"] = coerced114;
 }
 }
 }
-}
-}
-if(!valid38){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data108};
+if("high" !== data109){
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data109};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5664,35 +5682,548 @@ else {
 vErrors.push(err98);
 }
 errors++;
+}
+var _valid11 = _errs331 === errors;
+valid39 = valid39 || _valid11;
+if(!valid39){
+const _errs333 = errors;
+if(typeof data109 !== "string"){
+let dataType115 = typeof data109;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data109;
+}
+else if(data109 === null){
+coerced115 = "";
+}
+else {
+const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data109};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+if(coerced115 !== undefined){
+data109 = coerced115;
+if(data106 !== undefined){
+data106["high"] = coerced115;
+}
+}
+}
+if("xhigh" !== data109){
+const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data109};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+var _valid11 = _errs333 === errors;
+valid39 = valid39 || _valid11;
+if(!valid39){
+const _errs335 = errors;
+if(typeof data109 !== "string"){
+let dataType116 = typeof data109;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data109;
+}
+else if(data109 === null){
+coerced116 = "";
+}
+else {
+const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data109};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+if(coerced116 !== undefined){
+data109 = coerced116;
+if(data106 !== undefined){
+data106["high"] = coerced116;
+}
+}
+}
+if("max" !== data109){
+const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data109};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+var _valid11 = _errs335 === errors;
+valid39 = valid39 || _valid11;
+}
+}
+}
+}
+}
+if(!valid39){
+const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data109};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs318;
+errors = _errs324;
 if(vErrors !== null){
-if(_errs318){
-vErrors.length = _errs318;
+if(_errs324){
+vErrors.length = _errs324;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid35 = _errs317 === errors;
+var valid36 = _errs323 === errors;
 }
 else {
-var valid35 = true;
+var valid36 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data106}];
 return false;
 }
 }
-var valid31 = _errs286 === errors;
+var valid32 = _errs292 === errors;
+}
+else {
+var valid32 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
+return false;
+}
+}
+var valid31 = _errs266 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data93.pricing !== undefined){
+let data110 = data93.pricing;
+const _errs337 = errors;
+if(errors === _errs337){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+let missing5;
+if(((data110.input === undefined) && (missing5 = "input")) || ((data110.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
+return false;
+}
+else {
+const _errs339 = errors;
+for(const key24 in data110){
+if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
+return false;
+break;
+}
+}
+if(_errs339 === errors){
+if(data110.input !== undefined){
+let data111 = data110.input;
+const _errs340 = errors;
+if(!(typeof data111 == "number")){
+let dataType117 = typeof data111;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "boolean" || data111 === null
+              || (dataType117 == "string" && data111 && data111 == +data111)){
+coerced117 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data111}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data111 = coerced117;
+if(data110 !== undefined){
+data110["input"] = coerced117;
+}
+}
+}
+if(errors === _errs340){
+if(typeof data111 == "number"){
+if(data111 < 0 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data111}];
+return false;
+}
+}
+}
+var valid40 = _errs340 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data110.output !== undefined){
+let data112 = data110.output;
+const _errs342 = errors;
+if(!(typeof data112 == "number")){
+let dataType118 = typeof data112;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "boolean" || data112 === null
+              || (dataType118 == "string" && data112 && data112 == +data112)){
+coerced118 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data112}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data112 = coerced118;
+if(data110 !== undefined){
+data110["output"] = coerced118;
+}
+}
+}
+if(errors === _errs342){
+if(typeof data112 == "number"){
+if(data112 < 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data112}];
+return false;
+}
+}
+}
+var valid40 = _errs342 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data110.cached_input !== undefined){
+let data113 = data110.cached_input;
+const _errs344 = errors;
+if(!(typeof data113 == "number")){
+let dataType119 = typeof data113;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "boolean" || data113 === null
+              || (dataType119 == "string" && data113 && data113 == +data113)){
+coerced119 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data113}];
+return false;
+}
+}
+if(coerced119 !== undefined){
+data113 = coerced119;
+if(data110 !== undefined){
+data110["cached_input"] = coerced119;
+}
+}
+}
+if(errors === _errs344){
+if(typeof data113 == "number"){
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data113}];
+return false;
+}
+}
+}
+var valid40 = _errs344 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data110.reasoning !== undefined){
+let data114 = data110.reasoning;
+const _errs346 = errors;
+if(!(typeof data114 == "number")){
+let dataType120 = typeof data114;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "boolean" || data114 === null
+              || (dataType120 == "string" && data114 && data114 == +data114)){
+coerced120 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data114}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data114 = coerced120;
+if(data110 !== undefined){
+data110["reasoning"] = coerced120;
+}
+}
+}
+if(errors === _errs346){
+if(typeof data114 == "number"){
+if(data114 < 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data114}];
+return false;
+}
+}
+}
+var valid40 = _errs346 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
+return false;
+}
+}
+var valid31 = _errs337 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data93.routes !== undefined){
+let data115 = data93.routes;
+const _errs348 = errors;
+if(errors === _errs348){
+if(Array.isArray(data115)){
+if(data115.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data115}];
+return false;
+}
+else {
+var valid41 = true;
+const len4 = data115.length;
+for(let i4=0; i4<len4; i4++){
+let data116 = data115[i4];
+const _errs350 = errors;
+if(errors === _errs350){
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+let missing6;
+if((data116.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
+return false;
+}
+else {
+const _errs352 = errors;
+for(const key25 in data116){
+if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
+return false;
+break;
+}
+}
+if(_errs352 === errors){
+if(data116.node !== undefined){
+let data117 = data116.node;
+const _errs353 = errors;
+if(typeof data117 !== "string"){
+let dataType121 = typeof data117;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data117;
+}
+else if(data117 === null){
+coerced121 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data117}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data117 = coerced121;
+if(data116 !== undefined){
+data116["node"] = coerced121;
+}
+}
+}
+if(errors === _errs353){
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data117}];
+return false;
+}
+}
+}
+var valid42 = _errs353 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data116.model !== undefined){
+let data118 = data116.model;
+const _errs355 = errors;
+if(typeof data118 !== "string"){
+let dataType122 = typeof data118;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data118;
+}
+else if(data118 === null){
+coerced122 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data118}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data118 = coerced122;
+if(data116 !== undefined){
+data116["model"] = coerced122;
+}
+}
+}
+if(errors === _errs355){
+if(typeof data118 === "string"){
+if(func3(data118) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data118}];
+return false;
+}
+}
+}
+var valid42 = _errs355 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data116.weight !== undefined){
+let data119 = data116.weight;
+const _errs357 = errors;
+if(!(typeof data119 == "number")){
+let dataType123 = typeof data119;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "boolean" || data119 === null
+              || (dataType123 == "string" && data119 && data119 == +data119)){
+coerced123 = +data119;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data119}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data119 = coerced123;
+if(data116 !== undefined){
+data116["weight"] = coerced123;
+}
+}
+}
+if(errors === _errs357){
+if(typeof data119 == "number"){
+if(data119 <= 0 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data119}];
+return false;
+}
+}
+}
+var valid42 = _errs357 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data116.priority !== undefined){
+let data120 = data116.priority;
+const _errs359 = errors;
+if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+let dataType124 = typeof data120;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data120 === null
+              || (dataType124 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
+coerced124 = +data120;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data120}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data120 = coerced124;
+if(data116 !== undefined){
+data116["priority"] = coerced124;
+}
+}
+}
+if(errors === _errs359){
+if(typeof data120 == "number"){
+if(data120 < 0 || isNaN(data120)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data120}];
+return false;
+}
+}
+}
+var valid42 = _errs359 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
+return false;
+}
+}
+var valid41 = _errs350 === errors;
+if(!valid41){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data115}];
+return false;
+}
+}
+var valid31 = _errs348 === errors;
 }
 else {
 var valid31 = true;
@@ -5703,937 +6234,423 @@ var valid31 = true;
 }
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data98}];
-return false;
-}
-}
-var valid30 = _errs260 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data92.pricing !== undefined){
-let data109 = data92.pricing;
-const _errs331 = errors;
-if(errors === _errs331){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-let missing5;
-if(((data109.input === undefined) && (missing5 = "input")) || ((data109.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
-return false;
-}
-else {
-const _errs333 = errors;
-for(const key24 in data109){
-if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
-return false;
-break;
-}
-}
-if(_errs333 === errors){
-if(data109.input !== undefined){
-let data110 = data109.input;
-const _errs334 = errors;
-if(!(typeof data110 == "number")){
-let dataType115 = typeof data110;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "boolean" || data110 === null
-              || (dataType115 == "string" && data110 && data110 == +data110)){
-coerced115 = +data110;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data110}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data110 = coerced115;
-if(data109 !== undefined){
-data109["input"] = coerced115;
-}
-}
-}
-if(errors === _errs334){
-if(typeof data110 == "number"){
-if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data110}];
-return false;
-}
-}
-}
-var valid39 = _errs334 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data109.output !== undefined){
-let data111 = data109.output;
-const _errs336 = errors;
-if(!(typeof data111 == "number")){
-let dataType116 = typeof data111;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "boolean" || data111 === null
-              || (dataType116 == "string" && data111 && data111 == +data111)){
-coerced116 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data111}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data111 = coerced116;
-if(data109 !== undefined){
-data109["output"] = coerced116;
-}
-}
-}
-if(errors === _errs336){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data111}];
-return false;
-}
-}
-}
-var valid39 = _errs336 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data109.cached_input !== undefined){
-let data112 = data109.cached_input;
-const _errs338 = errors;
-if(!(typeof data112 == "number")){
-let dataType117 = typeof data112;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "boolean" || data112 === null
-              || (dataType117 == "string" && data112 && data112 == +data112)){
-coerced117 = +data112;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data112}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data112 = coerced117;
-if(data109 !== undefined){
-data109["cached_input"] = coerced117;
-}
-}
-}
-if(errors === _errs338){
-if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data112}];
-return false;
-}
-}
-}
-var valid39 = _errs338 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data109.reasoning !== undefined){
-let data113 = data109.reasoning;
-const _errs340 = errors;
-if(!(typeof data113 == "number")){
-let dataType118 = typeof data113;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "boolean" || data113 === null
-              || (dataType118 == "string" && data113 && data113 == +data113)){
-coerced118 = +data113;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data113}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data113 = coerced118;
-if(data109 !== undefined){
-data109["reasoning"] = coerced118;
-}
-}
-}
-if(errors === _errs340){
-if(typeof data113 == "number"){
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data113}];
-return false;
-}
-}
-}
-var valid39 = _errs340 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data93}];
 return false;
 }
 }
-var valid30 = _errs331 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data92.routes !== undefined){
-let data114 = data92.routes;
-const _errs342 = errors;
-if(errors === _errs342){
-if(Array.isArray(data114)){
-if(data114.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data114}];
-return false;
-}
-else {
-var valid40 = true;
-const len4 = data114.length;
-for(let i4=0; i4<len4; i4++){
-let data115 = data114[i4];
-const _errs344 = errors;
-if(errors === _errs344){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-let missing6;
-if((data115.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
-return false;
-}
-else {
-const _errs346 = errors;
-for(const key25 in data115){
-if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
-return false;
-break;
-}
-}
-if(_errs346 === errors){
-if(data115.node !== undefined){
-let data116 = data115.node;
-const _errs347 = errors;
-if(typeof data116 !== "string"){
-let dataType119 = typeof data116;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data116;
-}
-else if(data116 === null){
-coerced119 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data116}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data116 = coerced119;
-if(data115 !== undefined){
-data115["node"] = coerced119;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data116 === "string"){
-if(func3(data116) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data116}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data115.model !== undefined){
-let data117 = data115.model;
-const _errs349 = errors;
-if(typeof data117 !== "string"){
-let dataType120 = typeof data117;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data117;
-}
-else if(data117 === null){
-coerced120 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data117}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data117 = coerced120;
-if(data115 !== undefined){
-data115["model"] = coerced120;
-}
-}
-}
-if(errors === _errs349){
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data117}];
-return false;
-}
-}
-}
-var valid41 = _errs349 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data115.weight !== undefined){
-let data118 = data115.weight;
-const _errs351 = errors;
-if(!(typeof data118 == "number")){
-let dataType121 = typeof data118;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "boolean" || data118 === null
-              || (dataType121 == "string" && data118 && data118 == +data118)){
-coerced121 = +data118;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data118}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data118 = coerced121;
-if(data115 !== undefined){
-data115["weight"] = coerced121;
-}
-}
-}
-if(errors === _errs351){
-if(typeof data118 == "number"){
-if(data118 <= 0 || isNaN(data118)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data118}];
-return false;
-}
-}
-}
-var valid41 = _errs351 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data115.priority !== undefined){
-let data119 = data115.priority;
-const _errs353 = errors;
-if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
-let dataType122 = typeof data119;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data119 === null
-              || (dataType122 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
-coerced122 = +data119;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data119}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data119 = coerced122;
-if(data115 !== undefined){
-data115["priority"] = coerced122;
-}
-}
-}
-if(errors === _errs353){
-if(typeof data119 == "number"){
-if(data119 < 0 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data119}];
-return false;
-}
-}
-}
-var valid41 = _errs353 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data115}];
-return false;
-}
-}
-var valid40 = _errs344 === errors;
-if(!valid40){
+var valid30 = _errs253 === errors;
+if(!valid30){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data92}];
 return false;
 }
 }
-var valid30 = _errs342 === errors;
-}
-else {
-var valid30 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data92}];
-return false;
-}
-}
-var valid29 = _errs247 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data91}];
-return false;
-}
-}
-var valid0 = _errs245 === errors;
+var valid0 = _errs251 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data120 = data.accounts;
-const _errs355 = errors;
-if(errors === _errs355){
-if(Array.isArray(data120)){
-var valid42 = true;
-const len5 = data120.length;
+let data121 = data.accounts;
+const _errs361 = errors;
+if(errors === _errs361){
+if(Array.isArray(data121)){
+var valid43 = true;
+const len5 = data121.length;
 for(let i5=0; i5<len5; i5++){
-let data121 = data120[i5];
-const _errs357 = errors;
-if(errors === _errs357){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+let data122 = data121[i5];
+const _errs363 = errors;
+if(errors === _errs363){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
 let missing7;
-if((data121.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data121}];
+if((data122.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data122}];
 return false;
 }
 else {
-const _errs359 = errors;
-for(const key26 in data121){
+const _errs365 = errors;
+for(const key26 in data122){
 if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data122}];
 return false;
 break;
 }
 }
-if(_errs359 === errors){
-if(data121.id !== undefined){
-let data122 = data121.id;
-const _errs360 = errors;
-if(typeof data122 !== "string"){
-let dataType123 = typeof data122;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data122;
-}
-else if(data122 === null){
-coerced123 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data122 = coerced123;
-if(data121 !== undefined){
-data121["id"] = coerced123;
-}
-}
-}
-if(errors === _errs360){
-if(typeof data122 === "string"){
-if(func3(data122) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
-return false;
-}
-else {
-if(!pattern5.test(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data122}];
-return false;
-}
-}
-}
-}
-var valid43 = _errs360 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data121.name !== undefined){
-let data123 = data121.name;
-const _errs362 = errors;
+if(_errs365 === errors){
+if(data122.id !== undefined){
+let data123 = data122.id;
+const _errs366 = errors;
 if(typeof data123 !== "string"){
-let dataType124 = typeof data123;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data123;
-}
-else if(data123 === null){
-coerced124 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data123}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data123 = coerced124;
-if(data121 !== undefined){
-data121["name"] = coerced124;
-}
-}
-}
-var valid43 = _errs362 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data121.balance !== undefined){
-let data124 = data121.balance;
-const _errs364 = errors;
-if(!(typeof data124 == "number")){
-let dataType125 = typeof data124;
+let dataType125 = typeof data123;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 == "boolean" || data124 === null
-              || (dataType125 == "string" && data124 && data124 == +data124)){
-coerced125 = +data124;
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data123;
+}
+else if(data123 === null){
+coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data124 = coerced125;
-if(data121 !== undefined){
-data121["balance"] = coerced125;
+data123 = coerced125;
+if(data122 !== undefined){
+data122["id"] = coerced125;
 }
 }
 }
-var valid43 = _errs364 === errors;
+if(errors === _errs366){
+if(typeof data123 === "string"){
+if(func3(data123) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
+return false;
 }
 else {
-var valid43 = true;
+if(!pattern5.test(data123)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
+return false;
 }
-if(valid43){
-if(data121.allowed_models !== undefined){
-let data125 = data121.allowed_models;
-const _errs366 = errors;
-if(errors === _errs366){
-if(Array.isArray(data125)){
+}
+}
+}
+var valid44 = _errs366 === errors;
+}
+else {
 var valid44 = true;
-const len6 = data125.length;
-for(let i6=0; i6<len6; i6++){
-let data126 = data125[i6];
+}
+if(valid44){
+if(data122.name !== undefined){
+let data124 = data122.name;
 const _errs368 = errors;
-if(typeof data126 !== "string"){
-let dataType126 = typeof data126;
+if(typeof data124 !== "string"){
+let dataType126 = typeof data124;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
 if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data126;
+coerced126 = "" + data124;
 }
-else if(data126 === null){
+else if(data124 === null){
 coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data124}];
 return false;
 }
 }
 if(coerced126 !== undefined){
-data126 = coerced126;
-if(data125 !== undefined){
-data125[i6] = coerced126;
-}
-}
-}
-if(errors === _errs368){
-if(typeof data126 === "string"){
-if(func3(data126) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data126}];
-return false;
+data124 = coerced126;
+if(data122 !== undefined){
+data122["name"] = coerced126;
 }
 }
 }
 var valid44 = _errs368 === errors;
-if(!valid44){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data125}];
-return false;
+var valid44 = true;
 }
-}
-var valid43 = _errs366 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data121.limits !== undefined){
-let data127 = data121.limits;
+if(valid44){
+if(data122.balance !== undefined){
+let data125 = data122.balance;
 const _errs370 = errors;
-if(errors === _errs370){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-const _errs372 = errors;
-for(const key27 in data127){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data127}];
-return false;
-break;
-}
-}
-if(_errs372 === errors){
-if(data127.rpm !== undefined){
-let data128 = data127.rpm;
-const _errs373 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
-let dataType127 = typeof data128;
+if(!(typeof data125 == "number")){
+let dataType127 = typeof data125;
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 === "boolean" || data128 === null
-              || (dataType127 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced127 = +data128;
+if(dataType127 == "boolean" || data125 === null
+              || (dataType127 == "string" && data125 && data125 == +data125)){
+coerced127 = +data125;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data125}];
 return false;
 }
 }
 if(coerced127 !== undefined){
-data128 = coerced127;
-if(data127 !== undefined){
-data127["rpm"] = coerced127;
+data125 = coerced127;
+if(data122 !== undefined){
+data122["balance"] = coerced127;
 }
 }
 }
-if(errors === _errs373){
-if(typeof data128 == "number"){
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data128}];
-return false;
-}
-}
-}
-var valid45 = _errs373 === errors;
+var valid44 = _errs370 === errors;
 }
 else {
-var valid45 = true;
+var valid44 = true;
 }
-if(valid45){
-if(data127.rps !== undefined){
-let data129 = data127.rps;
-const _errs375 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType128 = typeof data129;
+if(valid44){
+if(data122.allowed_models !== undefined){
+let data126 = data122.allowed_models;
+const _errs372 = errors;
+if(errors === _errs372){
+if(Array.isArray(data126)){
+var valid45 = true;
+const len6 = data126.length;
+for(let i6=0; i6<len6; i6++){
+let data127 = data126[i6];
+const _errs374 = errors;
+if(typeof data127 !== "string"){
+let dataType128 = typeof data127;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data129 === null
-              || (dataType128 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced128 = +data129;
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data127;
+}
+else if(data127 === null){
+coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data127}];
 return false;
 }
 }
 if(coerced128 !== undefined){
-data129 = coerced128;
-if(data127 !== undefined){
-data127["rps"] = coerced128;
+data127 = coerced128;
+if(data126 !== undefined){
+data126[i6] = coerced128;
 }
 }
 }
-if(errors === _errs375){
-if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data129}];
+if(errors === _errs374){
+if(typeof data127 === "string"){
+if(func3(data127) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data127}];
 return false;
 }
 }
 }
-var valid45 = _errs375 === errors;
+var valid45 = _errs374 === errors;
+if(!valid45){
+break;
+}
+}
 }
 else {
-var valid45 = true;
-}
-if(valid45){
-if(data127.tpm !== undefined){
-let data130 = data127.tpm;
-const _errs377 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType129 = typeof data130;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data130 === null
-              || (dataType129 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced129 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data126}];
 return false;
 }
 }
-if(coerced129 !== undefined){
-data130 = coerced129;
-if(data127 !== undefined){
-data127["tpm"] = coerced129;
-}
-}
-}
-if(errors === _errs377){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data130}];
-return false;
-}
-}
-}
-var valid45 = _errs377 === errors;
+var valid44 = _errs372 === errors;
 }
 else {
-var valid45 = true;
+var valid44 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data127}];
-return false;
-}
-}
-var valid43 = _errs370 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data121.policy !== undefined){
-let data131 = data121.policy;
-const _errs379 = errors;
-if(errors === _errs379){
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-const _errs381 = errors;
-for(const key28 in data131){
-if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data131}];
+if(valid44){
+if(data122.limits !== undefined){
+let data128 = data122.limits;
+const _errs376 = errors;
+if(errors === _errs376){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs378 = errors;
+for(const key27 in data128){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data128}];
 return false;
 break;
 }
 }
-if(_errs381 === errors){
-if(data131.streaming !== undefined){
-let data132 = data131.streaming;
-const _errs382 = errors;
-if(typeof data132 !== "boolean"){
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(data132 === "false" || data132 === 0 || data132 === null){
-coerced130 = false;
-}
-else if(data132 === "true" || data132 === 1){
-coerced130 = true;
+if(_errs378 === errors){
+if(data128.rpm !== undefined){
+let data129 = data128.rpm;
+const _errs379 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType129 = typeof data129;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data129 === null
+              || (dataType129 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced129 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data129}];
 return false;
 }
 }
-if(coerced130 !== undefined){
-data132 = coerced130;
-if(data131 !== undefined){
-data131["streaming"] = coerced130;
+if(coerced129 !== undefined){
+data129 = coerced129;
+if(data128 !== undefined){
+data128["rpm"] = coerced129;
 }
 }
 }
-var valid46 = _errs382 === errors;
+if(errors === _errs379){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data129}];
+return false;
+}
+}
+}
+var valid46 = _errs379 === errors;
 }
 else {
 var valid46 = true;
 }
 if(valid46){
-if(data131.max_reasoning_effort !== undefined){
-let data133 = data131.max_reasoning_effort;
-const _errs384 = errors;
-const _errs385 = errors;
-let valid47 = false;
-const _errs386 = errors;
-if(typeof data133 !== "string"){
-let dataType131 = typeof data133;
+if(data128.rps !== undefined){
+let data130 = data128.rps;
+const _errs381 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType130 = typeof data130;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data130 === null
+              || (dataType130 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced130 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data130}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data130 = coerced130;
+if(data128 !== undefined){
+data128["rps"] = coerced130;
+}
+}
+}
+if(errors === _errs381){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data130}];
+return false;
+}
+}
+}
+var valid46 = _errs381 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data128.tpm !== undefined){
+let data131 = data128.tpm;
+const _errs383 = errors;
+if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
+let dataType131 = typeof data131;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data133;
-}
-else if(data133 === null){
-coerced131 = "";
+if(dataType131 === "boolean" || data131 === null
+              || (dataType131 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced131 = +data131;
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data133};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data131}];
+return false;
 }
 }
 if(coerced131 !== undefined){
-data133 = coerced131;
-if(data131 !== undefined){
-data131["max_reasoning_effort"] = coerced131;
+data131 = coerced131;
+if(data128 !== undefined){
+data128["tpm"] = coerced131;
 }
 }
 }
-if("low" !== data133){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data133};
-if(vErrors === null){
-vErrors = [err100];
+if(errors === _errs383){
+if(typeof data131 == "number"){
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data131}];
+return false;
+}
+}
+}
+var valid46 = _errs383 === errors;
 }
 else {
-vErrors.push(err100);
+var valid46 = true;
 }
-errors++;
 }
-var _valid11 = _errs386 === errors;
-valid47 = valid47 || _valid11;
-if(!valid47){
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data128}];
+return false;
+}
+}
+var valid44 = _errs376 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data122.policy !== undefined){
+let data132 = data122.policy;
+const _errs385 = errors;
+if(errors === _errs385){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+const _errs387 = errors;
+for(const key28 in data132){
+if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data132}];
+return false;
+break;
+}
+}
+if(_errs387 === errors){
+if(data132.streaming !== undefined){
+let data133 = data132.streaming;
 const _errs388 = errors;
-if(typeof data133 !== "string"){
-let dataType132 = typeof data133;
+if(typeof data133 !== "boolean"){
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data133;
+if(data133 === "false" || data133 === 0 || data133 === null){
+coerced132 = false;
 }
-else if(data133 === null){
-coerced132 = "";
-}
-else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data133};
-if(vErrors === null){
-vErrors = [err101];
+else if(data133 === "true" || data133 === 1){
+coerced132 = true;
 }
 else {
-vErrors.push(err101);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data133}];
+return false;
 }
 }
 if(coerced132 !== undefined){
 data133 = coerced132;
-if(data131 !== undefined){
-data131["max_reasoning_effort"] = coerced132;
+if(data132 !== undefined){
+data132["streaming"] = coerced132;
 }
 }
 }
-if("medium" !== data133){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data133};
-if(vErrors === null){
-vErrors = [err102];
+var valid47 = _errs388 === errors;
 }
 else {
-vErrors.push(err102);
+var valid47 = true;
 }
-errors++;
-}
-var _valid11 = _errs388 === errors;
-valid47 = valid47 || _valid11;
-if(!valid47){
+if(valid47){
+if(data132.max_reasoning_effort !== undefined){
+let data134 = data132.max_reasoning_effort;
 const _errs390 = errors;
-if(typeof data133 !== "string"){
-let dataType133 = typeof data133;
+const _errs391 = errors;
+let valid48 = false;
+const _errs392 = errors;
+if(typeof data134 !== "string"){
+let dataType133 = typeof data134;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
 if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data133;
+coerced133 = "" + data134;
 }
-else if(data133 === null){
+else if(data134 === null){
 coerced133 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data133};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-if(coerced133 !== undefined){
-data133 = coerced133;
-if(data131 !== undefined){
-data131["max_reasoning_effort"] = coerced133;
-}
-}
-}
-if("high" !== data133){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data133};
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6642,12 +6659,16 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs390 === errors;
-valid47 = valid47 || _valid11;
+}
+if(coerced133 !== undefined){
+data134 = coerced133;
+if(data132 !== undefined){
+data132["max_reasoning_effort"] = coerced133;
 }
 }
-if(!valid47){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data133};
+}
+if("low" !== data134){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6655,499 +6676,23 @@ else {
 vErrors.push(err105);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs385;
-if(vErrors !== null){
-if(_errs385){
-vErrors.length = _errs385;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid46 = _errs384 === errors;
-}
-else {
-var valid46 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data131}];
-return false;
-}
-}
-var valid43 = _errs379 === errors;
-}
-else {
-var valid43 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data121}];
-return false;
-}
-}
-var valid42 = _errs357 === errors;
-if(!valid42){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data120}];
-return false;
-}
-}
-var valid0 = _errs355 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data134 = data.keys;
-const _errs392 = errors;
-if(errors === _errs392){
-if(Array.isArray(data134)){
-var valid48 = true;
-const len7 = data134.length;
-for(let i7=0; i7<len7; i7++){
-let data135 = data134[i7];
+var _valid12 = _errs392 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
 const _errs394 = errors;
-if(errors === _errs394){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-let missing8;
-if((data135.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data135}];
-return false;
-}
-else {
-const _errs396 = errors;
-for(const key29 in data135){
-if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data135}];
-return false;
-break;
-}
-}
-if(_errs396 === errors){
-if(data135.key !== undefined){
-let data136 = data135.key;
-const _errs397 = errors;
-if(typeof data136 !== "string"){
-let dataType134 = typeof data136;
+if(typeof data134 !== "string"){
+let dataType134 = typeof data134;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
 if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data136;
+coerced134 = "" + data134;
 }
-else if(data136 === null){
+else if(data134 === null){
 coerced134 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data136}];
-return false;
-}
-}
-if(coerced134 !== undefined){
-data136 = coerced134;
-if(data135 !== undefined){
-data135["key"] = coerced134;
-}
-}
-}
-if(errors === _errs397){
-if(typeof data136 === "string"){
-if(func3(data136) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data136}];
-return false;
-}
-}
-}
-var valid49 = _errs397 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.account !== undefined){
-let data137 = data135.account;
-const _errs399 = errors;
-if(typeof data137 !== "string"){
-let dataType135 = typeof data137;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data137;
-}
-else if(data137 === null){
-coerced135 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data137}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data137 = coerced135;
-if(data135 !== undefined){
-data135["account"] = coerced135;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data137 === "string"){
-if(func3(data137) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data137}];
-return false;
-}
-}
-}
-var valid49 = _errs399 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.name !== undefined){
-let data138 = data135.name;
-const _errs401 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
-}
-else if(data138 === null){
-coerced136 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data138}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data135 !== undefined){
-data135["name"] = coerced136;
-}
-}
-}
-var valid49 = _errs401 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.spend_limit !== undefined){
-let data139 = data135.spend_limit;
-const _errs403 = errors;
-if(!(typeof data139 == "number")){
-let dataType137 = typeof data139;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "boolean" || data139 === null
-              || (dataType137 == "string" && data139 && data139 == +data139)){
-coerced137 = +data139;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data139}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data139 = coerced137;
-if(data135 !== undefined){
-data135["spend_limit"] = coerced137;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data139 == "number"){
-if(data139 < 0 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data139}];
-return false;
-}
-}
-}
-var valid49 = _errs403 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.limits !== undefined){
-let data140 = data135.limits;
-const _errs405 = errors;
-if(errors === _errs405){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
-const _errs407 = errors;
-for(const key30 in data140){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data140}];
-return false;
-break;
-}
-}
-if(_errs407 === errors){
-if(data140.rpm !== undefined){
-let data141 = data140.rpm;
-const _errs408 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data141}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data140 !== undefined){
-data140["rpm"] = coerced138;
-}
-}
-}
-if(errors === _errs408){
-if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data141}];
-return false;
-}
-}
-}
-var valid50 = _errs408 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.rps !== undefined){
-let data142 = data140.rps;
-const _errs410 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data140 !== undefined){
-data140["rps"] = coerced139;
-}
-}
-}
-if(errors === _errs410){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data142}];
-return false;
-}
-}
-}
-var valid50 = _errs410 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.tpm !== undefined){
-let data143 = data140.tpm;
-const _errs412 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data143}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data140 !== undefined){
-data140["tpm"] = coerced140;
-}
-}
-}
-if(errors === _errs412){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data143}];
-return false;
-}
-}
-}
-var valid50 = _errs412 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data140}];
-return false;
-}
-}
-var valid49 = _errs405 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.allowed_models !== undefined){
-let data144 = data135.allowed_models;
-const _errs414 = errors;
-if(errors === _errs414){
-if(Array.isArray(data144)){
-var valid51 = true;
-const len8 = data144.length;
-for(let i8=0; i8<len8; i8++){
-let data145 = data144[i8];
-const _errs416 = errors;
-if(typeof data145 !== "string"){
-let dataType141 = typeof data145;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data145;
-}
-else if(data145 === null){
-coerced141 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data145}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data145 = coerced141;
-if(data144 !== undefined){
-data144[i8] = coerced141;
-}
-}
-}
-if(errors === _errs416){
-if(typeof data145 === "string"){
-if(func3(data145) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data145}];
-return false;
-}
-}
-}
-var valid51 = _errs416 === errors;
-if(!valid51){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data144}];
-return false;
-}
-}
-var valid49 = _errs414 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.policy !== undefined){
-let data146 = data135.policy;
-const _errs418 = errors;
-if(errors === _errs418){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs420 = errors;
-for(const key31 in data146){
-if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data146}];
-return false;
-break;
-}
-}
-if(_errs420 === errors){
-if(data146.streaming !== undefined){
-let data147 = data146.streaming;
-const _errs421 = errors;
-if(typeof data147 !== "boolean"){
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(data147 === "false" || data147 === 0 || data147 === null){
-coerced142 = false;
-}
-else if(data147 === "true" || data147 === 1){
-coerced142 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data147}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data147 = coerced142;
-if(data146 !== undefined){
-data146["streaming"] = coerced142;
-}
-}
-}
-var valid52 = _errs421 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data146.max_reasoning_effort !== undefined){
-let data148 = data146.max_reasoning_effort;
-const _errs423 = errors;
-const _errs424 = errors;
-let valid53 = false;
-const _errs425 = errors;
-if(typeof data148 !== "string"){
-let dataType143 = typeof data148;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data148;
-}
-else if(data148 === null){
-coerced143 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data148};
+const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7157,15 +6702,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data148 = coerced143;
-if(data146 !== undefined){
-data146["max_reasoning_effort"] = coerced143;
+if(coerced134 !== undefined){
+data134 = coerced134;
+if(data132 !== undefined){
+data132["max_reasoning_effort"] = coerced134;
 }
 }
 }
-if("low" !== data148){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data148};
+if("medium" !== data134){
+const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7174,22 +6719,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs425 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs427 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
+var _valid12 = _errs394 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs396 = errors;
+if(typeof data134 !== "string"){
+let dataType135 = typeof data134;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data134;
 }
-else if(data148 === null){
-coerced144 = "";
+else if(data134 === null){
+coerced135 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data148};
+const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7199,15 +6744,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data146 !== undefined){
-data146["max_reasoning_effort"] = coerced144;
+if(coerced135 !== undefined){
+data134 = coerced135;
+if(data132 !== undefined){
+data132["max_reasoning_effort"] = coerced135;
 }
 }
 }
-if("medium" !== data148){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data148};
+if("high" !== data134){
+const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7216,22 +6761,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs427 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs429 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
+var _valid12 = _errs396 === errors;
+valid48 = valid48 || _valid12;
 }
-else if(data148 === null){
-coerced145 = "";
 }
-else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data148};
+if(!valid48){
+const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data134};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7239,17 +6774,499 @@ else {
 vErrors.push(err110);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs391;
+if(vErrors !== null){
+if(_errs391){
+vErrors.length = _errs391;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data146 !== undefined){
-data146["max_reasoning_effort"] = coerced145;
+}
+var valid47 = _errs390 === errors;
+}
+else {
+var valid47 = true;
 }
 }
 }
-if("high" !== data148){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data148};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data132}];
+return false;
+}
+}
+var valid44 = _errs385 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data122}];
+return false;
+}
+}
+var valid43 = _errs363 === errors;
+if(!valid43){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data121}];
+return false;
+}
+}
+var valid0 = _errs361 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data135 = data.keys;
+const _errs398 = errors;
+if(errors === _errs398){
+if(Array.isArray(data135)){
+var valid49 = true;
+const len7 = data135.length;
+for(let i7=0; i7<len7; i7++){
+let data136 = data135[i7];
+const _errs400 = errors;
+if(errors === _errs400){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+let missing8;
+if((data136.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data136}];
+return false;
+}
+else {
+const _errs402 = errors;
+for(const key29 in data136){
+if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data136}];
+return false;
+break;
+}
+}
+if(_errs402 === errors){
+if(data136.key !== undefined){
+let data137 = data136.key;
+const _errs403 = errors;
+if(typeof data137 !== "string"){
+let dataType136 = typeof data137;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data137;
+}
+else if(data137 === null){
+coerced136 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data137}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data137 = coerced136;
+if(data136 !== undefined){
+data136["key"] = coerced136;
+}
+}
+}
+if(errors === _errs403){
+if(typeof data137 === "string"){
+if(func3(data137) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data137}];
+return false;
+}
+}
+}
+var valid50 = _errs403 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.account !== undefined){
+let data138 = data136.account;
+const _errs405 = errors;
+if(typeof data138 !== "string"){
+let dataType137 = typeof data138;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data138;
+}
+else if(data138 === null){
+coerced137 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data138}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data138 = coerced137;
+if(data136 !== undefined){
+data136["account"] = coerced137;
+}
+}
+}
+if(errors === _errs405){
+if(typeof data138 === "string"){
+if(func3(data138) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data138}];
+return false;
+}
+}
+}
+var valid50 = _errs405 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.name !== undefined){
+let data139 = data136.name;
+const _errs407 = errors;
+if(typeof data139 !== "string"){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data139;
+}
+else if(data139 === null){
+coerced138 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data139}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data136 !== undefined){
+data136["name"] = coerced138;
+}
+}
+}
+var valid50 = _errs407 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.spend_limit !== undefined){
+let data140 = data136.spend_limit;
+const _errs409 = errors;
+if(!(typeof data140 == "number")){
+let dataType139 = typeof data140;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "boolean" || data140 === null
+              || (dataType139 == "string" && data140 && data140 == +data140)){
+coerced139 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data140}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data140 = coerced139;
+if(data136 !== undefined){
+data136["spend_limit"] = coerced139;
+}
+}
+}
+if(errors === _errs409){
+if(typeof data140 == "number"){
+if(data140 < 0 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data140}];
+return false;
+}
+}
+}
+var valid50 = _errs409 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.limits !== undefined){
+let data141 = data136.limits;
+const _errs411 = errors;
+if(errors === _errs411){
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+const _errs413 = errors;
+for(const key30 in data141){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data141}];
+return false;
+break;
+}
+}
+if(_errs413 === errors){
+if(data141.rpm !== undefined){
+let data142 = data141.rpm;
+const _errs414 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType140 = typeof data142;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data142 === null
+              || (dataType140 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced140 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data142}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data142 = coerced140;
+if(data141 !== undefined){
+data141["rpm"] = coerced140;
+}
+}
+}
+if(errors === _errs414){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data142}];
+return false;
+}
+}
+}
+var valid51 = _errs414 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data141.rps !== undefined){
+let data143 = data141.rps;
+const _errs416 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType141 = typeof data143;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data143 === null
+              || (dataType141 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced141 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data143}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data143 = coerced141;
+if(data141 !== undefined){
+data141["rps"] = coerced141;
+}
+}
+}
+if(errors === _errs416){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data143}];
+return false;
+}
+}
+}
+var valid51 = _errs416 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data141.tpm !== undefined){
+let data144 = data141.tpm;
+const _errs418 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType142 = typeof data144;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data144 === null
+              || (dataType142 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced142 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data144}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data144 = coerced142;
+if(data141 !== undefined){
+data141["tpm"] = coerced142;
+}
+}
+}
+if(errors === _errs418){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data144}];
+return false;
+}
+}
+}
+var valid51 = _errs418 === errors;
+}
+else {
+var valid51 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data141}];
+return false;
+}
+}
+var valid50 = _errs411 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.allowed_models !== undefined){
+let data145 = data136.allowed_models;
+const _errs420 = errors;
+if(errors === _errs420){
+if(Array.isArray(data145)){
+var valid52 = true;
+const len8 = data145.length;
+for(let i8=0; i8<len8; i8++){
+let data146 = data145[i8];
+const _errs422 = errors;
+if(typeof data146 !== "string"){
+let dataType143 = typeof data146;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data146;
+}
+else if(data146 === null){
+coerced143 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data146}];
+return false;
+}
+}
+if(coerced143 !== undefined){
+data146 = coerced143;
+if(data145 !== undefined){
+data145[i8] = coerced143;
+}
+}
+}
+if(errors === _errs422){
+if(typeof data146 === "string"){
+if(func3(data146) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data146}];
+return false;
+}
+}
+}
+var valid52 = _errs422 === errors;
+if(!valid52){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data145}];
+return false;
+}
+}
+var valid50 = _errs420 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.policy !== undefined){
+let data147 = data136.policy;
+const _errs424 = errors;
+if(errors === _errs424){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+const _errs426 = errors;
+for(const key31 in data147){
+if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data147}];
+return false;
+break;
+}
+}
+if(_errs426 === errors){
+if(data147.streaming !== undefined){
+let data148 = data147.streaming;
+const _errs427 = errors;
+if(typeof data148 !== "boolean"){
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(data148 === "false" || data148 === 0 || data148 === null){
+coerced144 = false;
+}
+else if(data148 === "true" || data148 === 1){
+coerced144 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data148}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data147 !== undefined){
+data147["streaming"] = coerced144;
+}
+}
+}
+var valid53 = _errs427 === errors;
+}
+else {
+var valid53 = true;
+}
+if(valid53){
+if(data147.max_reasoning_effort !== undefined){
+let data149 = data147.max_reasoning_effort;
+const _errs429 = errors;
+const _errs430 = errors;
+let valid54 = false;
+const _errs431 = errors;
+if(typeof data149 !== "string"){
+let dataType145 = typeof data149;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data149;
+}
+else if(data149 === null){
+coerced145 = "";
+}
+else {
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7258,12 +7275,16 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs429 === errors;
-valid53 = valid53 || _valid12;
+}
+if(coerced145 !== undefined){
+data149 = coerced145;
+if(data147 !== undefined){
+data147["max_reasoning_effort"] = coerced145;
 }
 }
-if(!valid53){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data148};
+}
+if("low" !== data149){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7271,44 +7292,10 @@ else {
 vErrors.push(err112);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs424;
-if(vErrors !== null){
-if(_errs424){
-vErrors.length = _errs424;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs423 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data146}];
-return false;
-}
-}
-var valid49 = _errs418 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data135.status !== undefined){
-let data149 = data135.status;
-const _errs431 = errors;
-const _errs432 = errors;
-let valid54 = false;
+var _valid13 = _errs431 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
 const _errs433 = errors;
 if(typeof data149 !== "string"){
 let dataType146 = typeof data149;
@@ -7321,7 +7308,7 @@ else if(data149 === null){
 coerced146 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data149};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7333,13 +7320,13 @@ errors++;
 }
 if(coerced146 !== undefined){
 data149 = coerced146;
-if(data135 !== undefined){
-data135["status"] = coerced146;
+if(data147 !== undefined){
+data147["max_reasoning_effort"] = coerced146;
 }
 }
 }
-if("active" !== data149){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data149};
+if("medium" !== data149){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7363,7 +7350,7 @@ else if(data149 === null){
 coerced147 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data149};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7375,13 +7362,13 @@ errors++;
 }
 if(coerced147 !== undefined){
 data149 = coerced147;
-if(data135 !== undefined){
-data135["status"] = coerced147;
+if(data147 !== undefined){
+data147["max_reasoning_effort"] = coerced147;
 }
 }
 }
-if("blocked" !== data149){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data149};
+if("high" !== data149){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7392,20 +7379,10 @@ errors++;
 }
 var _valid13 = _errs435 === errors;
 valid54 = valid54 || _valid13;
+}
+}
 if(!valid54){
-const _errs437 = errors;
-if(typeof data149 !== "string"){
-let dataType148 = typeof data149;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data149;
-}
-else if(data149 === null){
-coerced148 = "";
-}
-else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data149};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data149};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7413,17 +7390,57 @@ else {
 vErrors.push(err117);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs430;
+if(vErrors !== null){
+if(_errs430){
+vErrors.length = _errs430;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced148 !== undefined){
-data149 = coerced148;
-if(data135 !== undefined){
-data135["status"] = coerced148;
+}
+var valid53 = _errs429 === errors;
+}
+else {
+var valid53 = true;
 }
 }
 }
-if("revoked" !== data149){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data149};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data147}];
+return false;
+}
+}
+var valid50 = _errs424 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data136.status !== undefined){
+let data150 = data136.status;
+const _errs437 = errors;
+const _errs438 = errors;
+let valid55 = false;
+const _errs439 = errors;
+if(typeof data150 !== "string"){
+let dataType148 = typeof data150;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data150;
+}
+else if(data150 === null){
+coerced148 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7432,22 +7449,16 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs437 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs439 = errors;
-if(typeof data149 !== "string"){
-let dataType149 = typeof data149;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data149;
 }
-else if(data149 === null){
-coerced149 = "";
+if(coerced148 !== undefined){
+data150 = coerced148;
+if(data136 !== undefined){
+data136["status"] = coerced148;
 }
-else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data149};
+}
+}
+if("active" !== data150){
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7456,16 +7467,22 @@ vErrors.push(err119);
 }
 errors++;
 }
+var _valid14 = _errs439 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs441 = errors;
+if(typeof data150 !== "string"){
+let dataType149 = typeof data150;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data150;
 }
-if(coerced149 !== undefined){
-data149 = coerced149;
-if(data135 !== undefined){
-data135["status"] = coerced149;
+else if(data150 === null){
+coerced149 = "";
 }
-}
-}
-if("deleted" !== data149){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data149};
+else {
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7474,13 +7491,16 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs439 === errors;
-valid54 = valid54 || _valid13;
+}
+if(coerced149 !== undefined){
+data150 = coerced149;
+if(data136 !== undefined){
+data136["status"] = coerced149;
 }
 }
 }
-if(!valid54){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data149};
+if("blocked" !== data150){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7488,24 +7508,123 @@ else {
 vErrors.push(err121);
 }
 errors++;
+}
+var _valid14 = _errs441 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs443 = errors;
+if(typeof data150 !== "string"){
+let dataType150 = typeof data150;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data150;
+}
+else if(data150 === null){
+coerced150 = "";
+}
+else {
+const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data150};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+if(coerced150 !== undefined){
+data150 = coerced150;
+if(data136 !== undefined){
+data136["status"] = coerced150;
+}
+}
+}
+if("revoked" !== data150){
+const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data150};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+var _valid14 = _errs443 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs445 = errors;
+if(typeof data150 !== "string"){
+let dataType151 = typeof data150;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data150;
+}
+else if(data150 === null){
+coerced151 = "";
+}
+else {
+const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data150};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+if(coerced151 !== undefined){
+data150 = coerced151;
+if(data136 !== undefined){
+data136["status"] = coerced151;
+}
+}
+}
+if("deleted" !== data150){
+const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data150};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+var _valid14 = _errs445 === errors;
+valid55 = valid55 || _valid14;
+}
+}
+}
+if(!valid55){
+const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data150};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs432;
+errors = _errs438;
 if(vErrors !== null){
-if(_errs432){
-vErrors.length = _errs432;
+if(_errs438){
+vErrors.length = _errs438;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs431 === errors;
+var valid50 = _errs437 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
 }
 }
@@ -7518,22 +7637,22 @@ var valid49 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data136}];
 return false;
 }
 }
-var valid48 = _errs394 === errors;
-if(!valid48){
+var valid49 = _errs400 === errors;
+if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data135}];
 return false;
 }
 }
-var valid0 = _errs392 === errors;
+var valid0 = _errs398 === errors;
 }
 else {
 var valid0 = true;
