@@ -30,6 +30,9 @@ export function endAfterDrain(request: IncomingMessage, response: ServerResponse
   let drained = 0;
   const timer = setTimeout(cut, limits.drainTimeoutMs);
   response.write(body);
+  // write() leaves the socket corked until the next tick; a parse error in the body's next
+  // bytes would destroy it first and the answer with it. end() flushes at once; so do we.
+  request.socket.uncork();
 
   function stop(): void {
     clearTimeout(timer);

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -2243,6 +2243,158 @@ var valid13 = _errs132 === errors;
 else {
 var valid13 = true;
 }
+if(valid13){
+if(data43.max_body_bytes_in_flight !== undefined){
+let data54 = data43.max_body_bytes_in_flight;
+const _errs134 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType48 = typeof data54;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data54 === null
+              || (dataType48 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced48 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data54}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data54 = coerced48;
+if(data43 !== undefined){
+data43["max_body_bytes_in_flight"] = coerced48;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data54 == "number"){
+if(data54 < 1024 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data54}];
+return false;
+}
+}
+}
+var valid13 = _errs134 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data43.max_body_bytes_in_flight_per_key !== undefined){
+let data55 = data43.max_body_bytes_in_flight_per_key;
+const _errs136 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType49 = typeof data55;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data55 === null
+              || (dataType49 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced49 = +data55;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data55}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data55 = coerced49;
+if(data43 !== undefined){
+data43["max_body_bytes_in_flight_per_key"] = coerced49;
+}
+}
+}
+if(errors === _errs136){
+if(typeof data55 == "number"){
+if(data55 < 1024 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data55}];
+return false;
+}
+}
+}
+var valid13 = _errs136 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data43.max_drain_bytes !== undefined){
+let data56 = data43.max_drain_bytes;
+const _errs138 = errors;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+let dataType50 = typeof data56;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data56 === null
+              || (dataType50 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced50 = +data56;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data56}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data56 = coerced50;
+if(data43 !== undefined){
+data43["max_drain_bytes"] = coerced50;
+}
+}
+}
+if(errors === _errs138){
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data56}];
+return false;
+}
+}
+}
+var valid13 = _errs138 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data43.drain_timeout_ms !== undefined){
+let data57 = data43.drain_timeout_ms;
+const _errs140 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType51 = typeof data57;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data57 === null
+              || (dataType51 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced51 = +data57;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data57}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data57 = coerced51;
+if(data43 !== undefined){
+data43["drain_timeout_ms"] = coerced51;
+}
+}
+}
+if(errors === _errs140){
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data57}];
+return false;
+}
+}
+}
+var valid13 = _errs140 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -2266,290 +2418,55 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data54 = data.log;
-const _errs134 = errors;
-if(errors === _errs134){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs136 = errors;
-for(const key11 in data54){
+let data58 = data.log;
+const _errs142 = errors;
+if(errors === _errs142){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+const _errs144 = errors;
+for(const key11 in data58){
 if(!((key11 === "bodies") || (key11 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data58}];
 return false;
 break;
 }
 }
-if(_errs136 === errors){
-if(data54.bodies !== undefined){
-let data55 = data54.bodies;
-const _errs137 = errors;
-if(typeof data55 !== "boolean"){
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(data55 === "false" || data55 === 0 || data55 === null){
-coerced48 = false;
+if(_errs144 === errors){
+if(data58.bodies !== undefined){
+let data59 = data58.bodies;
+const _errs145 = errors;
+if(typeof data59 !== "boolean"){
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(data59 === "false" || data59 === 0 || data59 === null){
+coerced52 = false;
 }
-else if(data55 === "true" || data55 === 1){
-coerced48 = true;
+else if(data59 === "true" || data59 === 1){
+coerced52 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data59}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data55 = coerced48;
-if(data54 !== undefined){
-data54["bodies"] = coerced48;
+if(coerced52 !== undefined){
+data59 = coerced52;
+if(data58 !== undefined){
+data58["bodies"] = coerced52;
 }
 }
 }
-var valid14 = _errs137 === errors;
+var valid14 = _errs145 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data54.format !== undefined){
-let data56 = data54.format;
-const _errs139 = errors;
-const _errs140 = errors;
-let valid15 = false;
-const _errs141 = errors;
-if(typeof data56 !== "string"){
-let dataType49 = typeof data56;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data56;
-}
-else if(data56 === null){
-coerced49 = "";
-}
-else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(coerced49 !== undefined){
-data56 = coerced49;
-if(data54 !== undefined){
-data54["format"] = coerced49;
-}
-}
-}
-if("auto" !== data56){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs141 === errors;
-valid15 = valid15 || _valid1;
-if(!valid15){
-const _errs143 = errors;
-if(typeof data56 !== "string"){
-let dataType50 = typeof data56;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data56;
-}
-else if(data56 === null){
-coerced50 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced50 !== undefined){
-data56 = coerced50;
-if(data54 !== undefined){
-data54["format"] = coerced50;
-}
-}
-}
-if("json" !== data56){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs143 === errors;
-valid15 = valid15 || _valid1;
-if(!valid15){
-const _errs145 = errors;
-if(typeof data56 !== "string"){
-let dataType51 = typeof data56;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data56;
-}
-else if(data56 === null){
-coerced51 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced51 !== undefined){
-data56 = coerced51;
-if(data54 !== undefined){
-data54["format"] = coerced51;
-}
-}
-}
-if("pretty" !== data56){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs145 === errors;
-valid15 = valid15 || _valid1;
-}
-}
-if(!valid15){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data56};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs140;
-if(vErrors !== null){
-if(_errs140){
-vErrors.length = _errs140;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid14 = _errs139 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data54}];
-return false;
-}
-}
-var valid0 = _errs134 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data57 = data.metrics;
+if(data58.format !== undefined){
+let data60 = data58.format;
 const _errs147 = errors;
-if(errors === _errs147){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs148 = errors;
+let valid15 = false;
 const _errs149 = errors;
-for(const key12 in data57){
-if(!((key12 === "enabled") || (key12 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data57}];
-return false;
-break;
-}
-}
-if(_errs149 === errors){
-if(data57.enabled !== undefined){
-let data58 = data57.enabled;
-const _errs150 = errors;
-if(typeof data58 !== "boolean"){
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(data58 === "false" || data58 === 0 || data58 === null){
-coerced52 = false;
-}
-else if(data58 === "true" || data58 === 1){
-coerced52 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data58}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data58 = coerced52;
-if(data57 !== undefined){
-data57["enabled"] = coerced52;
-}
-}
-}
-var valid16 = _errs150 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data57.listen !== undefined){
-let data59 = data57.listen;
-const _errs152 = errors;
-if(errors === _errs152){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-let missing1;
-if((data59.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
-return false;
-}
-else {
-const _errs154 = errors;
-for(const key13 in data59){
-if(!((key13 === "host") || (key13 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
-return false;
-break;
-}
-}
-if(_errs154 === errors){
-if(data59.host !== undefined){
-let data60 = data59.host;
-const _errs155 = errors;
 if(typeof data60 !== "string"){
 let dataType53 = typeof data60;
 let coerced53 = undefined;
@@ -2561,69 +2478,304 @@ else if(data60 === null){
 coerced53 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
-return false;
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
 }
 }
 if(coerced53 !== undefined){
 data60 = coerced53;
-if(data59 !== undefined){
-data59["host"] = coerced53;
+if(data58 !== undefined){
+data58["format"] = coerced53;
 }
 }
 }
+if("auto" !== data60){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs149 === errors;
+valid15 = valid15 || _valid1;
+if(!valid15){
+const _errs151 = errors;
+if(typeof data60 !== "string"){
+let dataType54 = typeof data60;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data60;
+}
+else if(data60 === null){
+coerced54 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced54 !== undefined){
+data60 = coerced54;
+if(data58 !== undefined){
+data58["format"] = coerced54;
+}
+}
+}
+if("json" !== data60){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs151 === errors;
+valid15 = valid15 || _valid1;
+if(!valid15){
+const _errs153 = errors;
+if(typeof data60 !== "string"){
+let dataType55 = typeof data60;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "number" || dataType55 == "boolean"){
+coerced55 = "" + data60;
+}
+else if(data60 === null){
+coerced55 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced55 !== undefined){
+data60 = coerced55;
+if(data58 !== undefined){
+data58["format"] = coerced55;
+}
+}
+}
+if("pretty" !== data60){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs153 === errors;
+valid15 = valid15 || _valid1;
+}
+}
+if(!valid15){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data60};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs148;
+if(vErrors !== null){
+if(_errs148){
+vErrors.length = _errs148;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid14 = _errs147 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data58}];
+return false;
+}
+}
+var valid0 = _errs142 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data61 = data.metrics;
+const _errs155 = errors;
 if(errors === _errs155){
-if(typeof data60 === "string"){
-if(func3(data60) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+const _errs157 = errors;
+for(const key12 in data61){
+if(!((key12 === "enabled") || (key12 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data61}];
+return false;
+break;
+}
+}
+if(_errs157 === errors){
+if(data61.enabled !== undefined){
+let data62 = data61.enabled;
+const _errs158 = errors;
+if(typeof data62 !== "boolean"){
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(data62 === "false" || data62 === 0 || data62 === null){
+coerced56 = false;
+}
+else if(data62 === "true" || data62 === 1){
+coerced56 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data62}];
+return false;
+}
+}
+if(coerced56 !== undefined){
+data62 = coerced56;
+if(data61 !== undefined){
+data61["enabled"] = coerced56;
+}
+}
+}
+var valid16 = _errs158 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data61.listen !== undefined){
+let data63 = data61.listen;
+const _errs160 = errors;
+if(errors === _errs160){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+let missing1;
+if((data63.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
+return false;
+}
+else {
+const _errs162 = errors;
+for(const key13 in data63){
+if(!((key13 === "host") || (key13 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
+return false;
+break;
+}
+}
+if(_errs162 === errors){
+if(data63.host !== undefined){
+let data64 = data63.host;
+const _errs163 = errors;
+if(typeof data64 !== "string"){
+let dataType57 = typeof data64;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data64;
+}
+else if(data64 === null){
+coerced57 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data64 = coerced57;
+if(data63 !== undefined){
+data63["host"] = coerced57;
+}
+}
+}
+if(errors === _errs163){
+if(typeof data64 === "string"){
+if(func3(data64) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
 return false;
 }
 }
 }
-var valid17 = _errs155 === errors;
+var valid17 = _errs163 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data59.port !== undefined){
-let data61 = data59.port;
-const _errs157 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType54 = typeof data61;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data61 === null
-              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced54 = +data61;
+if(data63.port !== undefined){
+let data65 = data63.port;
+const _errs165 = errors;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+let dataType58 = typeof data65;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data65 === null
+              || (dataType58 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced58 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data61 = coerced54;
-if(data59 !== undefined){
-data59["port"] = coerced54;
+if(coerced58 !== undefined){
+data65 = coerced58;
+if(data63 !== undefined){
+data63["port"] = coerced58;
 }
 }
 }
-if(errors === _errs157){
-if(typeof data61 == "number"){
-if(data61 > 65535 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+if(errors === _errs165){
+if(typeof data65 == "number"){
+if(data65 > 65535 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
 return false;
 }
 else {
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+if(data65 < 0 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs157 === errors;
+var valid17 = _errs165 === errors;
 }
 else {
 var valid17 = true;
@@ -2633,11 +2785,11 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
 return false;
 }
 }
-var valid16 = _errs152 === errors;
+var valid16 = _errs160 === errors;
 }
 else {
 var valid16 = true;
@@ -2646,57 +2798,57 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data61}];
 return false;
 }
 }
-var valid0 = _errs147 === errors;
+var valid0 = _errs155 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data62 = data.shutdown;
-const _errs159 = errors;
-if(errors === _errs159){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-const _errs161 = errors;
-for(const key14 in data62){
+let data66 = data.shutdown;
+const _errs167 = errors;
+if(errors === _errs167){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs169 = errors;
+for(const key14 in data66){
 if(!(key14 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data66}];
 return false;
 break;
 }
 }
-if(_errs161 === errors){
-if(data62.grace_ms !== undefined){
-let data63 = data62.grace_ms;
-const _errs162 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-let dataType55 = typeof data63;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data63 === null
-              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced55 = +data63;
+if(_errs169 === errors){
+if(data66.grace_ms !== undefined){
+let data67 = data66.grace_ms;
+const _errs170 = errors;
+if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
+let dataType59 = typeof data67;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 === "boolean" || data67 === null
+              || (dataType59 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
+coerced59 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data63 = coerced55;
-if(data62 !== undefined){
-data62["grace_ms"] = coerced55;
+if(coerced59 !== undefined){
+data67 = coerced59;
+if(data66 !== undefined){
+data66["grace_ms"] = coerced59;
 }
 }
 }
-if(errors === _errs162){
-if(typeof data63 == "number"){
-if(data63 < 0 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+if(errors === _errs170){
+if(typeof data67 == "number"){
+if(data67 < 0 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
 return false;
 }
 }
@@ -2705,111 +2857,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data66}];
 return false;
 }
 }
-var valid0 = _errs159 === errors;
+var valid0 = _errs167 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data64 = data.nodes;
-const _errs164 = errors;
-if(errors === _errs164){
-if(Array.isArray(data64)){
-if(data64.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data64}];
+let data68 = data.nodes;
+const _errs172 = errors;
+if(errors === _errs172){
+if(Array.isArray(data68)){
+if(data68.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data68}];
 return false;
 }
 else {
 var valid19 = true;
-const len2 = data64.length;
+const len2 = data68.length;
 for(let i2=0; i2<len2; i2++){
-let data65 = data64[i2];
-const _errs166 = errors;
-if(errors === _errs166){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data69 = data68[i2];
+const _errs174 = errors;
+if(errors === _errs174){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
 let missing2;
-if(((data65.id === undefined) && (missing2 = "id")) || ((data65.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data65}];
+if(((data69.id === undefined) && (missing2 = "id")) || ((data69.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 }
 else {
-const _errs168 = errors;
-for(const key15 in data65){
+const _errs176 = errors;
+for(const key15 in data69){
 if(!(func2.call(schema11.properties.nodes.items.properties, key15))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 break;
 }
 }
-if(_errs168 === errors){
-if(data65.id !== undefined){
-let data66 = data65.id;
-const _errs169 = errors;
-if(typeof data66 !== "string"){
-let dataType56 = typeof data66;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data66;
+if(_errs176 === errors){
+if(data69.id !== undefined){
+let data70 = data69.id;
+const _errs177 = errors;
+if(typeof data70 !== "string"){
+let dataType60 = typeof data70;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data70;
 }
-else if(data66 === null){
-coerced56 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
-return false;
-}
-}
-if(coerced56 !== undefined){
-data66 = coerced56;
-if(data65 !== undefined){
-data65["id"] = coerced56;
-}
-}
-}
-if(errors === _errs169){
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
-return false;
+else if(data70 === null){
+coerced60 = "";
 }
 else {
-if(!pattern3.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
+return false;
+}
+}
+if(coerced60 !== undefined){
+data70 = coerced60;
+if(data69 !== undefined){
+data69["id"] = coerced60;
+}
+}
+}
+if(errors === _errs177){
+if(typeof data70 === "string"){
+if(func3(data70) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
+return false;
+}
+else {
+if(!pattern3.test(data70)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs169 === errors;
+var valid20 = _errs177 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.provider !== undefined){
-let data67 = data65.provider;
-const _errs171 = errors;
-const _errs172 = errors;
+if(data69.provider !== undefined){
+let data71 = data69.provider;
+const _errs179 = errors;
+const _errs180 = errors;
 let valid21 = false;
-const _errs173 = errors;
-if(typeof data67 !== "string"){
-let dataType57 = typeof data67;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data67;
+const _errs181 = errors;
+if(typeof data71 !== "string"){
+let dataType61 = typeof data71;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data71;
 }
-else if(data67 === null){
-coerced57 = "";
+else if(data71 === null){
+coerced61 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2819,15 +2971,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced57 !== undefined){
-data67 = coerced57;
-if(data65 !== undefined){
-data65["provider"] = coerced57;
+if(coerced61 !== undefined){
+data71 = coerced61;
+if(data69 !== undefined){
+data69["provider"] = coerced61;
 }
 }
 }
-if("openai" !== data67){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
+if("openai" !== data71){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2836,22 +2988,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs173 === errors;
+var _valid2 = _errs181 === errors;
 valid21 = valid21 || _valid2;
 if(!valid21){
-const _errs175 = errors;
-if(typeof data67 !== "string"){
-let dataType58 = typeof data67;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data67;
+const _errs183 = errors;
+if(typeof data71 !== "string"){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data71;
 }
-else if(data67 === null){
-coerced58 = "";
+else if(data71 === null){
+coerced62 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2861,15 +3013,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced58 !== undefined){
-data67 = coerced58;
-if(data65 !== undefined){
-data65["provider"] = coerced58;
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data69 !== undefined){
+data69["provider"] = coerced62;
 }
 }
 }
-if("anthropic" !== data67){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
+if("anthropic" !== data71){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2878,22 +3030,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs175 === errors;
+var _valid2 = _errs183 === errors;
 valid21 = valid21 || _valid2;
 if(!valid21){
-const _errs177 = errors;
-if(typeof data67 !== "string"){
-let dataType59 = typeof data67;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data67;
+const _errs185 = errors;
+if(typeof data71 !== "string"){
+let dataType63 = typeof data71;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data71;
 }
-else if(data67 === null){
-coerced59 = "";
+else if(data71 === null){
+coerced63 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2903,15 +3055,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced59 !== undefined){
-data67 = coerced59;
-if(data65 !== undefined){
-data65["provider"] = coerced59;
+if(coerced63 !== undefined){
+data71 = coerced63;
+if(data69 !== undefined){
+data69["provider"] = coerced63;
 }
 }
 }
-if("gemini" !== data67){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
+if("gemini" !== data71){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2920,22 +3072,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs177 === errors;
+var _valid2 = _errs185 === errors;
 valid21 = valid21 || _valid2;
 if(!valid21){
-const _errs179 = errors;
-if(typeof data67 !== "string"){
-let dataType60 = typeof data67;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data67;
+const _errs187 = errors;
+if(typeof data71 !== "string"){
+let dataType64 = typeof data71;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data71;
 }
-else if(data67 === null){
-coerced60 = "";
+else if(data71 === null){
+coerced64 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2945,15 +3097,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced60 !== undefined){
-data67 = coerced60;
-if(data65 !== undefined){
-data65["provider"] = coerced60;
+if(coerced64 !== undefined){
+data71 = coerced64;
+if(data69 !== undefined){
+data69["provider"] = coerced64;
 }
 }
 }
-if("simulated" !== data67){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
+if("simulated" !== data71){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2962,13 +3114,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs179 === errors;
+var _valid2 = _errs187 === errors;
 valid21 = valid21 || _valid2;
 }
 }
 }
 if(!valid21){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data67};
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data71};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2980,335 +3132,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs172;
+errors = _errs180;
 if(vErrors !== null){
-if(_errs172){
-vErrors.length = _errs172;
+if(_errs180){
+vErrors.length = _errs180;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid20 = _errs171 === errors;
+var valid20 = _errs179 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.base_url !== undefined){
-let data68 = data65.base_url;
-const _errs181 = errors;
-if(typeof data68 !== "string"){
-let dataType61 = typeof data68;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data68;
-}
-else if(data68 === null){
-coerced61 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
-return false;
-}
-}
-if(coerced61 !== undefined){
-data68 = coerced61;
-if(data65 !== undefined){
-data65["base_url"] = coerced61;
-}
-}
-}
-if(errors === _errs181){
-if(typeof data68 === "string"){
-if(!pattern4.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
-return false;
-}
-}
-}
-var valid20 = _errs181 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.api_key !== undefined){
-let data69 = data65.api_key;
-const _errs183 = errors;
-if(typeof data69 !== "string"){
-let dataType62 = typeof data69;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data69;
-}
-else if(data69 === null){
-coerced62 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data69}];
-return false;
-}
-}
-if(coerced62 !== undefined){
-data69 = coerced62;
-if(data65 !== undefined){
-data65["api_key"] = coerced62;
-}
-}
-}
-var valid20 = _errs183 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.max_concurrency !== undefined){
-let data70 = data65.max_concurrency;
-const _errs185 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
-let dataType63 = typeof data70;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data70 === null
-              || (dataType63 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced63 = +data70;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
-return false;
-}
-}
-if(coerced63 !== undefined){
-data70 = coerced63;
-if(data65 !== undefined){
-data65["max_concurrency"] = coerced63;
-}
-}
-}
-if(errors === _errs185){
-if(typeof data70 == "number"){
-if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
-return false;
-}
-}
-}
-var valid20 = _errs185 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.weight !== undefined){
-let data71 = data65.weight;
-const _errs187 = errors;
-if(!(typeof data71 == "number")){
-let dataType64 = typeof data71;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "boolean" || data71 === null
-              || (dataType64 == "string" && data71 && data71 == +data71)){
-coerced64 = +data71;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
-return false;
-}
-}
-if(coerced64 !== undefined){
-data71 = coerced64;
-if(data65 !== undefined){
-data65["weight"] = coerced64;
-}
-}
-}
-if(errors === _errs187){
-if(typeof data71 == "number"){
-if(data71 <= 0 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
-return false;
-}
-}
-}
-var valid20 = _errs187 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.timeouts !== undefined){
-let data72 = data65.timeouts;
+if(data69.base_url !== undefined){
+let data72 = data69.base_url;
 const _errs189 = errors;
-if(errors === _errs189){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-const _errs191 = errors;
-for(const key16 in data72){
-if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
-return false;
-break;
-}
-}
-if(_errs191 === errors){
-if(data72.connect_ms !== undefined){
-let data73 = data72.connect_ms;
-const _errs192 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-let dataType65 = typeof data73;
+if(typeof data72 !== "string"){
+let dataType65 = typeof data72;
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data73 === null
-              || (dataType65 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced65 = +data73;
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data72;
+}
+else if(data72 === null){
+coerced65 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
 return false;
 }
 }
 if(coerced65 !== undefined){
-data73 = coerced65;
-if(data72 !== undefined){
-data72["connect_ms"] = coerced65;
+data72 = coerced65;
+if(data69 !== undefined){
+data69["base_url"] = coerced65;
 }
 }
 }
-if(errors === _errs192){
-if(typeof data73 == "number"){
-if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+if(errors === _errs189){
+if(typeof data72 === "string"){
+if(!pattern4.test(data72)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
 return false;
 }
-}
-}
-var valid22 = _errs192 === errors;
-}
-else {
-var valid22 = true;
-}
-if(valid22){
-if(data72.first_byte_ms !== undefined){
-let data74 = data72.first_byte_ms;
-const _errs194 = errors;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-let dataType66 = typeof data74;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data74 === null
-              || (dataType66 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
-coerced66 = +data74;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data74 = coerced66;
-if(data72 !== undefined){
-data72["first_byte_ms"] = coerced66;
-}
-}
-}
-if(errors === _errs194){
-if(typeof data74 == "number"){
-if(data74 < 1 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
-return false;
-}
-}
-}
-var valid22 = _errs194 === errors;
-}
-else {
-var valid22 = true;
-}
-if(valid22){
-if(data72.idle_ms !== undefined){
-let data75 = data72.idle_ms;
-const _errs196 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-let dataType67 = typeof data75;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data75 === null
-              || (dataType67 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced67 = +data75;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data75 = coerced67;
-if(data72 !== undefined){
-data72["idle_ms"] = coerced67;
-}
-}
-}
-if(errors === _errs196){
-if(typeof data75 == "number"){
-if(data75 < 1 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
-return false;
-}
-}
-}
-var valid22 = _errs196 === errors;
-}
-else {
-var valid22 = true;
-}
-if(valid22){
-if(data72.total_ms !== undefined){
-let data76 = data72.total_ms;
-const _errs198 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType68 = typeof data76;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data76 === null
-              || (dataType68 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced68 = +data76;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data76 = coerced68;
-if(data72 !== undefined){
-data72["total_ms"] = coerced68;
-}
-}
-}
-if(errors === _errs198){
-if(typeof data76 == "number"){
-if(data76 < 1 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
-return false;
-}
-}
-}
-var valid22 = _errs198 === errors;
-}
-else {
-var valid22 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
-return false;
 }
 }
 var valid20 = _errs189 === errors;
@@ -3317,141 +3187,202 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.reasoning_param !== undefined){
-let data77 = data65.reasoning_param;
-const _errs200 = errors;
-const _errs201 = errors;
-let valid23 = false;
-const _errs202 = errors;
-if(typeof data77 !== "string"){
-let dataType69 = typeof data77;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data77;
+if(data69.api_key !== undefined){
+let data73 = data69.api_key;
+const _errs191 = errors;
+if(typeof data73 !== "string"){
+let dataType66 = typeof data73;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data73;
 }
-else if(data77 === null){
-coerced69 = "";
+else if(data73 === null){
+coerced66 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(coerced69 !== undefined){
-data77 = coerced69;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced69;
-}
-}
-}
-if("reasoning_effort" !== data77){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-var _valid3 = _errs202 === errors;
-valid23 = valid23 || _valid3;
-if(!valid23){
-const _errs204 = errors;
-if(typeof data77 !== "string"){
-let dataType70 = typeof data77;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data77;
-}
-else if(data77 === null){
-coerced70 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced70 !== undefined){
-data77 = coerced70;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced70;
-}
-}
-}
-if("reasoning" !== data77){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-var _valid3 = _errs204 === errors;
-valid23 = valid23 || _valid3;
-}
-if(!valid23){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data77};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data73}];
 return false;
 }
-else {
-errors = _errs201;
-if(vErrors !== null){
-if(_errs201){
-vErrors.length = _errs201;
 }
-else {
-vErrors = null;
+if(coerced66 !== undefined){
+data73 = coerced66;
+if(data69 !== undefined){
+data69["api_key"] = coerced66;
 }
 }
 }
-var valid20 = _errs200 === errors;
+var valid20 = _errs191 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.simulated !== undefined){
-let data78 = data65.simulated;
-const _errs206 = errors;
-if(errors === _errs206){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-const _errs208 = errors;
-for(const key17 in data78){
-if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+if(data69.max_concurrency !== undefined){
+let data74 = data69.max_concurrency;
+const _errs193 = errors;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+let dataType67 = typeof data74;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data74 === null
+              || (dataType67 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced67 = +data74;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data74 = coerced67;
+if(data69 !== undefined){
+data69["max_concurrency"] = coerced67;
+}
+}
+}
+if(errors === _errs193){
+if(typeof data74 == "number"){
+if(data74 < 1 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
+return false;
+}
+}
+}
+var valid20 = _errs193 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data69.weight !== undefined){
+let data75 = data69.weight;
+const _errs195 = errors;
+if(!(typeof data75 == "number")){
+let dataType68 = typeof data75;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "boolean" || data75 === null
+              || (dataType68 == "string" && data75 && data75 == +data75)){
+coerced68 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data75 = coerced68;
+if(data69 !== undefined){
+data69["weight"] = coerced68;
+}
+}
+}
+if(errors === _errs195){
+if(typeof data75 == "number"){
+if(data75 <= 0 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
+return false;
+}
+}
+}
+var valid20 = _errs195 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data69.timeouts !== undefined){
+let data76 = data69.timeouts;
+const _errs197 = errors;
+if(errors === _errs197){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs199 = errors;
+for(const key16 in data76){
+if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
 return false;
 break;
 }
 }
-if(_errs208 === errors){
-if(data78.first_byte_ms !== undefined){
-let data79 = data78.first_byte_ms;
-const _errs209 = errors;
+if(_errs199 === errors){
+if(data76.connect_ms !== undefined){
+let data77 = data76.connect_ms;
+const _errs200 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType69 = typeof data77;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data77 === null
+              || (dataType69 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced69 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data77 = coerced69;
+if(data76 !== undefined){
+data76["connect_ms"] = coerced69;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data77 == "number"){
+if(data77 < 1 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
+return false;
+}
+}
+}
+var valid22 = _errs200 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data76.first_byte_ms !== undefined){
+let data78 = data76.first_byte_ms;
+const _errs202 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType70 = typeof data78;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data78 === null
+              || (dataType70 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced70 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data78 = coerced70;
+if(data76 !== undefined){
+data76["first_byte_ms"] = coerced70;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data78 == "number"){
+if(data78 < 1 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
+return false;
+}
+}
+}
+var valid22 = _errs202 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data76.idle_ms !== undefined){
+let data79 = data76.idle_ms;
+const _errs204 = errors;
 if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
 let dataType71 = typeof data79;
 let coerced71 = undefined;
@@ -3461,74 +3392,89 @@ if(dataType71 === "boolean" || data79 === null
 coerced71 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data79 = coerced71;
-if(data78 !== undefined){
-data78["first_byte_ms"] = coerced71;
+if(data76 !== undefined){
+data76["idle_ms"] = coerced71;
 }
 }
 }
-if(errors === _errs209){
+if(errors === _errs204){
 if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
+if(data79 < 1 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
 return false;
 }
 }
 }
-var valid24 = _errs209 === errors;
+var valid22 = _errs204 === errors;
 }
 else {
-var valid24 = true;
+var valid22 = true;
 }
-if(valid24){
-if(data78.tokens_per_second !== undefined){
-let data80 = data78.tokens_per_second;
-const _errs211 = errors;
-if(!(typeof data80 == "number")){
+if(valid22){
+if(data76.total_ms !== undefined){
+let data80 = data76.total_ms;
+const _errs206 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
 let dataType72 = typeof data80;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
+if(dataType72 === "boolean" || data80 === null
+              || (dataType72 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
 coerced72 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data80 = coerced72;
-if(data78 !== undefined){
-data78["tokens_per_second"] = coerced72;
+if(data76 !== undefined){
+data76["total_ms"] = coerced72;
 }
 }
 }
-if(errors === _errs211){
+if(errors === _errs206){
 if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
 return false;
 }
 }
 }
-var valid24 = _errs211 === errors;
+var valid22 = _errs206 === errors;
 }
 else {
-var valid24 = true;
+var valid22 = true;
 }
-if(valid24){
-if(data78.reasoning_field !== undefined){
-let data81 = data78.reasoning_field;
-const _errs213 = errors;
-const _errs214 = errors;
-let valid25 = false;
-const _errs215 = errors;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
+return false;
+}
+}
+var valid20 = _errs197 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data69.reasoning_param !== undefined){
+let data81 = data69.reasoning_param;
+const _errs208 = errors;
+const _errs209 = errors;
+let valid23 = false;
+const _errs210 = errors;
 if(typeof data81 !== "string"){
 let dataType73 = typeof data81;
 let coerced73 = undefined;
@@ -3540,37 +3486,37 @@ else if(data81 === null){
 coerced73 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data81};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err31];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err31);
 }
 errors++;
 }
 }
 if(coerced73 !== undefined){
 data81 = coerced73;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced73;
+if(data69 !== undefined){
+data69["reasoning_param"] = coerced73;
 }
 }
 }
-if("reasoning_content" !== data81){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+if("reasoning_effort" !== data81){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data81};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err32];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err32);
 }
 errors++;
 }
-var _valid4 = _errs215 === errors;
-valid25 = valid25 || _valid4;
-if(!valid25){
-const _errs217 = errors;
+var _valid3 = _errs210 === errors;
+valid23 = valid23 || _valid3;
+if(!valid23){
+const _errs212 = errors;
 if(typeof data81 !== "string"){
 let dataType74 = typeof data81;
 let coerced74 = undefined;
@@ -3582,99 +3528,144 @@ else if(data81 === null){
 coerced74 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data81};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err33];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err33);
 }
 errors++;
 }
 }
 if(coerced74 !== undefined){
 data81 = coerced74;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced74;
+if(data69 !== undefined){
+data69["reasoning_param"] = coerced74;
 }
 }
 }
 if("reasoning" !== data81){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data81};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err34];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err34);
 }
 errors++;
 }
-var _valid4 = _errs217 === errors;
-valid25 = valid25 || _valid4;
+var _valid3 = _errs212 === errors;
+valid23 = valid23 || _valid3;
 }
-if(!valid25){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data81};
+if(!valid23){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data81};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err35];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err35);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs214;
+errors = _errs209;
 if(vErrors !== null){
-if(_errs214){
-vErrors.length = _errs214;
+if(_errs209){
+vErrors.length = _errs209;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs213 === errors;
+var valid20 = _errs208 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data69.simulated !== undefined){
+let data82 = data69.simulated;
+const _errs214 = errors;
+if(errors === _errs214){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs216 = errors;
+for(const key17 in data82){
+if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data82}];
+return false;
+break;
+}
+}
+if(_errs216 === errors){
+if(data82.first_byte_ms !== undefined){
+let data83 = data82.first_byte_ms;
+const _errs217 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType75 = typeof data83;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data83 === null
+              || (dataType75 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced75 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data83}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data83 = coerced75;
+if(data82 !== undefined){
+data82["first_byte_ms"] = coerced75;
+}
+}
+}
+if(errors === _errs217){
+if(typeof data83 == "number"){
+if(data83 < 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data83}];
+return false;
+}
+}
+}
+var valid24 = _errs217 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data78.port !== undefined){
-let data82 = data78.port;
+if(data82.tokens_per_second !== undefined){
+let data84 = data82.tokens_per_second;
 const _errs219 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
-let dataType75 = typeof data82;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data82 === null
-              || (dataType75 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced75 = +data82;
+if(!(typeof data84 == "number")){
+let dataType76 = typeof data84;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "boolean" || data84 === null
+              || (dataType76 == "string" && data84 && data84 == +data84)){
+coerced76 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data84}];
 return false;
 }
 }
-if(coerced75 !== undefined){
-data82 = coerced75;
-if(data78 !== undefined){
-data78["port"] = coerced75;
+if(coerced76 !== undefined){
+data84 = coerced76;
+if(data82 !== undefined){
+data82["tokens_per_second"] = coerced76;
 }
 }
 }
 if(errors === _errs219){
-if(typeof data82 == "number"){
-if(data82 > 65535 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
+if(typeof data84 == "number"){
+if(data84 < 0 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data84}];
 return false;
-}
-else {
-if(data82 < 0 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
 }
 }
 }
@@ -3684,145 +3675,102 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data78.protocol !== undefined){
-let data83 = data78.protocol;
+if(data82.reasoning_field !== undefined){
+let data85 = data82.reasoning_field;
 const _errs221 = errors;
 const _errs222 = errors;
-let valid26 = false;
+let valid25 = false;
 const _errs223 = errors;
-if(typeof data83 !== "string"){
-let dataType76 = typeof data83;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data83;
-}
-else if(data83 === null){
-coerced76 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(coerced76 !== undefined){
-data83 = coerced76;
-if(data78 !== undefined){
-data78["protocol"] = coerced76;
-}
-}
-}
-if("openai" !== data83){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-var _valid5 = _errs223 === errors;
-valid26 = valid26 || _valid5;
-if(!valid26){
-const _errs225 = errors;
-if(typeof data83 !== "string"){
-let dataType77 = typeof data83;
+if(typeof data85 !== "string"){
+let dataType77 = typeof data85;
 let coerced77 = undefined;
 if(!(coerced77 !== undefined)){
 if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data83;
+coerced77 = "" + data85;
 }
-else if(data83 === null){
+else if(data85 === null){
 coerced77 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data85};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err36];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err36);
 }
 errors++;
 }
 }
 if(coerced77 !== undefined){
-data83 = coerced77;
-if(data78 !== undefined){
-data78["protocol"] = coerced77;
+data85 = coerced77;
+if(data82 !== undefined){
+data82["reasoning_field"] = coerced77;
 }
 }
 }
-if("anthropic" !== data83){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+if("reasoning_content" !== data85){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data85};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err37];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err37);
 }
 errors++;
 }
-var _valid5 = _errs225 === errors;
-valid26 = valid26 || _valid5;
-if(!valid26){
-const _errs227 = errors;
-if(typeof data83 !== "string"){
-let dataType78 = typeof data83;
+var _valid4 = _errs223 === errors;
+valid25 = valid25 || _valid4;
+if(!valid25){
+const _errs225 = errors;
+if(typeof data85 !== "string"){
+let dataType78 = typeof data85;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
 if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data83;
+coerced78 = "" + data85;
 }
-else if(data83 === null){
+else if(data85 === null){
 coerced78 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data85};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err38];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err38);
 }
 errors++;
 }
 }
 if(coerced78 !== undefined){
-data83 = coerced78;
-if(data78 !== undefined){
-data78["protocol"] = coerced78;
+data85 = coerced78;
+if(data82 !== undefined){
+data82["reasoning_field"] = coerced78;
 }
 }
 }
-if("gemini" !== data83){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+if("reasoning" !== data85){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data85};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err39];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err39);
 }
 errors++;
 }
-var _valid5 = _errs227 === errors;
-valid26 = valid26 || _valid5;
+var _valid4 = _errs225 === errors;
+valid25 = valid25 || _valid4;
 }
-}
-if(!valid26){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data83};
+if(!valid25){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data85};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err40];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err40);
 }
 errors++;
 validate10.errors = vErrors;
@@ -3844,6 +3792,210 @@ var valid24 = _errs221 === errors;
 else {
 var valid24 = true;
 }
+if(valid24){
+if(data82.port !== undefined){
+let data86 = data82.port;
+const _errs227 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
+let dataType79 = typeof data86;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data86 === null
+              || (dataType79 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
+coerced79 = +data86;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data86}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data86 = coerced79;
+if(data82 !== undefined){
+data82["port"] = coerced79;
+}
+}
+}
+if(errors === _errs227){
+if(typeof data86 == "number"){
+if(data86 > 65535 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data86}];
+return false;
+}
+else {
+if(data86 < 0 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data86}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs227 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data82.protocol !== undefined){
+let data87 = data82.protocol;
+const _errs229 = errors;
+const _errs230 = errors;
+let valid26 = false;
+const _errs231 = errors;
+if(typeof data87 !== "string"){
+let dataType80 = typeof data87;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data87;
+}
+else if(data87 === null){
+coerced80 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data87};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(coerced80 !== undefined){
+data87 = coerced80;
+if(data82 !== undefined){
+data82["protocol"] = coerced80;
+}
+}
+}
+if("openai" !== data87){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data87};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid5 = _errs231 === errors;
+valid26 = valid26 || _valid5;
+if(!valid26){
+const _errs233 = errors;
+if(typeof data87 !== "string"){
+let dataType81 = typeof data87;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data87;
+}
+else if(data87 === null){
+coerced81 = "";
+}
+else {
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data87};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(coerced81 !== undefined){
+data87 = coerced81;
+if(data82 !== undefined){
+data82["protocol"] = coerced81;
+}
+}
+}
+if("anthropic" !== data87){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data87};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid5 = _errs233 === errors;
+valid26 = valid26 || _valid5;
+if(!valid26){
+const _errs235 = errors;
+if(typeof data87 !== "string"){
+let dataType82 = typeof data87;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data87;
+}
+else if(data87 === null){
+coerced82 = "";
+}
+else {
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data87};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(coerced82 !== undefined){
+data87 = coerced82;
+if(data82 !== undefined){
+data82["protocol"] = coerced82;
+}
+}
+}
+if("gemini" !== data87){
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data87};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var _valid5 = _errs235 === errors;
+valid26 = valid26 || _valid5;
+}
+}
+if(!valid26){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data87};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs230;
+if(vErrors !== null){
+if(_errs230){
+vErrors.length = _errs230;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid24 = _errs229 === errors;
+}
+else {
+var valid24 = true;
+}
 }
 }
 }
@@ -3851,11 +4003,11 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data82}];
 return false;
 }
 }
-var valid20 = _errs206 === errors;
+var valid20 = _errs214 === errors;
 }
 else {
 var valid20 = true;
@@ -3872,11 +4024,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data69}];
 return false;
 }
 }
-var valid19 = _errs166 === errors;
+var valid19 = _errs174 === errors;
 if(!valid19){
 break;
 }
@@ -3884,227 +4036,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data68}];
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs172 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data84 = data.models;
-const _errs229 = errors;
-if(errors === _errs229){
-if(Array.isArray(data84)){
-if(data84.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data84}];
+let data88 = data.models;
+const _errs237 = errors;
+if(errors === _errs237){
+if(Array.isArray(data88)){
+if(data88.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data88}];
 return false;
 }
 else {
 var valid27 = true;
-const len3 = data84.length;
+const len3 = data88.length;
 for(let i3=0; i3<len3; i3++){
-let data85 = data84[i3];
-const _errs231 = errors;
-if(errors === _errs231){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data89 = data88[i3];
+const _errs239 = errors;
+if(errors === _errs239){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
 let missing3;
-if(((data85.id === undefined) && (missing3 = "id")) || ((data85.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data85}];
+if(((data89.id === undefined) && (missing3 = "id")) || ((data89.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data89}];
 return false;
 }
 else {
-const _errs233 = errors;
-for(const key18 in data85){
+const _errs241 = errors;
+for(const key18 in data89){
 if(!((((((((key18 === "id") || (key18 === "owned_by")) || (key18 === "context_length")) || (key18 === "max_output_tokens")) || (key18 === "default_max_tokens")) || (key18 === "reasoning")) || (key18 === "pricing")) || (key18 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data89}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data85.id !== undefined){
-let data86 = data85.id;
-const _errs234 = errors;
-if(typeof data86 !== "string"){
-let dataType79 = typeof data86;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data86;
-}
-else if(data86 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data86 = coerced79;
-if(data85 !== undefined){
-data85["id"] = coerced79;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-}
-var valid28 = _errs234 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.owned_by !== undefined){
-let data87 = data85.owned_by;
-const _errs236 = errors;
-if(typeof data87 !== "string"){
-let dataType80 = typeof data87;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data87;
-}
-else if(data87 === null){
-coerced80 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data87 = coerced80;
-if(data85 !== undefined){
-data85["owned_by"] = coerced80;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data87 === "string"){
-if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
-return false;
-}
-}
-}
-var valid28 = _errs236 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.context_length !== undefined){
-let data88 = data85.context_length;
-const _errs238 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType81 = typeof data88;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data88 === null
-              || (dataType81 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced81 = +data88;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
-return false;
-}
-}
-if(coerced81 !== undefined){
-data88 = coerced81;
-if(data85 !== undefined){
-data85["context_length"] = coerced81;
-}
-}
-}
-if(errors === _errs238){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
-return false;
-}
-}
-}
-var valid28 = _errs238 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.max_output_tokens !== undefined){
-let data89 = data85.max_output_tokens;
-const _errs240 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType82 = typeof data89;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data89 === null
-              || (dataType82 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced82 = +data89;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data89 = coerced82;
-if(data85 !== undefined){
-data85["max_output_tokens"] = coerced82;
-}
-}
-}
-if(errors === _errs240){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
-return false;
-}
-}
-}
-var valid28 = _errs240 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.default_max_tokens !== undefined){
-let data90 = data85.default_max_tokens;
+if(_errs241 === errors){
+if(data89.id !== undefined){
+let data90 = data89.id;
 const _errs242 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+if(typeof data90 !== "string"){
 let dataType83 = typeof data90;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data90 === null
-              || (dataType83 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced83 = +data90;
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data90;
+}
+else if(data90 === null){
+coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data90}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data90 = coerced83;
-if(data85 !== undefined){
-data85["default_max_tokens"] = coerced83;
+if(data89 !== undefined){
+data89["id"] = coerced83;
 }
 }
 }
 if(errors === _errs242){
-if(typeof data90 == "number"){
-if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+if(typeof data90 === "string"){
+if(func3(data90) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data90}];
 return false;
 }
 }
@@ -4115,44 +4117,194 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.reasoning !== undefined){
-let data91 = data85.reasoning;
+if(data89.owned_by !== undefined){
+let data91 = data89.owned_by;
 const _errs244 = errors;
+if(typeof data91 !== "string"){
+let dataType84 = typeof data91;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data91;
+}
+else if(data91 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data91}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data91 = coerced84;
+if(data89 !== undefined){
+data89["owned_by"] = coerced84;
+}
+}
+}
 if(errors === _errs244){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(typeof data91 === "string"){
+if(func3(data91) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data91}];
+return false;
+}
+}
+}
+var valid28 = _errs244 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data89.context_length !== undefined){
+let data92 = data89.context_length;
+const _errs246 = errors;
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+let dataType85 = typeof data92;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data92 === null
+              || (dataType85 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
+coerced85 = +data92;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data92}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data92 = coerced85;
+if(data89 !== undefined){
+data89["context_length"] = coerced85;
+}
+}
+}
+if(errors === _errs246){
+if(typeof data92 == "number"){
+if(data92 < 1 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data92}];
+return false;
+}
+}
+}
+var valid28 = _errs246 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data89.max_output_tokens !== undefined){
+let data93 = data89.max_output_tokens;
+const _errs248 = errors;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+let dataType86 = typeof data93;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 === "boolean" || data93 === null
+              || (dataType86 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced86 = +data93;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data93}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data93 = coerced86;
+if(data89 !== undefined){
+data89["max_output_tokens"] = coerced86;
+}
+}
+}
+if(errors === _errs248){
+if(typeof data93 == "number"){
+if(data93 < 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data93}];
+return false;
+}
+}
+}
+var valid28 = _errs248 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data89.default_max_tokens !== undefined){
+let data94 = data89.default_max_tokens;
+const _errs250 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType87 = typeof data94;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data94 === null
+              || (dataType87 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced87 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data94}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data94 = coerced87;
+if(data89 !== undefined){
+data89["default_max_tokens"] = coerced87;
+}
+}
+}
+if(errors === _errs250){
+if(typeof data94 == "number"){
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data94}];
+return false;
+}
+}
+}
+var valid28 = _errs250 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data89.reasoning !== undefined){
+let data95 = data89.reasoning;
+const _errs252 = errors;
+if(errors === _errs252){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
 let missing4;
-if((data91.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+if((data95.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data95}];
 return false;
 }
 else {
-const _errs246 = errors;
-for(const key19 in data91){
+const _errs254 = errors;
+for(const key19 in data95){
 if(!((((key19 === "default_effort") || (key19 === "style")) || (key19 === "budgets")) || (key19 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data95}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data91.default_effort !== undefined){
-let data92 = data91.default_effort;
-const _errs247 = errors;
-const _errs248 = errors;
+if(_errs254 === errors){
+if(data95.default_effort !== undefined){
+let data96 = data95.default_effort;
+const _errs255 = errors;
+const _errs256 = errors;
 let valid30 = false;
-const _errs249 = errors;
-if(typeof data92 !== "string"){
-let dataType84 = typeof data92;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data92;
+const _errs257 = errors;
+if(typeof data96 !== "string"){
+let dataType88 = typeof data96;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data96;
 }
-else if(data92 === null){
-coerced84 = "";
+else if(data96 === null){
+coerced88 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4162,15 +4314,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data92 = coerced84;
-if(data91 !== undefined){
-data91["default_effort"] = coerced84;
+if(coerced88 !== undefined){
+data96 = coerced88;
+if(data95 !== undefined){
+data95["default_effort"] = coerced88;
 }
 }
 }
-if("low" !== data92){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+if("low" !== data96){
+const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4179,22 +4331,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs249 === errors;
+var _valid6 = _errs257 === errors;
 valid30 = valid30 || _valid6;
 if(!valid30){
-const _errs251 = errors;
-if(typeof data92 !== "string"){
-let dataType85 = typeof data92;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data92;
+const _errs259 = errors;
+if(typeof data96 !== "string"){
+let dataType89 = typeof data96;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data96;
 }
-else if(data92 === null){
-coerced85 = "";
+else if(data96 === null){
+coerced89 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4204,15 +4356,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data92 = coerced85;
-if(data91 !== undefined){
-data91["default_effort"] = coerced85;
+if(coerced89 !== undefined){
+data96 = coerced89;
+if(data95 !== undefined){
+data95["default_effort"] = coerced89;
 }
 }
 }
-if("medium" !== data92){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+if("medium" !== data96){
+const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4221,22 +4373,22 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs251 === errors;
+var _valid6 = _errs259 === errors;
 valid30 = valid30 || _valid6;
 if(!valid30){
-const _errs253 = errors;
-if(typeof data92 !== "string"){
-let dataType86 = typeof data92;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data92;
+const _errs261 = errors;
+if(typeof data96 !== "string"){
+let dataType90 = typeof data96;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data96;
 }
-else if(data92 === null){
-coerced86 = "";
+else if(data96 === null){
+coerced90 = "";
 }
 else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4246,15 +4398,15 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data92 = coerced86;
-if(data91 !== undefined){
-data91["default_effort"] = coerced86;
+if(coerced90 !== undefined){
+data96 = coerced90;
+if(data95 !== undefined){
+data95["default_effort"] = coerced90;
 }
 }
 }
-if("high" !== data92){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
+if("high" !== data96){
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4263,135 +4415,17 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid6 = _errs253 === errors;
+var _valid6 = _errs261 === errors;
 valid30 = valid30 || _valid6;
 }
 }
 if(!valid30){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data92};
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data96};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs248;
-if(vErrors !== null){
-if(_errs248){
-vErrors.length = _errs248;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs247 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.style !== undefined){
-let data93 = data91.style;
-const _errs255 = errors;
-const _errs256 = errors;
-let valid31 = false;
-const _errs257 = errors;
-if(typeof data93 !== "string"){
-let dataType87 = typeof data93;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data93;
-}
-else if(data93 === null){
-coerced87 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(coerced87 !== undefined){
-data93 = coerced87;
-if(data91 !== undefined){
-data91["style"] = coerced87;
-}
-}
-}
-if("budget" !== data93){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var _valid7 = _errs257 === errors;
-valid31 = valid31 || _valid7;
-if(!valid31){
-const _errs259 = errors;
-if(typeof data93 !== "string"){
-let dataType88 = typeof data93;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data93;
-}
-else if(data93 === null){
-coerced88 = "";
-}
-else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(coerced88 !== undefined){
-data93 = coerced88;
-if(data91 !== undefined){
-data91["style"] = coerced88;
-}
-}
-}
-if("level" !== data93){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-var _valid7 = _errs259 === errors;
-valid31 = valid31 || _valid7;
-}
-if(!valid31){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data93};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4414,226 +4448,152 @@ else {
 var valid29 = true;
 }
 if(valid29){
-if(data91.budgets !== undefined){
-let data94 = data91.budgets;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data95.style !== undefined){
+let data97 = data95.style;
 const _errs263 = errors;
-for(const key20 in data94){
-if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-break;
-}
-}
-if(_errs263 === errors){
-if(data94.low !== undefined){
-let data95 = data94.low;
 const _errs264 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType89 = typeof data95;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data95 === null
-              || (dataType89 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced89 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data95 = coerced89;
-if(data94 !== undefined){
-data94["low"] = coerced89;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-}
-var valid32 = _errs264 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.medium !== undefined){
-let data96 = data94.medium;
-const _errs266 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType90 = typeof data96;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 === "boolean" || data96 === null
-              || (dataType90 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced90 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data96 = coerced90;
-if(data94 !== undefined){
-data94["medium"] = coerced90;
-}
-}
-}
-if(errors === _errs266){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
-return false;
-}
-}
-}
-var valid32 = _errs266 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.high !== undefined){
-let data97 = data94.high;
-const _errs268 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let valid31 = false;
+const _errs265 = errors;
+if(typeof data97 !== "string"){
 let dataType91 = typeof data97;
 let coerced91 = undefined;
 if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data97 === null
-              || (dataType91 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced91 = +data97;
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data97;
+}
+else if(data97 === null){
+coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data97};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
 }
 }
 if(coerced91 !== undefined){
 data97 = coerced91;
-if(data94 !== undefined){
-data94["high"] = coerced91;
+if(data95 !== undefined){
+data95["style"] = coerced91;
 }
 }
 }
-if(errors === _errs268){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
-return false;
-}
-}
-}
-var valid32 = _errs268 === errors;
+if("budget" !== data97){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data97};
+if(vErrors === null){
+vErrors = [err56];
 }
 else {
-var valid32 = true;
+vErrors.push(err56);
 }
+errors++;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
-return false;
-}
-}
-var valid29 = _errs261 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.levels !== undefined){
-let data98 = data91.levels;
-const _errs270 = errors;
-if(errors === _errs270){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-const _errs272 = errors;
-for(const key21 in data98){
-if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
-return false;
-break;
-}
-}
-if(_errs272 === errors){
-if(data98.low !== undefined){
-let data99 = data98.low;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
-const _errs275 = errors;
-if(typeof data99 !== "string"){
-let dataType92 = typeof data99;
+var _valid7 = _errs265 === errors;
+valid31 = valid31 || _valid7;
+if(!valid31){
+const _errs267 = errors;
+if(typeof data97 !== "string"){
+let dataType92 = typeof data97;
 let coerced92 = undefined;
 if(!(coerced92 !== undefined)){
 if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data99;
+coerced92 = "" + data97;
 }
-else if(data99 === null){
+else if(data97 === null){
 coerced92 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data97};
 if(vErrors === null){
-vErrors = [err60];
+vErrors = [err57];
 }
 else {
-vErrors.push(err60);
+vErrors.push(err57);
 }
 errors++;
 }
 }
 if(coerced92 !== undefined){
-data99 = coerced92;
-if(data98 !== undefined){
-data98["low"] = coerced92;
+data97 = coerced92;
+if(data95 !== undefined){
+data95["style"] = coerced92;
 }
 }
 }
-if("minimal" !== data99){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+if("level" !== data97){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data97};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err58];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err58);
 }
 errors++;
 }
-var _valid8 = _errs275 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs277 = errors;
-if(typeof data99 !== "string"){
+var _valid7 = _errs267 === errors;
+valid31 = valid31 || _valid7;
+}
+if(!valid31){
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data97};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs264;
+if(vErrors !== null){
+if(_errs264){
+vErrors.length = _errs264;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid29 = _errs263 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data95.budgets !== undefined){
+let data98 = data95.budgets;
+const _errs269 = errors;
+if(errors === _errs269){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs271 = errors;
+for(const key20 in data98){
+if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data98}];
+return false;
+break;
+}
+}
+if(_errs271 === errors){
+if(data98.low !== undefined){
+let data99 = data98.low;
+const _errs272 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
 let dataType93 = typeof data99;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data99;
-}
-else if(data99 === null){
-coerced93 = "";
+if(dataType93 === "boolean" || data99 === null
+              || (dataType93 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced93 = +data99;
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data99}];
+return false;
 }
 }
 if(coerced93 !== undefined){
@@ -4643,8 +4603,200 @@ data98["low"] = coerced93;
 }
 }
 }
-if("low" !== data99){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+if(errors === _errs272){
+if(typeof data99 == "number"){
+if(data99 < 1 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data99}];
+return false;
+}
+}
+}
+var valid32 = _errs272 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data98.medium !== undefined){
+let data100 = data98.medium;
+const _errs274 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType94 = typeof data100;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data100 === null
+              || (dataType94 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced94 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data100}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data100 = coerced94;
+if(data98 !== undefined){
+data98["medium"] = coerced94;
+}
+}
+}
+if(errors === _errs274){
+if(typeof data100 == "number"){
+if(data100 < 1 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data100}];
+return false;
+}
+}
+}
+var valid32 = _errs274 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data98.high !== undefined){
+let data101 = data98.high;
+const _errs276 = errors;
+if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
+let dataType95 = typeof data101;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data101 === null
+              || (dataType95 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
+coerced95 = +data101;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data101}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data101 = coerced95;
+if(data98 !== undefined){
+data98["high"] = coerced95;
+}
+}
+}
+if(errors === _errs276){
+if(typeof data101 == "number"){
+if(data101 < 1 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data101}];
+return false;
+}
+}
+}
+var valid32 = _errs276 === errors;
+}
+else {
+var valid32 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data98}];
+return false;
+}
+}
+var valid29 = _errs269 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data95.levels !== undefined){
+let data102 = data95.levels;
+const _errs278 = errors;
+if(errors === _errs278){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs280 = errors;
+for(const key21 in data102){
+if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data102}];
+return false;
+break;
+}
+}
+if(_errs280 === errors){
+if(data102.low !== undefined){
+let data103 = data102.low;
+const _errs281 = errors;
+const _errs282 = errors;
+let valid34 = false;
+const _errs283 = errors;
+if(typeof data103 !== "string"){
+let dataType96 = typeof data103;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data103;
+}
+else if(data103 === null){
+coerced96 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data103};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced96 !== undefined){
+data103 = coerced96;
+if(data102 !== undefined){
+data102["low"] = coerced96;
+}
+}
+}
+if("minimal" !== data103){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data103};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs283 === errors;
+valid34 = valid34 || _valid8;
+if(!valid34){
+const _errs285 = errors;
+if(typeof data103 !== "string"){
+let dataType97 = typeof data103;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data103;
+}
+else if(data103 === null){
+coerced97 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data103};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced97 !== undefined){
+data103 = coerced97;
+if(data102 !== undefined){
+data102["low"] = coerced97;
+}
+}
+}
+if("low" !== data103){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data103};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4653,22 +4805,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs277 === errors;
+var _valid8 = _errs285 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs279 = errors;
-if(typeof data99 !== "string"){
-let dataType94 = typeof data99;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data99;
+const _errs287 = errors;
+if(typeof data103 !== "string"){
+let dataType98 = typeof data103;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data103;
 }
-else if(data99 === null){
-coerced94 = "";
+else if(data103 === null){
+coerced98 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4678,15 +4830,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data99 = coerced94;
-if(data98 !== undefined){
-data98["low"] = coerced94;
+if(coerced98 !== undefined){
+data103 = coerced98;
+if(data102 !== undefined){
+data102["low"] = coerced98;
 }
 }
 }
-if("medium" !== data99){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+if("medium" !== data103){
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4695,22 +4847,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs279 === errors;
+var _valid8 = _errs287 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs281 = errors;
-if(typeof data99 !== "string"){
-let dataType95 = typeof data99;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data99;
+const _errs289 = errors;
+if(typeof data103 !== "string"){
+let dataType99 = typeof data103;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data103;
 }
-else if(data99 === null){
-coerced95 = "";
+else if(data103 === null){
+coerced99 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data103};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4720,15 +4872,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data99 = coerced95;
-if(data98 !== undefined){
-data98["low"] = coerced95;
+if(coerced99 !== undefined){
+data103 = coerced99;
+if(data102 !== undefined){
+data102["low"] = coerced99;
 }
 }
 }
-if("high" !== data99){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+if("high" !== data103){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data103};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4737,22 +4889,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs281 === errors;
+var _valid8 = _errs289 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs283 = errors;
-if(typeof data99 !== "string"){
-let dataType96 = typeof data99;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data99;
+const _errs291 = errors;
+if(typeof data103 !== "string"){
+let dataType100 = typeof data103;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data103;
 }
-else if(data99 === null){
-coerced96 = "";
+else if(data103 === null){
+coerced100 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data103};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4762,15 +4914,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data99 = coerced96;
-if(data98 !== undefined){
-data98["low"] = coerced96;
+if(coerced100 !== undefined){
+data103 = coerced100;
+if(data102 !== undefined){
+data102["low"] = coerced100;
 }
 }
 }
-if("xhigh" !== data99){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+if("xhigh" !== data103){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data103};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4779,22 +4931,22 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs283 === errors;
+var _valid8 = _errs291 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs285 = errors;
-if(typeof data99 !== "string"){
-let dataType97 = typeof data99;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data99;
+const _errs293 = errors;
+if(typeof data103 !== "string"){
+let dataType101 = typeof data103;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data103;
 }
-else if(data99 === null){
-coerced97 = "";
+else if(data103 === null){
+coerced101 = "";
 }
 else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data103};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -4804,15 +4956,15 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data99 = coerced97;
-if(data98 !== undefined){
-data98["low"] = coerced97;
+if(coerced101 !== undefined){
+data103 = coerced101;
+if(data102 !== undefined){
+data102["low"] = coerced101;
 }
 }
 }
-if("max" !== data99){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
+if("max" !== data103){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data103};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -4821,7 +4973,7 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs285 === errors;
+var _valid8 = _errs293 === errors;
 valid34 = valid34 || _valid8;
 }
 }
@@ -4829,7 +4981,7 @@ valid34 = valid34 || _valid8;
 }
 }
 if(!valid34){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data99};
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data103};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -4841,40 +4993,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs274;
+errors = _errs282;
 if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
+if(_errs282){
+vErrors.length = _errs282;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs273 === errors;
+var valid33 = _errs281 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data98.medium !== undefined){
-let data100 = data98.medium;
-const _errs287 = errors;
-const _errs288 = errors;
+if(data102.medium !== undefined){
+let data104 = data102.medium;
+const _errs295 = errors;
+const _errs296 = errors;
 let valid35 = false;
-const _errs289 = errors;
-if(typeof data100 !== "string"){
-let dataType98 = typeof data100;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data100;
+const _errs297 = errors;
+if(typeof data104 !== "string"){
+let dataType102 = typeof data104;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data104;
 }
-else if(data100 === null){
-coerced98 = "";
+else if(data104 === null){
+coerced102 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -4884,15 +5036,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data100 = coerced98;
-if(data98 !== undefined){
-data98["medium"] = coerced98;
+if(coerced102 !== undefined){
+data104 = coerced102;
+if(data102 !== undefined){
+data102["medium"] = coerced102;
 }
 }
 }
-if("minimal" !== data100){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+if("minimal" !== data104){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -4901,22 +5053,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs289 === errors;
+var _valid9 = _errs297 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs291 = errors;
-if(typeof data100 !== "string"){
-let dataType99 = typeof data100;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data100;
+const _errs299 = errors;
+if(typeof data104 !== "string"){
+let dataType103 = typeof data104;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data104;
 }
-else if(data100 === null){
-coerced99 = "";
+else if(data104 === null){
+coerced103 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4926,15 +5078,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data100 = coerced99;
-if(data98 !== undefined){
-data98["medium"] = coerced99;
+if(coerced103 !== undefined){
+data104 = coerced103;
+if(data102 !== undefined){
+data102["medium"] = coerced103;
 }
 }
 }
-if("low" !== data100){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+if("low" !== data104){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4943,22 +5095,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs291 === errors;
+var _valid9 = _errs299 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs293 = errors;
-if(typeof data100 !== "string"){
-let dataType100 = typeof data100;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data100;
+const _errs301 = errors;
+if(typeof data104 !== "string"){
+let dataType104 = typeof data104;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data104;
 }
-else if(data100 === null){
-coerced100 = "";
+else if(data104 === null){
+coerced104 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4968,15 +5120,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data100 = coerced100;
-if(data98 !== undefined){
-data98["medium"] = coerced100;
+if(coerced104 !== undefined){
+data104 = coerced104;
+if(data102 !== undefined){
+data102["medium"] = coerced104;
 }
 }
 }
-if("medium" !== data100){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+if("medium" !== data104){
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4985,22 +5137,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs293 === errors;
+var _valid9 = _errs301 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs295 = errors;
-if(typeof data100 !== "string"){
-let dataType101 = typeof data100;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data100;
+const _errs303 = errors;
+if(typeof data104 !== "string"){
+let dataType105 = typeof data104;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data104;
 }
-else if(data100 === null){
-coerced101 = "";
+else if(data104 === null){
+coerced105 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data104};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5010,15 +5162,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data100 = coerced101;
-if(data98 !== undefined){
-data98["medium"] = coerced101;
+if(coerced105 !== undefined){
+data104 = coerced105;
+if(data102 !== undefined){
+data102["medium"] = coerced105;
 }
 }
 }
-if("high" !== data100){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+if("high" !== data104){
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data104};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5027,22 +5179,22 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs295 === errors;
+var _valid9 = _errs303 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs297 = errors;
-if(typeof data100 !== "string"){
-let dataType102 = typeof data100;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data100;
+const _errs305 = errors;
+if(typeof data104 !== "string"){
+let dataType106 = typeof data104;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data104;
 }
-else if(data100 === null){
-coerced102 = "";
+else if(data104 === null){
+coerced106 = "";
 }
 else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data104};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5052,15 +5204,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data100 = coerced102;
-if(data98 !== undefined){
-data98["medium"] = coerced102;
+if(coerced106 !== undefined){
+data104 = coerced106;
+if(data102 !== undefined){
+data102["medium"] = coerced106;
 }
 }
 }
-if("xhigh" !== data100){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+if("xhigh" !== data104){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data104};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5069,22 +5221,22 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs297 === errors;
+var _valid9 = _errs305 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs299 = errors;
-if(typeof data100 !== "string"){
-let dataType103 = typeof data100;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data100;
+const _errs307 = errors;
+if(typeof data104 !== "string"){
+let dataType107 = typeof data104;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data104;
 }
-else if(data100 === null){
-coerced103 = "";
+else if(data104 === null){
+coerced107 = "";
 }
 else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data104};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5094,15 +5246,15 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data100 = coerced103;
-if(data98 !== undefined){
-data98["medium"] = coerced103;
+if(coerced107 !== undefined){
+data104 = coerced107;
+if(data102 !== undefined){
+data102["medium"] = coerced107;
 }
 }
 }
-if("max" !== data100){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
+if("max" !== data104){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data104};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5111,7 +5263,7 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs299 === errors;
+var _valid9 = _errs307 === errors;
 valid35 = valid35 || _valid9;
 }
 }
@@ -5119,7 +5271,7 @@ valid35 = valid35 || _valid9;
 }
 }
 if(!valid35){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data100};
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data104};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5131,40 +5283,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs288;
+errors = _errs296;
 if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
+if(_errs296){
+vErrors.length = _errs296;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs287 === errors;
+var valid33 = _errs295 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data98.high !== undefined){
-let data101 = data98.high;
-const _errs301 = errors;
-const _errs302 = errors;
+if(data102.high !== undefined){
+let data105 = data102.high;
+const _errs309 = errors;
+const _errs310 = errors;
 let valid36 = false;
-const _errs303 = errors;
-if(typeof data101 !== "string"){
-let dataType104 = typeof data101;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data101;
+const _errs311 = errors;
+if(typeof data105 !== "string"){
+let dataType108 = typeof data105;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data105;
 }
-else if(data101 === null){
-coerced104 = "";
+else if(data105 === null){
+coerced108 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5174,15 +5326,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data101 = coerced104;
-if(data98 !== undefined){
-data98["high"] = coerced104;
+if(coerced108 !== undefined){
+data105 = coerced108;
+if(data102 !== undefined){
+data102["high"] = coerced108;
 }
 }
 }
-if("minimal" !== data101){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+if("minimal" !== data105){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5191,22 +5343,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs303 === errors;
+var _valid10 = _errs311 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs305 = errors;
-if(typeof data101 !== "string"){
-let dataType105 = typeof data101;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data101;
+const _errs313 = errors;
+if(typeof data105 !== "string"){
+let dataType109 = typeof data105;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data105;
 }
-else if(data101 === null){
-coerced105 = "";
+else if(data105 === null){
+coerced109 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5216,15 +5368,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data101 = coerced105;
-if(data98 !== undefined){
-data98["high"] = coerced105;
+if(coerced109 !== undefined){
+data105 = coerced109;
+if(data102 !== undefined){
+data102["high"] = coerced109;
 }
 }
 }
-if("low" !== data101){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+if("low" !== data105){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5233,22 +5385,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs305 === errors;
+var _valid10 = _errs313 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs307 = errors;
-if(typeof data101 !== "string"){
-let dataType106 = typeof data101;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data101;
+const _errs315 = errors;
+if(typeof data105 !== "string"){
+let dataType110 = typeof data105;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data105;
 }
-else if(data101 === null){
-coerced106 = "";
+else if(data105 === null){
+coerced110 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5258,15 +5410,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data101 = coerced106;
-if(data98 !== undefined){
-data98["high"] = coerced106;
+if(coerced110 !== undefined){
+data105 = coerced110;
+if(data102 !== undefined){
+data102["high"] = coerced110;
 }
 }
 }
-if("medium" !== data101){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+if("medium" !== data105){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5275,22 +5427,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs307 === errors;
+var _valid10 = _errs315 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs309 = errors;
-if(typeof data101 !== "string"){
-let dataType107 = typeof data101;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data101;
+const _errs317 = errors;
+if(typeof data105 !== "string"){
+let dataType111 = typeof data105;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data105;
 }
-else if(data101 === null){
-coerced107 = "";
+else if(data105 === null){
+coerced111 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data105};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5300,15 +5452,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data101 = coerced107;
-if(data98 !== undefined){
-data98["high"] = coerced107;
+if(coerced111 !== undefined){
+data105 = coerced111;
+if(data102 !== undefined){
+data102["high"] = coerced111;
 }
 }
 }
-if("high" !== data101){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+if("high" !== data105){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data105};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5317,22 +5469,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs309 === errors;
+var _valid10 = _errs317 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs311 = errors;
-if(typeof data101 !== "string"){
-let dataType108 = typeof data101;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data101;
+const _errs319 = errors;
+if(typeof data105 !== "string"){
+let dataType112 = typeof data105;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data105;
 }
-else if(data101 === null){
-coerced108 = "";
+else if(data105 === null){
+coerced112 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data105};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5342,15 +5494,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data101 = coerced108;
-if(data98 !== undefined){
-data98["high"] = coerced108;
+if(coerced112 !== undefined){
+data105 = coerced112;
+if(data102 !== undefined){
+data102["high"] = coerced112;
 }
 }
 }
-if("xhigh" !== data101){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+if("xhigh" !== data105){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data105};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5359,22 +5511,22 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs311 === errors;
+var _valid10 = _errs319 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs313 = errors;
-if(typeof data101 !== "string"){
-let dataType109 = typeof data101;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data101;
+const _errs321 = errors;
+if(typeof data105 !== "string"){
+let dataType113 = typeof data105;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data105;
 }
-else if(data101 === null){
-coerced109 = "";
+else if(data105 === null){
+coerced113 = "";
 }
 else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data105};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5384,15 +5536,15 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data101 = coerced109;
-if(data98 !== undefined){
-data98["high"] = coerced109;
+if(coerced113 !== undefined){
+data105 = coerced113;
+if(data102 !== undefined){
+data102["high"] = coerced113;
 }
 }
 }
-if("max" !== data101){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+if("max" !== data105){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data105};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5401,7 +5553,7 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs313 === errors;
+var _valid10 = _errs321 === errors;
 valid36 = valid36 || _valid10;
 }
 }
@@ -5409,7 +5561,7 @@ valid36 = valid36 || _valid10;
 }
 }
 if(!valid36){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data101};
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data105};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5421,17 +5573,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs302;
+errors = _errs310;
 if(vErrors !== null){
-if(_errs302){
-vErrors.length = _errs302;
+if(_errs310){
+vErrors.length = _errs310;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs301 === errors;
+var valid33 = _errs309 === errors;
 }
 else {
 var valid33 = true;
@@ -5441,11 +5593,11 @@ var valid33 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data102}];
 return false;
 }
 }
-var valid29 = _errs270 === errors;
+var valid29 = _errs278 === errors;
 }
 else {
 var valid29 = true;
@@ -5457,379 +5609,379 @@ var valid29 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data95}];
 return false;
 }
 }
-var valid28 = _errs244 === errors;
+var valid28 = _errs252 === errors;
 }
 else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.pricing !== undefined){
-let data102 = data85.pricing;
-const _errs315 = errors;
-if(errors === _errs315){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+if(data89.pricing !== undefined){
+let data106 = data89.pricing;
+const _errs323 = errors;
+if(errors === _errs323){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
 let missing5;
-if(((data102.input === undefined) && (missing5 = "input")) || ((data102.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+if(((data106.input === undefined) && (missing5 = "input")) || ((data106.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data106}];
 return false;
 }
 else {
-const _errs317 = errors;
-for(const key22 in data102){
+const _errs325 = errors;
+for(const key22 in data106){
 if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data106}];
 return false;
 break;
 }
 }
-if(_errs317 === errors){
-if(data102.input !== undefined){
-let data103 = data102.input;
-const _errs318 = errors;
-if(!(typeof data103 == "number")){
-let dataType110 = typeof data103;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "boolean" || data103 === null
-              || (dataType110 == "string" && data103 && data103 == +data103)){
-coerced110 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data103 = coerced110;
-if(data102 !== undefined){
-data102["input"] = coerced110;
-}
-}
-}
-if(errors === _errs318){
-if(typeof data103 == "number"){
-if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-}
-var valid37 = _errs318 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.output !== undefined){
-let data104 = data102.output;
-const _errs320 = errors;
-if(!(typeof data104 == "number")){
-let dataType111 = typeof data104;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "boolean" || data104 === null
-              || (dataType111 == "string" && data104 && data104 == +data104)){
-coerced111 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
-}
-}
-if(coerced111 !== undefined){
-data104 = coerced111;
-if(data102 !== undefined){
-data102["output"] = coerced111;
-}
-}
-}
-if(errors === _errs320){
-if(typeof data104 == "number"){
-if(data104 < 0 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
-return false;
-}
-}
-}
-var valid37 = _errs320 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.cached_input !== undefined){
-let data105 = data102.cached_input;
-const _errs322 = errors;
-if(!(typeof data105 == "number")){
-let dataType112 = typeof data105;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "boolean" || data105 === null
-              || (dataType112 == "string" && data105 && data105 == +data105)){
-coerced112 = +data105;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data105 = coerced112;
-if(data102 !== undefined){
-data102["cached_input"] = coerced112;
-}
-}
-}
-if(errors === _errs322){
-if(typeof data105 == "number"){
-if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
-return false;
-}
-}
-}
-var valid37 = _errs322 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.reasoning !== undefined){
-let data106 = data102.reasoning;
-const _errs324 = errors;
-if(!(typeof data106 == "number")){
-let dataType113 = typeof data106;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "boolean" || data106 === null
-              || (dataType113 == "string" && data106 && data106 == +data106)){
-coerced113 = +data106;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data106 = coerced113;
-if(data102 !== undefined){
-data102["reasoning"] = coerced113;
-}
-}
-}
-if(errors === _errs324){
-if(typeof data106 == "number"){
-if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
-return false;
-}
-}
-}
-var valid37 = _errs324 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
-return false;
-}
-}
-var valid28 = _errs315 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.routes !== undefined){
-let data107 = data85.routes;
+if(_errs325 === errors){
+if(data106.input !== undefined){
+let data107 = data106.input;
 const _errs326 = errors;
-if(errors === _errs326){
-if(Array.isArray(data107)){
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
-return false;
-}
-else {
-var valid38 = true;
-const len4 = data107.length;
-for(let i4=0; i4<len4; i4++){
-let data108 = data107[i4];
-const _errs328 = errors;
-if(errors === _errs328){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-let missing6;
-if((data108.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
-return false;
-}
-else {
-const _errs330 = errors;
-for(const key23 in data108){
-if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
-return false;
-break;
-}
-}
-if(_errs330 === errors){
-if(data108.node !== undefined){
-let data109 = data108.node;
-const _errs331 = errors;
-if(typeof data109 !== "string"){
-let dataType114 = typeof data109;
+if(!(typeof data107 == "number")){
+let dataType114 = typeof data107;
 let coerced114 = undefined;
 if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data109;
-}
-else if(data109 === null){
-coerced114 = "";
+if(dataType114 == "boolean" || data107 === null
+              || (dataType114 == "string" && data107 && data107 == +data107)){
+coerced114 = +data107;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data107}];
 return false;
 }
 }
 if(coerced114 !== undefined){
-data109 = coerced114;
-if(data108 !== undefined){
-data108["node"] = coerced114;
+data107 = coerced114;
+if(data106 !== undefined){
+data106["input"] = coerced114;
 }
 }
 }
-if(errors === _errs331){
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
+if(errors === _errs326){
+if(typeof data107 == "number"){
+if(data107 < 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data107}];
 return false;
 }
 }
 }
-var valid39 = _errs331 === errors;
+var valid37 = _errs326 === errors;
 }
 else {
-var valid39 = true;
+var valid37 = true;
 }
-if(valid39){
-if(data108.model !== undefined){
-let data110 = data108.model;
-const _errs333 = errors;
-if(typeof data110 !== "string"){
-let dataType115 = typeof data110;
+if(valid37){
+if(data106.output !== undefined){
+let data108 = data106.output;
+const _errs328 = errors;
+if(!(typeof data108 == "number")){
+let dataType115 = typeof data108;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data110;
-}
-else if(data110 === null){
-coerced115 = "";
+if(dataType115 == "boolean" || data108 === null
+              || (dataType115 == "string" && data108 && data108 == +data108)){
+coerced115 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data108}];
 return false;
 }
 }
 if(coerced115 !== undefined){
-data110 = coerced115;
-if(data108 !== undefined){
-data108["model"] = coerced115;
+data108 = coerced115;
+if(data106 !== undefined){
+data106["output"] = coerced115;
 }
 }
 }
-if(errors === _errs333){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+if(errors === _errs328){
+if(typeof data108 == "number"){
+if(data108 < 0 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data108}];
 return false;
 }
 }
 }
-var valid39 = _errs333 === errors;
+var valid37 = _errs328 === errors;
 }
 else {
-var valid39 = true;
+var valid37 = true;
 }
-if(valid39){
-if(data108.weight !== undefined){
-let data111 = data108.weight;
-const _errs335 = errors;
-if(!(typeof data111 == "number")){
-let dataType116 = typeof data111;
+if(valid37){
+if(data106.cached_input !== undefined){
+let data109 = data106.cached_input;
+const _errs330 = errors;
+if(!(typeof data109 == "number")){
+let dataType116 = typeof data109;
 let coerced116 = undefined;
 if(!(coerced116 !== undefined)){
-if(dataType116 == "boolean" || data111 === null
-              || (dataType116 == "string" && data111 && data111 == +data111)){
-coerced116 = +data111;
+if(dataType116 == "boolean" || data109 === null
+              || (dataType116 == "string" && data109 && data109 == +data109)){
+coerced116 = +data109;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data109}];
 return false;
 }
 }
 if(coerced116 !== undefined){
-data111 = coerced116;
-if(data108 !== undefined){
-data108["weight"] = coerced116;
+data109 = coerced116;
+if(data106 !== undefined){
+data106["cached_input"] = coerced116;
 }
 }
 }
-if(errors === _errs335){
-if(typeof data111 == "number"){
-if(data111 <= 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+if(errors === _errs330){
+if(typeof data109 == "number"){
+if(data109 < 0 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data109}];
 return false;
 }
 }
 }
-var valid39 = _errs335 === errors;
+var valid37 = _errs330 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data106.reasoning !== undefined){
+let data110 = data106.reasoning;
+const _errs332 = errors;
+if(!(typeof data110 == "number")){
+let dataType117 = typeof data110;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "boolean" || data110 === null
+              || (dataType117 == "string" && data110 && data110 == +data110)){
+coerced117 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data110}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data110 = coerced117;
+if(data106 !== undefined){
+data106["reasoning"] = coerced117;
+}
+}
+}
+if(errors === _errs332){
+if(typeof data110 == "number"){
+if(data110 < 0 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data110}];
+return false;
+}
+}
+}
+var valid37 = _errs332 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data106}];
+return false;
+}
+}
+var valid28 = _errs323 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data89.routes !== undefined){
+let data111 = data89.routes;
+const _errs334 = errors;
+if(errors === _errs334){
+if(Array.isArray(data111)){
+if(data111.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data111}];
+return false;
+}
+else {
+var valid38 = true;
+const len4 = data111.length;
+for(let i4=0; i4<len4; i4++){
+let data112 = data111[i4];
+const _errs336 = errors;
+if(errors === _errs336){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+let missing6;
+if((data112.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data112}];
+return false;
+}
+else {
+const _errs338 = errors;
+for(const key23 in data112){
+if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data112}];
+return false;
+break;
+}
+}
+if(_errs338 === errors){
+if(data112.node !== undefined){
+let data113 = data112.node;
+const _errs339 = errors;
+if(typeof data113 !== "string"){
+let dataType118 = typeof data113;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data113;
+}
+else if(data113 === null){
+coerced118 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data113}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data113 = coerced118;
+if(data112 !== undefined){
+data112["node"] = coerced118;
+}
+}
+}
+if(errors === _errs339){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data113}];
+return false;
+}
+}
+}
+var valid39 = _errs339 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.priority !== undefined){
-let data112 = data108.priority;
-const _errs337 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
-let dataType117 = typeof data112;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data112 === null
-              || (dataType117 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced117 = +data112;
+if(data112.model !== undefined){
+let data114 = data112.model;
+const _errs341 = errors;
+if(typeof data114 !== "string"){
+let dataType119 = typeof data114;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data114;
+}
+else if(data114 === null){
+coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data114}];
 return false;
 }
 }
-if(coerced117 !== undefined){
-data112 = coerced117;
-if(data108 !== undefined){
-data108["priority"] = coerced117;
+if(coerced119 !== undefined){
+data114 = coerced119;
+if(data112 !== undefined){
+data112["model"] = coerced119;
 }
 }
 }
-if(errors === _errs337){
-if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+if(errors === _errs341){
+if(typeof data114 === "string"){
+if(func3(data114) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data114}];
 return false;
 }
 }
 }
-var valid39 = _errs337 === errors;
+var valid39 = _errs341 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data112.weight !== undefined){
+let data115 = data112.weight;
+const _errs343 = errors;
+if(!(typeof data115 == "number")){
+let dataType120 = typeof data115;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "boolean" || data115 === null
+              || (dataType120 == "string" && data115 && data115 == +data115)){
+coerced120 = +data115;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data115}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data115 = coerced120;
+if(data112 !== undefined){
+data112["weight"] = coerced120;
+}
+}
+}
+if(errors === _errs343){
+if(typeof data115 == "number"){
+if(data115 <= 0 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data115}];
+return false;
+}
+}
+}
+var valid39 = _errs343 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data112.priority !== undefined){
+let data116 = data112.priority;
+const _errs345 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType121 = typeof data116;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data116 === null
+              || (dataType121 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced121 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data116}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data116 = coerced121;
+if(data112 !== undefined){
+data112["priority"] = coerced121;
+}
+}
+}
+if(errors === _errs345){
+if(typeof data116 == "number"){
+if(data116 < 0 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data116}];
+return false;
+}
+}
+}
+var valid39 = _errs345 === errors;
 }
 else {
 var valid39 = true;
@@ -5841,11 +5993,11 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data112}];
 return false;
 }
 }
-var valid38 = _errs328 === errors;
+var valid38 = _errs336 === errors;
 if(!valid38){
 break;
 }
@@ -5853,11 +6005,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data111}];
 return false;
 }
 }
-var valid28 = _errs326 === errors;
+var valid28 = _errs334 === errors;
 }
 else {
 var valid28 = true;
@@ -5873,11 +6025,11 @@ var valid28 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data89}];
 return false;
 }
 }
-var valid27 = _errs231 === errors;
+var valid27 = _errs239 === errors;
 if(!valid27){
 break;
 }
@@ -5885,336 +6037,111 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data88}];
 return false;
 }
 }
-var valid0 = _errs229 === errors;
+var valid0 = _errs237 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data113 = data.accounts;
-const _errs339 = errors;
-if(errors === _errs339){
-if(Array.isArray(data113)){
+let data117 = data.accounts;
+const _errs347 = errors;
+if(errors === _errs347){
+if(Array.isArray(data117)){
 var valid40 = true;
-const len5 = data113.length;
+const len5 = data117.length;
 for(let i5=0; i5<len5; i5++){
-let data114 = data113[i5];
-const _errs341 = errors;
-if(errors === _errs341){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data118 = data117[i5];
+const _errs349 = errors;
+if(errors === _errs349){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
 let missing7;
-if((data114.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data114}];
+if((data118.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data118}];
 return false;
 }
 else {
-const _errs343 = errors;
-for(const key24 in data114){
+const _errs351 = errors;
+for(const key24 in data118){
 if(!((((((key24 === "id") || (key24 === "name")) || (key24 === "balance")) || (key24 === "allowed_models")) || (key24 === "limits")) || (key24 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data118}];
 return false;
 break;
 }
 }
-if(_errs343 === errors){
-if(data114.id !== undefined){
-let data115 = data114.id;
-const _errs344 = errors;
-if(typeof data115 !== "string"){
-let dataType118 = typeof data115;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data115;
-}
-else if(data115 === null){
-coerced118 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data115 = coerced118;
-if(data114 !== undefined){
-data114["id"] = coerced118;
-}
-}
-}
-if(errors === _errs344){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-else {
-if(!pattern5.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-}
-}
-var valid41 = _errs344 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.name !== undefined){
-let data116 = data114.name;
-const _errs346 = errors;
-if(typeof data116 !== "string"){
-let dataType119 = typeof data116;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data116;
-}
-else if(data116 === null){
-coerced119 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data116}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data116 = coerced119;
-if(data114 !== undefined){
-data114["name"] = coerced119;
-}
-}
-}
-var valid41 = _errs346 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.balance !== undefined){
-let data117 = data114.balance;
-const _errs348 = errors;
-if(!(typeof data117 == "number")){
-let dataType120 = typeof data117;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "boolean" || data117 === null
-              || (dataType120 == "string" && data117 && data117 == +data117)){
-coerced120 = +data117;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data117}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data117 = coerced120;
-if(data114 !== undefined){
-data114["balance"] = coerced120;
-}
-}
-}
-var valid41 = _errs348 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.allowed_models !== undefined){
-let data118 = data114.allowed_models;
-const _errs350 = errors;
-if(errors === _errs350){
-if(Array.isArray(data118)){
-var valid42 = true;
-const len6 = data118.length;
-for(let i6=0; i6<len6; i6++){
-let data119 = data118[i6];
+if(_errs351 === errors){
+if(data118.id !== undefined){
+let data119 = data118.id;
 const _errs352 = errors;
 if(typeof data119 !== "string"){
-let dataType121 = typeof data119;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data119;
+let dataType122 = typeof data119;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data119;
 }
 else if(data119 === null){
-coerced121 = "";
+coerced122 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data119}];
 return false;
 }
 }
-if(coerced121 !== undefined){
-data119 = coerced121;
+if(coerced122 !== undefined){
+data119 = coerced122;
 if(data118 !== undefined){
-data118[i6] = coerced121;
+data118["id"] = coerced122;
 }
 }
 }
 if(errors === _errs352){
 if(typeof data119 === "string"){
 if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data119}];
 return false;
-}
-}
-}
-var valid42 = _errs352 === errors;
-if(!valid42){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data118}];
+if(!pattern5.test(data119)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data119}];
 return false;
 }
 }
-var valid41 = _errs350 === errors;
+}
+}
+var valid41 = _errs352 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.limits !== undefined){
-let data120 = data114.limits;
+if(data118.name !== undefined){
+let data120 = data118.name;
 const _errs354 = errors;
-if(errors === _errs354){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs356 = errors;
-for(const key25 in data120){
-if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
-break;
-}
-}
-if(_errs356 === errors){
-if(data120.rpm !== undefined){
-let data121 = data120.rpm;
-const _errs357 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
-let dataType122 = typeof data121;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data121 === null
-              || (dataType122 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced122 = +data121;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data121 = coerced122;
-if(data120 !== undefined){
-data120["rpm"] = coerced122;
-}
-}
-}
-if(errors === _errs357){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
-return false;
-}
-}
-}
-var valid43 = _errs357 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.rps !== undefined){
-let data122 = data120.rps;
-const _errs359 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType123 = typeof data122;
+if(typeof data120 !== "string"){
+let dataType123 = typeof data120;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data122 === null
-              || (dataType123 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced123 = +data122;
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data120;
+}
+else if(data120 === null){
+coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data120}];
 return false;
 }
 }
 if(coerced123 !== undefined){
-data122 = coerced123;
-if(data120 !== undefined){
-data120["rps"] = coerced123;
+data120 = coerced123;
+if(data118 !== undefined){
+data118["name"] = coerced123;
 }
-}
-}
-if(errors === _errs359){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
-return false;
-}
-}
-}
-var valid43 = _errs359 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.tpm !== undefined){
-let data123 = data120.tpm;
-const _errs361 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType124 = typeof data123;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data123 === null
-              || (dataType124 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced124 = +data123;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data123 = coerced124;
-if(data120 !== undefined){
-data120["tpm"] = coerced124;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
-return false;
-}
-}
-}
-var valid43 = _errs361 === errors;
-}
-else {
-var valid43 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
 }
 }
 var valid41 = _errs354 === errors;
@@ -6223,322 +6150,281 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.policy !== undefined){
-let data124 = data114.policy;
-const _errs363 = errors;
-if(errors === _errs363){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-const _errs365 = errors;
-for(const key26 in data124){
-if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
-return false;
-break;
-}
-}
-if(_errs365 === errors){
-if(data124.streaming !== undefined){
-let data125 = data124.streaming;
-const _errs366 = errors;
-if(typeof data125 !== "boolean"){
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(data125 === "false" || data125 === 0 || data125 === null){
-coerced125 = false;
-}
-else if(data125 === "true" || data125 === 1){
-coerced125 = true;
+if(data118.balance !== undefined){
+let data121 = data118.balance;
+const _errs356 = errors;
+if(!(typeof data121 == "number")){
+let dataType124 = typeof data121;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "boolean" || data121 === null
+              || (dataType124 == "string" && data121 && data121 == +data121)){
+coerced124 = +data121;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data121}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data121 = coerced124;
+if(data118 !== undefined){
+data118["balance"] = coerced124;
+}
+}
+}
+var valid41 = _errs356 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data118.allowed_models !== undefined){
+let data122 = data118.allowed_models;
+const _errs358 = errors;
+if(errors === _errs358){
+if(Array.isArray(data122)){
+var valid42 = true;
+const len6 = data122.length;
+for(let i6=0; i6<len6; i6++){
+let data123 = data122[i6];
+const _errs360 = errors;
+if(typeof data123 !== "string"){
+let dataType125 = typeof data123;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data123;
+}
+else if(data123 === null){
+coerced125 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data123}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data125 = coerced125;
-if(data124 !== undefined){
-data124["streaming"] = coerced125;
+data123 = coerced125;
+if(data122 !== undefined){
+data122[i6] = coerced125;
 }
 }
 }
-var valid44 = _errs366 === errors;
+if(errors === _errs360){
+if(typeof data123 === "string"){
+if(func3(data123) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data123}];
+return false;
+}
+}
+}
+var valid42 = _errs360 === errors;
+if(!valid42){
+break;
+}
+}
 }
 else {
-var valid44 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data122}];
+return false;
 }
-if(valid44){
-if(data124.max_reasoning_effort !== undefined){
-let data126 = data124.max_reasoning_effort;
-const _errs368 = errors;
-const _errs369 = errors;
-let valid45 = false;
-const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType126 = typeof data126;
+}
+var valid41 = _errs358 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data118.limits !== undefined){
+let data124 = data118.limits;
+const _errs362 = errors;
+if(errors === _errs362){
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+const _errs364 = errors;
+for(const key25 in data124){
+if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data124}];
+return false;
+break;
+}
+}
+if(_errs364 === errors){
+if(data124.rpm !== undefined){
+let data125 = data124.rpm;
+const _errs365 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType126 = typeof data125;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data126;
-}
-else if(data126 === null){
-coerced126 = "";
+if(dataType126 === "boolean" || data125 === null
+              || (dataType126 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced126 = +data125;
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data125}];
+return false;
 }
 }
 if(coerced126 !== undefined){
-data126 = coerced126;
+data125 = coerced126;
 if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced126;
+data124["rpm"] = coerced126;
 }
 }
 }
-if("low" !== data126){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
-if(vErrors === null){
-vErrors = [err100];
+if(errors === _errs365){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data125}];
+return false;
+}
+}
+}
+var valid43 = _errs365 === errors;
 }
 else {
-vErrors.push(err100);
+var valid43 = true;
 }
-errors++;
-}
-var _valid11 = _errs370 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs372 = errors;
-if(typeof data126 !== "string"){
+if(valid43){
+if(data124.rps !== undefined){
+let data126 = data124.rps;
+const _errs367 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
 let dataType127 = typeof data126;
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data126;
-}
-else if(data126 === null){
-coerced127 = "";
+if(dataType127 === "boolean" || data126 === null
+              || (dataType127 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced127 = +data126;
 }
 else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data126}];
+return false;
 }
 }
 if(coerced127 !== undefined){
 data126 = coerced127;
 if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced127;
+data124["rps"] = coerced127;
 }
 }
 }
-if("medium" !== data126){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
-if(vErrors === null){
-vErrors = [err102];
+if(errors === _errs367){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data126}];
+return false;
+}
+}
+}
+var valid43 = _errs367 === errors;
 }
 else {
-vErrors.push(err102);
+var valid43 = true;
 }
-errors++;
-}
-var _valid11 = _errs372 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs374 = errors;
-if(typeof data126 !== "string"){
-let dataType128 = typeof data126;
+if(valid43){
+if(data124.tpm !== undefined){
+let data127 = data124.tpm;
+const _errs369 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType128 = typeof data127;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data126;
-}
-else if(data126 === null){
-coerced128 = "";
+if(dataType128 === "boolean" || data127 === null
+              || (dataType128 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced128 = +data127;
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data127}];
+return false;
 }
 }
 if(coerced128 !== undefined){
-data126 = coerced128;
+data127 = coerced128;
 if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced128;
+data124["tpm"] = coerced128;
 }
 }
 }
-if("high" !== data126){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-var _valid11 = _errs374 === errors;
-valid45 = valid45 || _valid11;
-}
-}
-if(!valid45){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data126};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs369;
-if(vErrors !== null){
-if(_errs369){
-vErrors.length = _errs369;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs368 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
+if(errors === _errs369){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data127}];
 return false;
 }
 }
-var valid41 = _errs363 === errors;
+}
+var valid43 = _errs369 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data124}];
+return false;
+}
+}
+var valid41 = _errs362 === errors;
 }
 else {
 var valid41 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data114}];
-return false;
-}
-}
-var valid40 = _errs341 === errors;
-if(!valid40){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data113}];
-return false;
-}
-}
-var valid0 = _errs339 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data127 = data.keys;
-const _errs376 = errors;
-if(errors === _errs376){
-if(Array.isArray(data127)){
-var valid46 = true;
-const len7 = data127.length;
-for(let i7=0; i7<len7; i7++){
-let data128 = data127[i7];
-const _errs378 = errors;
-if(errors === _errs378){
+if(valid41){
+if(data118.policy !== undefined){
+let data128 = data118.policy;
+const _errs371 = errors;
+if(errors === _errs371){
 if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-let missing8;
-if((data128.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data128}];
-return false;
-}
-else {
-const _errs380 = errors;
-for(const key27 in data128){
-if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data128}];
+const _errs373 = errors;
+for(const key26 in data128){
+if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data128}];
 return false;
 break;
 }
 }
-if(_errs380 === errors){
-if(data128.key !== undefined){
-let data129 = data128.key;
-const _errs381 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
+if(_errs373 === errors){
+if(data128.streaming !== undefined){
+let data129 = data128.streaming;
+const _errs374 = errors;
+if(typeof data129 !== "boolean"){
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
+if(data129 === "false" || data129 === 0 || data129 === null){
+coerced129 = false;
 }
-else if(data129 === null){
-coerced129 = "";
+else if(data129 === "true" || data129 === 1){
+coerced129 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data129}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data129 = coerced129;
 if(data128 !== undefined){
-data128["key"] = coerced129;
+data128["streaming"] = coerced129;
 }
 }
 }
-if(errors === _errs381){
-if(typeof data129 === "string"){
-if(func3(data129) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs381 === errors;
+var valid44 = _errs374 === errors;
 }
 else {
-var valid47 = true;
+var valid44 = true;
 }
-if(valid47){
-if(data128.account !== undefined){
-let data130 = data128.account;
-const _errs383 = errors;
+if(valid44){
+if(data128.max_reasoning_effort !== undefined){
+let data130 = data128.max_reasoning_effort;
+const _errs376 = errors;
+const _errs377 = errors;
+let valid45 = false;
+const _errs378 = errors;
 if(typeof data130 !== "string"){
 let dataType130 = typeof data130;
 let coerced130 = undefined;
@@ -6550,230 +6436,250 @@ else if(data130 === null){
 coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
+const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data130};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
 }
 }
 if(coerced130 !== undefined){
 data130 = coerced130;
 if(data128 !== undefined){
-data128["account"] = coerced130;
+data128["max_reasoning_effort"] = coerced130;
 }
 }
 }
-if(errors === _errs383){
-if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
-return false;
-}
-}
-}
-var valid47 = _errs383 === errors;
+if("low" !== data130){
+const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data130};
+if(vErrors === null){
+vErrors = [err100];
 }
 else {
-var valid47 = true;
+vErrors.push(err100);
 }
-if(valid47){
-if(data128.name !== undefined){
-let data131 = data128.name;
-const _errs385 = errors;
-if(typeof data131 !== "string"){
-let dataType131 = typeof data131;
+errors++;
+}
+var _valid11 = _errs378 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs380 = errors;
+if(typeof data130 !== "string"){
+let dataType131 = typeof data130;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
 if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data131;
+coerced131 = "" + data130;
 }
-else if(data131 === null){
+else if(data130 === null){
 coerced131 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data131}];
-return false;
+const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data130};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
 }
 }
 if(coerced131 !== undefined){
-data131 = coerced131;
+data130 = coerced131;
 if(data128 !== undefined){
-data128["name"] = coerced131;
+data128["max_reasoning_effort"] = coerced131;
 }
 }
 }
-var valid47 = _errs385 === errors;
+if("medium" !== data130){
+const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data130};
+if(vErrors === null){
+vErrors = [err102];
 }
 else {
-var valid47 = true;
+vErrors.push(err102);
 }
-if(valid47){
-if(data128.spend_limit !== undefined){
-let data132 = data128.spend_limit;
-const _errs387 = errors;
-if(!(typeof data132 == "number")){
-let dataType132 = typeof data132;
+errors++;
+}
+var _valid11 = _errs380 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs382 = errors;
+if(typeof data130 !== "string"){
+let dataType132 = typeof data130;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data132 === null
-              || (dataType132 == "string" && data132 && data132 == +data132)){
-coerced132 = +data132;
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data130;
+}
+else if(data130 === null){
+coerced132 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
+const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data130};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
 }
 }
 if(coerced132 !== undefined){
-data132 = coerced132;
+data130 = coerced132;
 if(data128 !== undefined){
-data128["spend_limit"] = coerced132;
+data128["max_reasoning_effort"] = coerced132;
 }
 }
 }
-if(errors === _errs387){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
+if("high" !== data130){
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data130};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+var _valid11 = _errs382 === errors;
+valid45 = valid45 || _valid11;
+}
+}
+if(!valid45){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data130};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs377;
+if(vErrors !== null){
+if(_errs377){
+vErrors.length = _errs377;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs376 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data128}];
 return false;
 }
 }
-}
-var valid47 = _errs387 === errors;
+var valid41 = _errs371 === errors;
 }
 else {
-var valid47 = true;
+var valid41 = true;
 }
-if(valid47){
-if(data128.limits !== undefined){
-let data133 = data128.limits;
-const _errs389 = errors;
-if(errors === _errs389){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs391 = errors;
-for(const key28 in data133){
-if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data118}];
+return false;
+}
+}
+var valid40 = _errs349 === errors;
+if(!valid40){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data117}];
+return false;
+}
+}
+var valid0 = _errs347 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data131 = data.keys;
+const _errs384 = errors;
+if(errors === _errs384){
+if(Array.isArray(data131)){
+var valid46 = true;
+const len7 = data131.length;
+for(let i7=0; i7<len7; i7++){
+let data132 = data131[i7];
+const _errs386 = errors;
+if(errors === _errs386){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+let missing8;
+if((data132.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data132}];
+return false;
+}
+else {
+const _errs388 = errors;
+for(const key27 in data132){
+if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data132}];
 return false;
 break;
 }
 }
-if(_errs391 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
-const _errs392 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType133 = typeof data134;
+if(_errs388 === errors){
+if(data132.key !== undefined){
+let data133 = data132.key;
+const _errs389 = errors;
+if(typeof data133 !== "string"){
+let dataType133 = typeof data133;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data134 === null
-              || (dataType133 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced133 = +data134;
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data133;
+}
+else if(data133 === null){
+coerced133 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data133}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data134 = coerced133;
-if(data133 !== undefined){
-data133["rpm"] = coerced133;
+data133 = coerced133;
+if(data132 !== undefined){
+data132["key"] = coerced133;
 }
 }
 }
-if(errors === _errs392){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+if(errors === _errs389){
+if(typeof data133 === "string"){
+if(func3(data133) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data133}];
 return false;
 }
-}
-}
-var valid48 = _errs392 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
-const _errs394 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType134 = typeof data135;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data135 === null
-              || (dataType134 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced134 = +data135;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-if(coerced134 !== undefined){
-data135 = coerced134;
-if(data133 !== undefined){
-data133["rps"] = coerced134;
-}
-}
-}
-if(errors === _errs394){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-}
-var valid48 = _errs394 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
-const _errs396 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType135 = typeof data136;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data136 === null
-              || (dataType135 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced135 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data136 = coerced135;
-if(data133 !== undefined){
-data133["tpm"] = coerced135;
-}
-}
-}
-if(errors === _errs396){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-}
-var valid48 = _errs396 === errors;
-}
-else {
-var valid48 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
 }
 }
 var valid47 = _errs389 === errors;
@@ -6782,125 +6688,371 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.allowed_models !== undefined){
-let data137 = data128.allowed_models;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data137)){
-var valid49 = true;
-const len8 = data137.length;
-for(let i8=0; i8<len8; i8++){
-let data138 = data137[i8];
-const _errs400 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+if(data132.account !== undefined){
+let data134 = data132.account;
+const _errs391 = errors;
+if(typeof data134 !== "string"){
+let dataType134 = typeof data134;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data134;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data134 === null){
+coerced134 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data134}];
+return false;
+}
+}
+if(coerced134 !== undefined){
+data134 = coerced134;
+if(data132 !== undefined){
+data132["account"] = coerced134;
+}
+}
+}
+if(errors === _errs391){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data134}];
+return false;
+}
+}
+}
+var valid47 = _errs391 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data132.name !== undefined){
+let data135 = data132.name;
+const _errs393 = errors;
+if(typeof data135 !== "string"){
+let dataType135 = typeof data135;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data135;
+}
+else if(data135 === null){
+coerced135 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data135}];
+return false;
+}
+}
+if(coerced135 !== undefined){
+data135 = coerced135;
+if(data132 !== undefined){
+data132["name"] = coerced135;
+}
+}
+}
+var valid47 = _errs393 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data132.spend_limit !== undefined){
+let data136 = data132.spend_limit;
+const _errs395 = errors;
+if(!(typeof data136 == "number")){
+let dataType136 = typeof data136;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "boolean" || data136 === null
+              || (dataType136 == "string" && data136 && data136 == +data136)){
+coerced136 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data136}];
 return false;
 }
 }
 if(coerced136 !== undefined){
-data138 = coerced136;
-if(data137 !== undefined){
-data137[i8] = coerced136;
+data136 = coerced136;
+if(data132 !== undefined){
+data132["spend_limit"] = coerced136;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data138 === "string"){
-if(func3(data138) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+if(errors === _errs395){
+if(typeof data136 == "number"){
+if(data136 < 0 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data136}];
 return false;
 }
 }
 }
-var valid49 = _errs400 === errors;
+var valid47 = _errs395 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data132.limits !== undefined){
+let data137 = data132.limits;
+const _errs397 = errors;
+if(errors === _errs397){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
+const _errs399 = errors;
+for(const key28 in data137){
+if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data137}];
+return false;
+break;
+}
+}
+if(_errs399 === errors){
+if(data137.rpm !== undefined){
+let data138 = data137.rpm;
+const _errs400 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType137 = typeof data138;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 === "boolean" || data138 === null
+              || (dataType137 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced137 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data138}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data138 = coerced137;
+if(data137 !== undefined){
+data137["rpm"] = coerced137;
+}
+}
+}
+if(errors === _errs400){
+if(typeof data138 == "number"){
+if(data138 < 1 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data138}];
+return false;
+}
+}
+}
+var valid48 = _errs400 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data137.rps !== undefined){
+let data139 = data137.rps;
+const _errs402 = errors;
+if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 === "boolean" || data139 === null
+              || (dataType138 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
+coerced138 = +data139;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data139}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data137 !== undefined){
+data137["rps"] = coerced138;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data139 == "number"){
+if(data139 < 1 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data139}];
+return false;
+}
+}
+}
+var valid48 = _errs402 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data137.tpm !== undefined){
+let data140 = data137.tpm;
+const _errs404 = errors;
+if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
+let dataType139 = typeof data140;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data140 === null
+              || (dataType139 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
+coerced139 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data140}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data140 = coerced139;
+if(data137 !== undefined){
+data137["tpm"] = coerced139;
+}
+}
+}
+if(errors === _errs404){
+if(typeof data140 == "number"){
+if(data140 < 1 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data140}];
+return false;
+}
+}
+}
+var valid48 = _errs404 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data137}];
+return false;
+}
+}
+var valid47 = _errs397 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data132.allowed_models !== undefined){
+let data141 = data132.allowed_models;
+const _errs406 = errors;
+if(errors === _errs406){
+if(Array.isArray(data141)){
+var valid49 = true;
+const len8 = data141.length;
+for(let i8=0; i8<len8; i8++){
+let data142 = data141[i8];
+const _errs408 = errors;
+if(typeof data142 !== "string"){
+let dataType140 = typeof data142;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data142;
+}
+else if(data142 === null){
+coerced140 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data142}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data142 = coerced140;
+if(data141 !== undefined){
+data141[i8] = coerced140;
+}
+}
+}
+if(errors === _errs408){
+if(typeof data142 === "string"){
+if(func3(data142) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data142}];
+return false;
+}
+}
+}
+var valid49 = _errs408 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data141}];
 return false;
 }
 }
-var valid47 = _errs398 === errors;
+var valid47 = _errs406 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.policy !== undefined){
-let data139 = data128.policy;
-const _errs402 = errors;
-if(errors === _errs402){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs404 = errors;
-for(const key29 in data139){
+if(data132.policy !== undefined){
+let data143 = data132.policy;
+const _errs410 = errors;
+if(errors === _errs410){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs412 = errors;
+for(const key29 in data143){
 if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data143}];
 return false;
 break;
 }
 }
-if(_errs404 === errors){
-if(data139.streaming !== undefined){
-let data140 = data139.streaming;
-const _errs405 = errors;
-if(typeof data140 !== "boolean"){
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(data140 === "false" || data140 === 0 || data140 === null){
-coerced137 = false;
+if(_errs412 === errors){
+if(data143.streaming !== undefined){
+let data144 = data143.streaming;
+const _errs413 = errors;
+if(typeof data144 !== "boolean"){
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(data144 === "false" || data144 === 0 || data144 === null){
+coerced141 = false;
 }
-else if(data140 === "true" || data140 === 1){
-coerced137 = true;
+else if(data144 === "true" || data144 === 1){
+coerced141 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data144}];
 return false;
 }
 }
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["streaming"] = coerced137;
+if(coerced141 !== undefined){
+data144 = coerced141;
+if(data143 !== undefined){
+data143["streaming"] = coerced141;
 }
 }
 }
-var valid50 = _errs405 === errors;
+var valid50 = _errs413 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data139.max_reasoning_effort !== undefined){
-let data141 = data139.max_reasoning_effort;
-const _errs407 = errors;
-const _errs408 = errors;
+if(data143.max_reasoning_effort !== undefined){
+let data145 = data143.max_reasoning_effort;
+const _errs415 = errors;
+const _errs416 = errors;
 let valid51 = false;
-const _errs409 = errors;
-if(typeof data141 !== "string"){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data141;
+const _errs417 = errors;
+if(typeof data145 !== "string"){
+let dataType142 = typeof data145;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data145;
 }
-else if(data141 === null){
-coerced138 = "";
+else if(data145 === null){
+coerced142 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6910,15 +7062,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced138;
+if(coerced142 !== undefined){
+data145 = coerced142;
+if(data143 !== undefined){
+data143["max_reasoning_effort"] = coerced142;
 }
 }
 }
-if("low" !== data141){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+if("low" !== data145){
+const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6927,22 +7079,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs409 === errors;
+var _valid12 = _errs417 === errors;
 valid51 = valid51 || _valid12;
 if(!valid51){
-const _errs411 = errors;
-if(typeof data141 !== "string"){
-let dataType139 = typeof data141;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data141;
+const _errs419 = errors;
+if(typeof data145 !== "string"){
+let dataType143 = typeof data145;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data145;
 }
-else if(data141 === null){
-coerced139 = "";
+else if(data145 === null){
+coerced143 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6952,15 +7104,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data141 = coerced139;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced139;
+if(coerced143 !== undefined){
+data145 = coerced143;
+if(data143 !== undefined){
+data143["max_reasoning_effort"] = coerced143;
 }
 }
 }
-if("medium" !== data141){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+if("medium" !== data145){
+const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6969,22 +7121,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs411 === errors;
+var _valid12 = _errs419 === errors;
 valid51 = valid51 || _valid12;
 if(!valid51){
-const _errs413 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
+const _errs421 = errors;
+if(typeof data145 !== "string"){
+let dataType144 = typeof data145;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data145;
 }
-else if(data141 === null){
-coerced140 = "";
+else if(data145 === null){
+coerced144 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6994,15 +7146,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced140;
+if(coerced144 !== undefined){
+data145 = coerced144;
+if(data143 !== undefined){
+data143["max_reasoning_effort"] = coerced144;
 }
 }
 }
-if("high" !== data141){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
+if("high" !== data145){
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7011,234 +7163,17 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs413 === errors;
+var _valid12 = _errs421 === errors;
 valid51 = valid51 || _valid12;
 }
 }
 if(!valid51){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data141};
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data145};
 if(vErrors === null){
 vErrors = [err112];
 }
 else {
 vErrors.push(err112);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs408;
-if(vErrors !== null){
-if(_errs408){
-vErrors.length = _errs408;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs407 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
-return false;
-}
-}
-var valid47 = _errs402 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.status !== undefined){
-let data142 = data128.status;
-const _errs415 = errors;
-const _errs416 = errors;
-let valid52 = false;
-const _errs417 = errors;
-if(typeof data142 !== "string"){
-let dataType141 = typeof data142;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data142;
-}
-else if(data142 === null){
-coerced141 = "";
-}
-else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data128 !== undefined){
-data128["status"] = coerced141;
-}
-}
-}
-if("active" !== data142){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-var _valid13 = _errs417 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs419 = errors;
-if(typeof data142 !== "string"){
-let dataType142 = typeof data142;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data142;
-}
-else if(data142 === null){
-coerced142 = "";
-}
-else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(coerced142 !== undefined){
-data142 = coerced142;
-if(data128 !== undefined){
-data128["status"] = coerced142;
-}
-}
-}
-if("blocked" !== data142){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-var _valid13 = _errs419 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs421 = errors;
-if(typeof data142 !== "string"){
-let dataType143 = typeof data142;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data142;
-}
-else if(data142 === null){
-coerced143 = "";
-}
-else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-}
-if(coerced143 !== undefined){
-data142 = coerced143;
-if(data128 !== undefined){
-data128["status"] = coerced143;
-}
-}
-}
-if("revoked" !== data142){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-var _valid13 = _errs421 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs423 = errors;
-if(typeof data142 !== "string"){
-let dataType144 = typeof data142;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data142;
-}
-else if(data142 === null){
-coerced144 = "";
-}
-else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-}
-if(coerced144 !== undefined){
-data142 = coerced144;
-if(data128 !== undefined){
-data128["status"] = coerced144;
-}
-}
-}
-if("deleted" !== data142){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-var _valid13 = _errs423 === errors;
-valid52 = valid52 || _valid13;
-}
-}
-}
-if(!valid52){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data142};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
 }
 errors++;
 validate10.errors = vErrors;
@@ -7255,7 +7190,224 @@ vErrors = null;
 }
 }
 }
-var valid47 = _errs415 === errors;
+var valid50 = _errs415 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data143}];
+return false;
+}
+}
+var valid47 = _errs410 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data132.status !== undefined){
+let data146 = data132.status;
+const _errs423 = errors;
+const _errs424 = errors;
+let valid52 = false;
+const _errs425 = errors;
+if(typeof data146 !== "string"){
+let dataType145 = typeof data146;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data146;
+}
+else if(data146 === null){
+coerced145 = "";
+}
+else {
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data146};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+if(coerced145 !== undefined){
+data146 = coerced145;
+if(data132 !== undefined){
+data132["status"] = coerced145;
+}
+}
+}
+if("active" !== data146){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data146};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+var _valid13 = _errs425 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs427 = errors;
+if(typeof data146 !== "string"){
+let dataType146 = typeof data146;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data146;
+}
+else if(data146 === null){
+coerced146 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data146};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+}
+if(coerced146 !== undefined){
+data146 = coerced146;
+if(data132 !== undefined){
+data132["status"] = coerced146;
+}
+}
+}
+if("blocked" !== data146){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data146};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+var _valid13 = _errs427 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs429 = errors;
+if(typeof data146 !== "string"){
+let dataType147 = typeof data146;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data146;
+}
+else if(data146 === null){
+coerced147 = "";
+}
+else {
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data146};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+if(coerced147 !== undefined){
+data146 = coerced147;
+if(data132 !== undefined){
+data132["status"] = coerced147;
+}
+}
+}
+if("revoked" !== data146){
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data146};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+var _valid13 = _errs429 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs431 = errors;
+if(typeof data146 !== "string"){
+let dataType148 = typeof data146;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data146;
+}
+else if(data146 === null){
+coerced148 = "";
+}
+else {
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data146};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+}
+if(coerced148 !== undefined){
+data146 = coerced148;
+if(data132 !== undefined){
+data132["status"] = coerced148;
+}
+}
+}
+if("deleted" !== data146){
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data146};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+var _valid13 = _errs431 === errors;
+valid52 = valid52 || _valid13;
+}
+}
+}
+if(!valid52){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data146};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs424;
+if(vErrors !== null){
+if(_errs424){
+vErrors.length = _errs424;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid47 = _errs423 === errors;
 }
 else {
 var valid47 = true;
@@ -7271,22 +7423,22 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data132}];
 return false;
 }
 }
-var valid46 = _errs378 === errors;
+var valid46 = _errs386 === errors;
 if(!valid46){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data131}];
 return false;
 }
 }
-var valid0 = _errs376 === errors;
+var valid0 = _errs384 === errors;
 }
 else {
 var valid0 = true;
