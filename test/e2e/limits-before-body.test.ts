@@ -134,6 +134,35 @@ keys:
     await again.text();
   });
 
+  test("a chunked body takes the key's budget as it arrives: over it, 429 while the body is still coming", TIMEOUT, async () => {
+    const first = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
+    held.push(first.socket);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const socket = connect(gateway.port, '127.0.0.1');
+    held.push(socket);
+    socket.on('error', () => undefined);
+    const received: Buffer[] = [];
+    const answered = new Promise<RawResponse>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
+        if (parsed.status !== 0 && Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)) resolve(parsed);
+      });
+      socket.on('close', () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8'))));
+    });
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY_A}\r\ntransfer-encoding: chunked\r\n\r\n`);
+    const part = chatBody(HELD_BYTES).subarray(0, 50_000);
+    socket.write(`${part.length.toString(16)}\r\n`);
+    socket.write(part);
+    socket.write('\r\n');
+    assert.ok(await settlesWithin(answered, 5_000), 'refused before the body ends');
+    const refused = await answered;
+    expectRawError(refused, 429, 'rate_limited');
+    assert.equal(refused.headers['retry-after'], '1');
+    socket.destroy();
+    first.socket.destroy();
+  });
+
   test('the total body budget gives 503 server_busy with Retry-After; a finished body frees its share', TIMEOUT, async () => {
     const a = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
     const b = holdRequest(gateway.port, KEY_B, chatBody(HELD_BYTES), 1_000);
