@@ -100,7 +100,6 @@ function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
   return policy && { streaming: policy.streaming, maxReasoningEffort: policy.max_reasoning_effort };
 }
 
-/** Applies defaults and checks cross references of a schema-valid configuration file. */
 /** A body of the largest size allowed must fit one key's budget, and one key's budget the total. */
 function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
   const bodyLimit = http?.body_limit_bytes ?? DEFAULTS.bodyLimitBytes;
@@ -110,6 +109,7 @@ function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
   if (total < perKey) throw new ConfigError(source, 'http.max_body_bytes_in_flight', `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`);
 }
 
+/** Applies defaults and checks cross references of a schema-valid configuration file. */
 export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
   checkBodyBudgets(file.http, source);

@@ -22,11 +22,6 @@ export class BodyBudget {
 
   constructor(private readonly limits: () => BodyBudgetLimits) {}
 
-  /** Bytes taken now, all keys together. */
-  get bytesInFlight(): number {
-    return this.total;
-  }
-
   /**
    * Takes `bytes` for `keyId` (undefined: the total only). Over the key's share → 429
    * rate_limited, over the total → 503 server_busy, both with Retry-After; nothing is taken then.
