@@ -177,6 +177,14 @@ export interface HttpSettings {
   readonly maxChoices: number;
   /** Deepest nesting of arrays and objects in a client's JSON body → 400 validation_failed. */
   readonly maxJsonDepth: number;
+  /** Bytes of request bodies being read at once, all keys together; beyond → 503 server_busy. */
+  readonly maxBodyBytesInFlight: number;
+  /** Bytes of request bodies being read at once for one key; beyond → 429 rate_limited. */
+  readonly maxBodyBytesInFlightPerKey: number;
+  /** After an answer sent before the body was read (401, 413, 429…), how much more of it is read and discarded so the client can read the answer. */
+  readonly maxDrainBytes: number;
+  /** …and for how long at most; then the connection is closed. */
+  readonly drainTimeoutMs: number;
 }
 
 /** How the process logs. */

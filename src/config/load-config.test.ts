@@ -28,6 +28,10 @@ test('applies the documented defaults', () => {
   assert.deepEqual(config.timeouts, { connectMs: 5000, firstByteMs: 120000, idleMs: 60000, totalMs: 600000 });
   assert.equal(config.http.bodyLimitBytes, 4 * 1024 * 1024);
   assert.equal(config.http.sseKeepaliveMs, 15000);
+  assert.equal(config.http.maxBodyBytesInFlightPerKey, 16 * 1024 * 1024);
+  assert.equal(config.http.maxBodyBytesInFlight, 256 * 1024 * 1024);
+  assert.equal(config.http.maxDrainBytes, 64 * 1024 * 1024);
+  assert.equal(config.http.drainTimeoutMs, 30_000);
   assert.equal(config.nodes[0]?.baseUrl, 'http://127.0.0.1:9/v1', 'trailing slash removed');
   assert.deepEqual(config.models[0]?.routes, [{ nodeId: 'a', upstreamModel: 'upstream-m', weight: 1, priority: 0 }]);
   assert.equal(config.models[0]?.reasoning, undefined);
@@ -74,6 +78,8 @@ const BAD: Array<[string, string, string, RegExp]> = [
   ['a negative price', MINIMAL.replace('{ id: m,', '{ id: m, pricing: { input: -1, output: 1 },'), 'models[0].pricing.input', /must be >= 0/],
   ['an unknown default effort', MINIMAL.replace('{ id: m,', '{ id: m, reasoning: { default_effort: extreme },'), 'models[0].reasoning.default_effort', /one of "low", "medium", "high"/],
   ['a key of an unknown account', MINIMAL + 'keys: [{ key: sk-abcdefgh, account: nobody }]\n', 'keys[0].account', /unknown account "nobody"/],
+  ['a per-key body budget below the body limit', MINIMAL + 'http: { body_limit_bytes: 33554432 }\n', 'http.max_body_bytes_in_flight_per_key', /at least http\.body_limit_bytes \(33554432\)/],
+  ['a total body budget below the per-key one', MINIMAL + 'http: { max_body_bytes_in_flight: 1048576 }\n', 'http.max_body_bytes_in_flight', /at least http\.max_body_bytes_in_flight_per_key/],
 ];
 
 for (const [name, text, path, problem] of BAD) {

@@ -118,9 +118,19 @@ function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
   return policy && { streaming: policy.streaming, maxReasoningEffort: policy.max_reasoning_effort };
 }
 
+/** A body of the largest size allowed must fit one key's budget, and one key's budget the total. */
+function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
+  const bodyLimit = http?.body_limit_bytes ?? DEFAULTS.bodyLimitBytes;
+  const perKey = http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey;
+  const total = http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight;
+  if (perKey < bodyLimit) throw new ConfigError(source, 'http.max_body_bytes_in_flight_per_key', `must be at least http.body_limit_bytes (${bodyLimit})`);
+  if (total < perKey) throw new ConfigError(source, 'http.max_body_bytes_in_flight', `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`);
+}
+
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
 export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
+  checkBodyBudgets(file.http, source);
   requireUnique(source, 'nodes', file.nodes.map((node) => node.id));
   requireUnique(source, 'models', file.models.map((model) => model.id));
   requireUnique(source, 'accounts', (file.accounts ?? []).map((account) => account.id));
@@ -246,6 +256,10 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxMessages: file.http?.max_messages ?? DEFAULTS.http.maxMessages,
       maxChoices: file.http?.max_choices ?? DEFAULTS.http.maxChoices,
       maxJsonDepth: file.http?.max_json_depth ?? DEFAULTS.http.maxJsonDepth,
+      maxBodyBytesInFlight: file.http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight,
+      maxBodyBytesInFlightPerKey: file.http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey,
+      maxDrainBytes: file.http?.max_drain_bytes ?? DEFAULTS.http.maxDrainBytes,
+      drainTimeoutMs: file.http?.drain_timeout_ms ?? DEFAULTS.http.drainTimeoutMs,
     },
     log: { bodies: file.log?.bodies ?? false, format: file.log?.format ?? 'auto' },
     metrics: {

@@ -212,6 +212,15 @@ export const ERROR_CODES = {
       ru: () => 'Шлюз останавливается; повторите запрос.',
     },
   },
+  server_busy: {
+    status: 503,
+    type: 'service_unavailable',
+    retryable: true,
+    message: {
+      en: (p) => `The gateway is receiving too many request bodies at once; retry in ${text(p.retry_after)} s.`,
+      ru: (p) => `Шлюз сейчас принимает слишком много тел запросов одновременно; повторите через ${text(p.retry_after)} с.`,
+    },
+  },
   upstream_timeout: {
     status: 504,
     type: 'service_unavailable',

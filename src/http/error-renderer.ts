@@ -1,15 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
+import { canDrain, endAfterDrain, type DrainLimits } from './end-after-drain.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { responseHeaders } from './response-headers.js';
 
 /**
  * The only place a thrown error becomes an HTTP response. A node's client-side error is
  * sent as the node sent it (status and body, spec 7.3); everything else in the spec's
- * envelope. Both carry the request ids.
+ * envelope. Both carry the request ids. An error answered before the request body was
+ * read in full is ended after draining the rest within `drain` (see `endAfterDrain`), or
+ * closes the connection when it cannot be drained.
  */
-export function renderError(response: ServerResponse, error: GatewayError, context: RequestContext): void {
+export function renderError(response: ServerResponse, error: GatewayError, context: RequestContext, drain?: DrainLimits): void {
   context.record.status = error.upstream?.passThrough ? error.upstream.status : error.status;
   context.record.errorCode = error.upstream?.passThrough ? `upstream_${error.upstream.status}` : error.code;
   if (response.headersSent) {
@@ -34,8 +37,12 @@ export function renderError(response: ServerResponse, error: GatewayError, conte
     'content-length': Buffer.byteLength(body),
   };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
-  // The rest of the body was not read (413, 408) or the gateway is stopping: do not reuse the connection.
-  if (error.status === 413 || error.status === 408 || error.code === 'shutting_down') headers.connection = 'close';
+  const request = response.req;
+  // A silent client (408) is not drained; a stopping gateway does not wait for bodies.
+  const drained = drain !== undefined && error.status !== 408 && error.code !== 'shutting_down' && canDrain(request, drain);
+  // The rest of the body will not be read, or the gateway is stopping: do not reuse the connection.
+  if (!drained && (!request.complete || error.code === 'shutting_down')) headers.connection = 'close';
   response.writeHead(error.status, headers);
-  response.end(body);
+  if (drained) endAfterDrain(request, response, body, drain);
+  else response.end(body);
 }

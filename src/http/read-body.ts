@@ -1,19 +1,32 @@
 import type { IncomingMessage } from 'node:http';
 import { ClientGoneError, gatewayError } from '../errors/gateway-error.js';
+import type { BodyBudget } from './body-budget.js';
 
 /** No idle limit: for callers that read small trusted bodies. */
 const NO_IDLE_LIMIT = 0;
+/** A chunked body takes budget in steps of at least this much (one map update per step, not per chunk). */
+const BUDGET_STEP_BYTES = 64 * 1024;
 
 /**
  * Reads the whole request body as UTF-8, refusing more than `limit` bytes (413, PRODUCT.md
  * decision 11) and a client that goes silent for `idleTimeoutMs` between two chunks (408
- * request_timeout: a slow-loris body must not hold a connection forever). On either
- * refusal the rest of the body is left unread; the error response closes the connection.
+ * request_timeout: a slow-loris body must not hold a connection forever). With a `budget`,
+ * the bytes being buffered are taken from it for `keyId` first (the declared length, or a
+ * chunked body as it grows: 429/503 when over) and given back however the read ends. On a
+ * refusal the rest of the body is left unread (the server drains a bounded amount of it).
  */
-export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs = NO_IDLE_LIMIT): Promise<string> {
+export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs = NO_IDLE_LIMIT, budget?: BodyBudget, keyId?: string): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return Promise.reject(gatewayError('payload_too_large', { params: { limit } }));
   if (request.readableEnded) return Promise.resolve('');
+  let held = declared > 0 ? declared : 0;
+  if (budget !== undefined && held > 0) {
+    try {
+      budget.take(keyId, held);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -25,14 +38,25 @@ export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs 
       request.off('end', onEnd);
       request.off('error', onGone);
       request.off('close', onClose);
+      budget?.release(keyId, held);
+      held = 0;
+    }
+    function refuse(error: unknown): void {
+      stop();
+      request.pause();
+      reject(error);
     }
     function onData(chunk: Buffer): void {
       size += chunk.length;
-      if (size > limit) {
-        stop();
-        request.pause();
-        reject(gatewayError('payload_too_large', { params: { limit } }));
-        return;
+      if (size > limit) return refuse(gatewayError('payload_too_large', { params: { limit } }));
+      if (budget !== undefined && size > held) {
+        const grow = Math.min(Math.max(size, held + BUDGET_STEP_BYTES), limit) - held;
+        try {
+          budget.take(keyId, grow);
+        } catch (error) {
+          return refuse(error);
+        }
+        held += grow;
       }
       chunks.push(chunk);
       timer?.refresh();
@@ -42,9 +66,7 @@ export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs 
       resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
     }
     function onIdle(): void {
-      stop();
-      request.pause();
-      reject(gatewayError('request_timeout', { params: { what: 'body', timeout_ms: idleTimeoutMs } }));
+      refuse(gatewayError('request_timeout', { params: { what: 'body', timeout_ms: idleTimeoutMs } }));
     }
     // The client went away while sending its body: nothing to answer.
     function onGone(): void {

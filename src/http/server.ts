@@ -8,6 +8,7 @@ import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
+import { BodyBudget } from './body-budget.js';
 import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
 import { preferredLanguage } from './preferred-language.js';
@@ -75,8 +76,9 @@ export function newRequestContext(request: IncomingMessage, cancellation: Cancel
 export function createGatewayServer(services: GatewayServices, logger: Logger): GatewayHttpServer {
   let shuttingDown = false;
   const http = services.config.http;
+  const bodies = new BodyBudget(() => services.config.http);
   const routes = new Map<string, Route>([
-    ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services, logger) }],
+    ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies) }],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],
@@ -170,7 +172,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
-          renderError(response, gatewayFailure, context);
+          renderError(response, gatewayFailure, context, http);
         } catch (renderFailure) {
           logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
           response.destroy();

@@ -15,6 +15,7 @@ import { resolveReasoningEffort } from '../../protocol/openai/resolve-reasoning-
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
+import type { BodyBudget } from '../body-budget.js';
 import { readBody } from '../read-body.js';
 import { withResponseHeaders } from '../response-headers.js';
 import { SseResponse } from '../sse-response.js';
@@ -34,15 +35,23 @@ function failureOutcome(error: unknown, context: RequestContext) {
 }
 
 /**
- * POST /v1/chat/completions (spec 4.1): authenticate (401), validate (400), find the model
- * (404), apply the account policy (403), reserve the worst-case cost (402), then route,
- * relay and settle the exact cost. JSON or SSE, per `stream` in the body.
+ * POST /v1/chat/completions (spec 4.1): authenticate (401) and apply the rate limits (429)
+ * from the headers alone, read the body within the key's and the gateway's body budgets
+ * (429, 503), validate (400), find the model (404), apply the account policy (403),
+ * reserve the worst-case cost (402), then route, relay and settle the exact cost. JSON or
+ * SSE, per `stream` in the body.
  */
-export function chatCompletionsRoute(services: GatewayServices, logger: Logger) {
+export function chatCompletionsRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
   return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
     const { config } = services;
     const principal = authenticate(request.headers.authorization, services.accounts, context);
-    const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs);
+    const { key, account } = services.billing.entriesOf(principal);
+    // Before the body (PRODUCT.md decision 22): a refused request never gets to pin one in memory.
+    const limiter = services.limiter;
+    const subject = rateLimitSubject(request, key, account, services.trustedProxies);
+    const limited = applyRateLimitsNow(limiter, subject, context);
+    if (limited !== undefined) await limited;
+    const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, key.record.id);
     if (config.log.bodies) context.record.requestBody = body;
     const chatRequest = parseChatRequest(body, config.http);
     context.record.model = chatRequest.model;
@@ -50,16 +59,11 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger) 
     if (model === undefined) throw gatewayError('model_unavailable', { param: 'model', params: { model: chatRequest.model } });
     const stream = chatRequest.stream === true;
     context.record.stream = stream;
-    const { key, account } = services.billing.entriesOf(principal);
     const effort = checkAccess(key.record, account?.record, model, {
       stream,
       effort: resolveReasoningEffort(chatRequest, model),
       effortParam: effortParam(chatRequest),
     });
-    const limiter = services.limiter;
-    const subject = rateLimitSubject(request, key, account, services.trustedProxies);
-    const limited = applyRateLimitsNow(limiter, subject, context);
-    if (limited !== undefined) await limited;
     // Every request that reaches a node is booked: with no room left to keep its row, none is sent.
     if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
     const reserved = services.billing.reserve(key, account, model, chatRequest);

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -2387,6 +2387,158 @@ var valid14 = _errs141 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data46.max_body_bytes_in_flight !== undefined){
+let data58 = data46.max_body_bytes_in_flight;
+const _errs143 = errors;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType51 = typeof data58;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data58 === null
+              || (dataType51 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced51 = +data58;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data58}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data58 = coerced51;
+if(data46 !== undefined){
+data46["max_body_bytes_in_flight"] = coerced51;
+}
+}
+}
+if(errors === _errs143){
+if(typeof data58 == "number"){
+if(data58 < 1024 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data58}];
+return false;
+}
+}
+}
+var valid14 = _errs143 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.max_body_bytes_in_flight_per_key !== undefined){
+let data59 = data46.max_body_bytes_in_flight_per_key;
+const _errs145 = errors;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType52 = typeof data59;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data59 === null
+              || (dataType52 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced52 = +data59;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data59}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data59 = coerced52;
+if(data46 !== undefined){
+data46["max_body_bytes_in_flight_per_key"] = coerced52;
+}
+}
+}
+if(errors === _errs145){
+if(typeof data59 == "number"){
+if(data59 < 1024 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data59}];
+return false;
+}
+}
+}
+var valid14 = _errs145 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.max_drain_bytes !== undefined){
+let data60 = data46.max_drain_bytes;
+const _errs147 = errors;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType53 = typeof data60;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data60 === null
+              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced53 = +data60;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data60}];
+return false;
+}
+}
+if(coerced53 !== undefined){
+data60 = coerced53;
+if(data46 !== undefined){
+data46["max_drain_bytes"] = coerced53;
+}
+}
+}
+if(errors === _errs147){
+if(typeof data60 == "number"){
+if(data60 < 0 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data60}];
+return false;
+}
+}
+}
+var valid14 = _errs147 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data46.drain_timeout_ms !== undefined){
+let data61 = data46.drain_timeout_ms;
+const _errs149 = errors;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType54 = typeof data61;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data61 === null
+              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced54 = +data61;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data61}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data61 = coerced54;
+if(data46 !== undefined){
+data46["drain_timeout_ms"] = coerced54;
+}
+}
+}
+if(errors === _errs149){
+if(typeof data61 == "number"){
+if(data61 < 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data61}];
+return false;
+}
+}
+}
+var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -2411,290 +2563,55 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data58 = data.log;
-const _errs143 = errors;
-if(errors === _errs143){
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-const _errs145 = errors;
-for(const key12 in data58){
+let data62 = data.log;
+const _errs151 = errors;
+if(errors === _errs151){
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+const _errs153 = errors;
+for(const key12 in data62){
 if(!((key12 === "bodies") || (key12 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data62}];
 return false;
 break;
 }
 }
-if(_errs145 === errors){
-if(data58.bodies !== undefined){
-let data59 = data58.bodies;
-const _errs146 = errors;
-if(typeof data59 !== "boolean"){
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(data59 === "false" || data59 === 0 || data59 === null){
-coerced51 = false;
+if(_errs153 === errors){
+if(data62.bodies !== undefined){
+let data63 = data62.bodies;
+const _errs154 = errors;
+if(typeof data63 !== "boolean"){
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(data63 === "false" || data63 === 0 || data63 === null){
+coerced55 = false;
 }
-else if(data59 === "true" || data59 === 1){
-coerced51 = true;
+else if(data63 === "true" || data63 === 1){
+coerced55 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data63}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data59 = coerced51;
-if(data58 !== undefined){
-data58["bodies"] = coerced51;
+if(coerced55 !== undefined){
+data63 = coerced55;
+if(data62 !== undefined){
+data62["bodies"] = coerced55;
 }
 }
 }
-var valid15 = _errs146 === errors;
+var valid15 = _errs154 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data58.format !== undefined){
-let data60 = data58.format;
-const _errs148 = errors;
-const _errs149 = errors;
-let valid16 = false;
-const _errs150 = errors;
-if(typeof data60 !== "string"){
-let dataType52 = typeof data60;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data60;
-}
-else if(data60 === null){
-coerced52 = "";
-}
-else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(coerced52 !== undefined){
-data60 = coerced52;
-if(data58 !== undefined){
-data58["format"] = coerced52;
-}
-}
-}
-if("auto" !== data60){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data60};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs150 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs152 = errors;
-if(typeof data60 !== "string"){
-let dataType53 = typeof data60;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data60;
-}
-else if(data60 === null){
-coerced53 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced53 !== undefined){
-data60 = coerced53;
-if(data58 !== undefined){
-data58["format"] = coerced53;
-}
-}
-}
-if("json" !== data60){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data60};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs152 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs154 = errors;
-if(typeof data60 !== "string"){
-let dataType54 = typeof data60;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 == "number" || dataType54 == "boolean"){
-coerced54 = "" + data60;
-}
-else if(data60 === null){
-coerced54 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced54 !== undefined){
-data60 = coerced54;
-if(data58 !== undefined){
-data58["format"] = coerced54;
-}
-}
-}
-if("pretty" !== data60){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data60};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs154 === errors;
-valid16 = valid16 || _valid1;
-}
-}
-if(!valid16){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data60};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs149;
-if(vErrors !== null){
-if(_errs149){
-vErrors.length = _errs149;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid15 = _errs148 === errors;
-}
-else {
-var valid15 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data58}];
-return false;
-}
-}
-var valid0 = _errs143 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data61 = data.metrics;
+if(data62.format !== undefined){
+let data64 = data62.format;
 const _errs156 = errors;
-if(errors === _errs156){
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+const _errs157 = errors;
+let valid16 = false;
 const _errs158 = errors;
-for(const key13 in data61){
-if(!((key13 === "enabled") || (key13 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data61}];
-return false;
-break;
-}
-}
-if(_errs158 === errors){
-if(data61.enabled !== undefined){
-let data62 = data61.enabled;
-const _errs159 = errors;
-if(typeof data62 !== "boolean"){
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(data62 === "false" || data62 === 0 || data62 === null){
-coerced55 = false;
-}
-else if(data62 === "true" || data62 === 1){
-coerced55 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data62}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data62 = coerced55;
-if(data61 !== undefined){
-data61["enabled"] = coerced55;
-}
-}
-}
-var valid17 = _errs159 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data61.listen !== undefined){
-let data63 = data61.listen;
-const _errs161 = errors;
-if(errors === _errs161){
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-let missing1;
-if((data63.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
-return false;
-}
-else {
-const _errs163 = errors;
-for(const key14 in data63){
-if(!((key14 === "host") || (key14 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
-return false;
-break;
-}
-}
-if(_errs163 === errors){
-if(data63.host !== undefined){
-let data64 = data63.host;
-const _errs164 = errors;
 if(typeof data64 !== "string"){
 let dataType56 = typeof data64;
 let coerced56 = undefined;
@@ -2706,69 +2623,304 @@ else if(data64 === null){
 coerced56 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
-return false;
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data64};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
 }
 }
 if(coerced56 !== undefined){
 data64 = coerced56;
-if(data63 !== undefined){
-data63["host"] = coerced56;
+if(data62 !== undefined){
+data62["format"] = coerced56;
 }
 }
 }
+if("auto" !== data64){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data64};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs158 === errors;
+valid16 = valid16 || _valid1;
+if(!valid16){
+const _errs160 = errors;
+if(typeof data64 !== "string"){
+let dataType57 = typeof data64;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data64;
+}
+else if(data64 === null){
+coerced57 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data64};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced57 !== undefined){
+data64 = coerced57;
+if(data62 !== undefined){
+data62["format"] = coerced57;
+}
+}
+}
+if("json" !== data64){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data64};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs160 === errors;
+valid16 = valid16 || _valid1;
+if(!valid16){
+const _errs162 = errors;
+if(typeof data64 !== "string"){
+let dataType58 = typeof data64;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data64;
+}
+else if(data64 === null){
+coerced58 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data64};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced58 !== undefined){
+data64 = coerced58;
+if(data62 !== undefined){
+data62["format"] = coerced58;
+}
+}
+}
+if("pretty" !== data64){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data64};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs162 === errors;
+valid16 = valid16 || _valid1;
+}
+}
+if(!valid16){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data64};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs157;
+if(vErrors !== null){
+if(_errs157){
+vErrors.length = _errs157;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid15 = _errs156 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data62}];
+return false;
+}
+}
+var valid0 = _errs151 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data65 = data.metrics;
+const _errs164 = errors;
 if(errors === _errs164){
-if(typeof data64 === "string"){
-if(func3(data64) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data64}];
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+const _errs166 = errors;
+for(const key13 in data65){
+if(!((key13 === "enabled") || (key13 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data65}];
+return false;
+break;
+}
+}
+if(_errs166 === errors){
+if(data65.enabled !== undefined){
+let data66 = data65.enabled;
+const _errs167 = errors;
+if(typeof data66 !== "boolean"){
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(data66 === "false" || data66 === 0 || data66 === null){
+coerced59 = false;
+}
+else if(data66 === "true" || data66 === 1){
+coerced59 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data66}];
+return false;
+}
+}
+if(coerced59 !== undefined){
+data66 = coerced59;
+if(data65 !== undefined){
+data65["enabled"] = coerced59;
+}
+}
+}
+var valid17 = _errs167 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data65.listen !== undefined){
+let data67 = data65.listen;
+const _errs169 = errors;
+if(errors === _errs169){
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing1;
+if((data67.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
+return false;
+}
+else {
+const _errs171 = errors;
+for(const key14 in data67){
+if(!((key14 === "host") || (key14 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
+return false;
+break;
+}
+}
+if(_errs171 === errors){
+if(data67.host !== undefined){
+let data68 = data67.host;
+const _errs172 = errors;
+if(typeof data68 !== "string"){
+let dataType60 = typeof data68;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data68;
+}
+else if(data68 === null){
+coerced60 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data68}];
+return false;
+}
+}
+if(coerced60 !== undefined){
+data68 = coerced60;
+if(data67 !== undefined){
+data67["host"] = coerced60;
+}
+}
+}
+if(errors === _errs172){
+if(typeof data68 === "string"){
+if(func3(data68) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data68}];
 return false;
 }
 }
 }
-var valid18 = _errs164 === errors;
+var valid18 = _errs172 === errors;
 }
 else {
 var valid18 = true;
 }
 if(valid18){
-if(data63.port !== undefined){
-let data65 = data63.port;
-const _errs166 = errors;
-if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
-let dataType57 = typeof data65;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data65 === null
-              || (dataType57 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
-coerced57 = +data65;
+if(data67.port !== undefined){
+let data69 = data67.port;
+const _errs174 = errors;
+if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
+let dataType61 = typeof data69;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data69 === null
+              || (dataType61 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
+coerced61 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data65 = coerced57;
-if(data63 !== undefined){
-data63["port"] = coerced57;
+if(coerced61 !== undefined){
+data69 = coerced61;
+if(data67 !== undefined){
+data67["port"] = coerced61;
 }
 }
 }
-if(errors === _errs166){
-if(typeof data65 == "number"){
-if(data65 > 65535 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+if(errors === _errs174){
+if(typeof data69 == "number"){
+if(data69 > 65535 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
 return false;
 }
 else {
-if(data65 < 0 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data65}];
+if(data69 < 0 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs166 === errors;
+var valid18 = _errs174 === errors;
 }
 else {
 var valid18 = true;
@@ -2778,11 +2930,11 @@ var valid18 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
 return false;
 }
 }
-var valid17 = _errs161 === errors;
+var valid17 = _errs169 === errors;
 }
 else {
 var valid17 = true;
@@ -2791,57 +2943,57 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data65}];
 return false;
 }
 }
-var valid0 = _errs156 === errors;
+var valid0 = _errs164 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data66 = data.shutdown;
-const _errs168 = errors;
-if(errors === _errs168){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs170 = errors;
-for(const key15 in data66){
+let data70 = data.shutdown;
+const _errs176 = errors;
+if(errors === _errs176){
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+const _errs178 = errors;
+for(const key15 in data70){
 if(!(key15 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data70}];
 return false;
 break;
 }
 }
-if(_errs170 === errors){
-if(data66.grace_ms !== undefined){
-let data67 = data66.grace_ms;
-const _errs171 = errors;
-if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
-let dataType58 = typeof data67;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 === "boolean" || data67 === null
-              || (dataType58 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
-coerced58 = +data67;
+if(_errs178 === errors){
+if(data70.grace_ms !== undefined){
+let data71 = data70.grace_ms;
+const _errs179 = errors;
+if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data71 === null
+              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
+coerced62 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data71}];
 return false;
 }
 }
-if(coerced58 !== undefined){
-data67 = coerced58;
-if(data66 !== undefined){
-data66["grace_ms"] = coerced58;
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data70 !== undefined){
+data70["grace_ms"] = coerced62;
 }
 }
 }
-if(errors === _errs171){
-if(typeof data67 == "number"){
-if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data67}];
+if(errors === _errs179){
+if(typeof data71 == "number"){
+if(data71 < 0 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data71}];
 return false;
 }
 }
@@ -2850,111 +3002,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data70}];
 return false;
 }
 }
-var valid0 = _errs168 === errors;
+var valid0 = _errs176 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data68 = data.nodes;
-const _errs173 = errors;
-if(errors === _errs173){
-if(Array.isArray(data68)){
-if(data68.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data68}];
+let data72 = data.nodes;
+const _errs181 = errors;
+if(errors === _errs181){
+if(Array.isArray(data72)){
+if(data72.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data72}];
 return false;
 }
 else {
 var valid20 = true;
-const len2 = data68.length;
+const len2 = data72.length;
 for(let i2=0; i2<len2; i2++){
-let data69 = data68[i2];
-const _errs175 = errors;
-if(errors === _errs175){
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+let data73 = data72[i2];
+const _errs183 = errors;
+if(errors === _errs183){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
 let missing2;
-if(((data69.id === undefined) && (missing2 = "id")) || ((data69.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data69}];
+if(((data73.id === undefined) && (missing2 = "id")) || ((data73.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data73}];
 return false;
 }
 else {
-const _errs177 = errors;
-for(const key16 in data69){
+const _errs185 = errors;
+for(const key16 in data73){
 if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data73}];
 return false;
 break;
 }
 }
-if(_errs177 === errors){
-if(data69.id !== undefined){
-let data70 = data69.id;
-const _errs178 = errors;
-if(typeof data70 !== "string"){
-let dataType59 = typeof data70;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data70;
+if(_errs185 === errors){
+if(data73.id !== undefined){
+let data74 = data73.id;
+const _errs186 = errors;
+if(typeof data74 !== "string"){
+let dataType63 = typeof data74;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data74;
 }
-else if(data70 === null){
-coerced59 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
-return false;
-}
-}
-if(coerced59 !== undefined){
-data70 = coerced59;
-if(data69 !== undefined){
-data69["id"] = coerced59;
-}
-}
-}
-if(errors === _errs178){
-if(typeof data70 === "string"){
-if(func3(data70) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
-return false;
+else if(data74 === null){
+coerced63 = "";
 }
 else {
-if(!pattern3.test(data70)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data74 = coerced63;
+if(data73 !== undefined){
+data73["id"] = coerced63;
+}
+}
+}
+if(errors === _errs186){
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
+return false;
+}
+else {
+if(!pattern3.test(data74)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs178 === errors;
+var valid21 = _errs186 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.provider !== undefined){
-let data71 = data69.provider;
-const _errs180 = errors;
-const _errs181 = errors;
+if(data73.provider !== undefined){
+let data75 = data73.provider;
+const _errs188 = errors;
+const _errs189 = errors;
 let valid22 = false;
-const _errs182 = errors;
-if(typeof data71 !== "string"){
-let dataType60 = typeof data71;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data71;
+const _errs190 = errors;
+if(typeof data75 !== "string"){
+let dataType64 = typeof data75;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data75;
 }
-else if(data71 === null){
-coerced60 = "";
+else if(data75 === null){
+coerced64 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data75};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2964,15 +3116,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced60 !== undefined){
-data71 = coerced60;
-if(data69 !== undefined){
-data69["provider"] = coerced60;
+if(coerced64 !== undefined){
+data75 = coerced64;
+if(data73 !== undefined){
+data73["provider"] = coerced64;
 }
 }
 }
-if("openai" !== data71){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data71};
+if("openai" !== data75){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data75};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2981,22 +3133,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs182 === errors;
+var _valid2 = _errs190 === errors;
 valid22 = valid22 || _valid2;
 if(!valid22){
-const _errs184 = errors;
-if(typeof data71 !== "string"){
-let dataType61 = typeof data71;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data71;
+const _errs192 = errors;
+if(typeof data75 !== "string"){
+let dataType65 = typeof data75;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data75;
 }
-else if(data71 === null){
-coerced61 = "";
+else if(data75 === null){
+coerced65 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data75};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3006,15 +3158,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced61 !== undefined){
-data71 = coerced61;
-if(data69 !== undefined){
-data69["provider"] = coerced61;
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data73 !== undefined){
+data73["provider"] = coerced65;
 }
 }
 }
-if("anthropic" !== data71){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data71};
+if("anthropic" !== data75){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data75};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3023,22 +3175,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs184 === errors;
+var _valid2 = _errs192 === errors;
 valid22 = valid22 || _valid2;
 if(!valid22){
-const _errs186 = errors;
-if(typeof data71 !== "string"){
-let dataType62 = typeof data71;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data71;
+const _errs194 = errors;
+if(typeof data75 !== "string"){
+let dataType66 = typeof data75;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data75;
 }
-else if(data71 === null){
-coerced62 = "";
+else if(data75 === null){
+coerced66 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data75};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3048,15 +3200,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced62 !== undefined){
-data71 = coerced62;
-if(data69 !== undefined){
-data69["provider"] = coerced62;
+if(coerced66 !== undefined){
+data75 = coerced66;
+if(data73 !== undefined){
+data73["provider"] = coerced66;
 }
 }
 }
-if("gemini" !== data71){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data71};
+if("gemini" !== data75){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data75};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3065,22 +3217,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs186 === errors;
+var _valid2 = _errs194 === errors;
 valid22 = valid22 || _valid2;
 if(!valid22){
-const _errs188 = errors;
-if(typeof data71 !== "string"){
-let dataType63 = typeof data71;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data71;
+const _errs196 = errors;
+if(typeof data75 !== "string"){
+let dataType67 = typeof data75;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data75;
 }
-else if(data71 === null){
-coerced63 = "";
+else if(data75 === null){
+coerced67 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data75};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3090,15 +3242,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced63 !== undefined){
-data71 = coerced63;
-if(data69 !== undefined){
-data69["provider"] = coerced63;
+if(coerced67 !== undefined){
+data75 = coerced67;
+if(data73 !== undefined){
+data73["provider"] = coerced67;
 }
 }
 }
-if("simulated" !== data71){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data71};
+if("simulated" !== data75){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data75};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3107,13 +3259,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs188 === errors;
+var _valid2 = _errs196 === errors;
 valid22 = valid22 || _valid2;
 }
 }
 }
 if(!valid22){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data71};
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data75};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3125,335 +3277,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs181;
+errors = _errs189;
 if(vErrors !== null){
-if(_errs181){
-vErrors.length = _errs181;
+if(_errs189){
+vErrors.length = _errs189;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs180 === errors;
+var valid21 = _errs188 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.base_url !== undefined){
-let data72 = data69.base_url;
-const _errs190 = errors;
-if(typeof data72 !== "string"){
-let dataType64 = typeof data72;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data72;
-}
-else if(data72 === null){
-coerced64 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
-return false;
-}
-}
-if(coerced64 !== undefined){
-data72 = coerced64;
-if(data69 !== undefined){
-data69["base_url"] = coerced64;
-}
-}
-}
-if(errors === _errs190){
-if(typeof data72 === "string"){
-if(!pattern4.test(data72)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data72}];
-return false;
-}
-}
-}
-var valid21 = _errs190 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data69.api_key !== undefined){
-let data73 = data69.api_key;
-const _errs192 = errors;
-if(typeof data73 !== "string"){
-let dataType65 = typeof data73;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data73;
-}
-else if(data73 === null){
-coerced65 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data73}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data73 = coerced65;
-if(data69 !== undefined){
-data69["api_key"] = coerced65;
-}
-}
-}
-var valid21 = _errs192 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data69.max_concurrency !== undefined){
-let data74 = data69.max_concurrency;
-const _errs194 = errors;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-let dataType66 = typeof data74;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data74 === null
-              || (dataType66 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
-coerced66 = +data74;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data74 = coerced66;
-if(data69 !== undefined){
-data69["max_concurrency"] = coerced66;
-}
-}
-}
-if(errors === _errs194){
-if(typeof data74 == "number"){
-if(data74 < 1 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data74}];
-return false;
-}
-}
-}
-var valid21 = _errs194 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data69.weight !== undefined){
-let data75 = data69.weight;
-const _errs196 = errors;
-if(!(typeof data75 == "number")){
-let dataType67 = typeof data75;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "boolean" || data75 === null
-              || (dataType67 == "string" && data75 && data75 == +data75)){
-coerced67 = +data75;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data75 = coerced67;
-if(data69 !== undefined){
-data69["weight"] = coerced67;
-}
-}
-}
-if(errors === _errs196){
-if(typeof data75 == "number"){
-if(data75 <= 0 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data75}];
-return false;
-}
-}
-}
-var valid21 = _errs196 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data69.timeouts !== undefined){
-let data76 = data69.timeouts;
+if(data73.base_url !== undefined){
+let data76 = data73.base_url;
 const _errs198 = errors;
-if(errors === _errs198){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs200 = errors;
-for(const key17 in data76){
-if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
-return false;
-break;
-}
-}
-if(_errs200 === errors){
-if(data76.connect_ms !== undefined){
-let data77 = data76.connect_ms;
-const _errs201 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType68 = typeof data77;
+if(typeof data76 !== "string"){
+let dataType68 = typeof data76;
 let coerced68 = undefined;
 if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data77 === null
-              || (dataType68 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced68 = +data77;
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data76;
+}
+else if(data76 === null){
+coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data76}];
 return false;
 }
 }
 if(coerced68 !== undefined){
-data77 = coerced68;
-if(data76 !== undefined){
-data76["connect_ms"] = coerced68;
+data76 = coerced68;
+if(data73 !== undefined){
+data73["base_url"] = coerced68;
 }
 }
 }
-if(errors === _errs201){
-if(typeof data77 == "number"){
-if(data77 < 1 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data77}];
+if(errors === _errs198){
+if(typeof data76 === "string"){
+if(!pattern4.test(data76)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data76}];
 return false;
 }
-}
-}
-var valid23 = _errs201 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data76.first_byte_ms !== undefined){
-let data78 = data76.first_byte_ms;
-const _errs203 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-let dataType69 = typeof data78;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 === "boolean" || data78 === null
-              || (dataType69 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced69 = +data78;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data78 = coerced69;
-if(data76 !== undefined){
-data76["first_byte_ms"] = coerced69;
-}
-}
-}
-if(errors === _errs203){
-if(typeof data78 == "number"){
-if(data78 < 1 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data78}];
-return false;
-}
-}
-}
-var valid23 = _errs203 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data76.idle_ms !== undefined){
-let data79 = data76.idle_ms;
-const _errs205 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType70 = typeof data79;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 === "boolean" || data79 === null
-              || (dataType70 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced70 = +data79;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data79 = coerced70;
-if(data76 !== undefined){
-data76["idle_ms"] = coerced70;
-}
-}
-}
-if(errors === _errs205){
-if(typeof data79 == "number"){
-if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data79}];
-return false;
-}
-}
-}
-var valid23 = _errs205 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data76.total_ms !== undefined){
-let data80 = data76.total_ms;
-const _errs207 = errors;
-if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
-let dataType71 = typeof data80;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data80 === null
-              || (dataType71 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
-coerced71 = +data80;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data80 = coerced71;
-if(data76 !== undefined){
-data76["total_ms"] = coerced71;
-}
-}
-}
-if(errors === _errs207){
-if(typeof data80 == "number"){
-if(data80 < 1 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data80}];
-return false;
-}
-}
-}
-var valid23 = _errs207 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data76}];
-return false;
 }
 }
 var valid21 = _errs198 === errors;
@@ -3462,125 +3332,407 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.replies !== undefined){
-let data81 = data69.replies;
-const _errs209 = errors;
-if(errors === _errs209){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-const _errs211 = errors;
-for(const key18 in data81){
-if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data81}];
-return false;
-break;
+if(data73.api_key !== undefined){
+let data77 = data73.api_key;
+const _errs200 = errors;
+if(typeof data77 !== "string"){
+let dataType69 = typeof data77;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data77;
 }
-}
-if(_errs211 === errors){
-if(data81.max_json_bytes !== undefined){
-let data82 = data81.max_json_bytes;
-const _errs212 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
-let dataType72 = typeof data82;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 === "boolean" || data82 === null
-              || (dataType72 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced72 = +data82;
+else if(data77 === null){
+coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data77}];
 return false;
 }
 }
-if(coerced72 !== undefined){
-data82 = coerced72;
-if(data81 !== undefined){
-data81["max_json_bytes"] = coerced72;
+if(coerced69 !== undefined){
+data77 = coerced69;
+if(data73 !== undefined){
+data73["api_key"] = coerced69;
 }
 }
 }
-if(errors === _errs212){
-if(typeof data82 == "number"){
-if(data82 < 1024 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data82}];
-return false;
-}
-}
-}
-var valid24 = _errs212 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data81.max_event_bytes !== undefined){
-let data83 = data81.max_event_bytes;
-const _errs214 = errors;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
-let dataType73 = typeof data83;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 === "boolean" || data83 === null
-              || (dataType73 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
-coerced73 = +data83;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data83}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data83 = coerced73;
-if(data81 !== undefined){
-data81["max_event_bytes"] = coerced73;
-}
-}
-}
-if(errors === _errs214){
-if(typeof data83 == "number"){
-if(data83 < 1024 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data83}];
-return false;
-}
-}
-}
-var valid24 = _errs214 === errors;
-}
-else {
-var valid24 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data81}];
-return false;
-}
-}
-var valid21 = _errs209 === errors;
+var valid21 = _errs200 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.reasoning_param !== undefined){
-let data84 = data69.reasoning_param;
-const _errs216 = errors;
-const _errs217 = errors;
-let valid25 = false;
-const _errs218 = errors;
-if(typeof data84 !== "string"){
-let dataType74 = typeof data84;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data84;
-}
-else if(data84 === null){
-coerced74 = "";
+if(data73.max_concurrency !== undefined){
+let data78 = data73.max_concurrency;
+const _errs202 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType70 = typeof data78;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data78 === null
+              || (dataType70 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced70 = +data78;
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data84};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data78}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data78 = coerced70;
+if(data73 !== undefined){
+data73["max_concurrency"] = coerced70;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data78 == "number"){
+if(data78 < 1 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data78}];
+return false;
+}
+}
+}
+var valid21 = _errs202 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data73.weight !== undefined){
+let data79 = data73.weight;
+const _errs204 = errors;
+if(!(typeof data79 == "number")){
+let dataType71 = typeof data79;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "boolean" || data79 === null
+              || (dataType71 == "string" && data79 && data79 == +data79)){
+coerced71 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data79}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data79 = coerced71;
+if(data73 !== undefined){
+data73["weight"] = coerced71;
+}
+}
+}
+if(errors === _errs204){
+if(typeof data79 == "number"){
+if(data79 <= 0 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data79}];
+return false;
+}
+}
+}
+var valid21 = _errs204 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data73.timeouts !== undefined){
+let data80 = data73.timeouts;
+const _errs206 = errors;
+if(errors === _errs206){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+const _errs208 = errors;
+for(const key17 in data80){
+if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data80}];
+return false;
+break;
+}
+}
+if(_errs208 === errors){
+if(data80.connect_ms !== undefined){
+let data81 = data80.connect_ms;
+const _errs209 = errors;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+let dataType72 = typeof data81;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data81 === null
+              || (dataType72 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced72 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data81}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data81 = coerced72;
+if(data80 !== undefined){
+data80["connect_ms"] = coerced72;
+}
+}
+}
+if(errors === _errs209){
+if(typeof data81 == "number"){
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data81}];
+return false;
+}
+}
+}
+var valid23 = _errs209 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data80.first_byte_ms !== undefined){
+let data82 = data80.first_byte_ms;
+const _errs211 = errors;
+if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
+let dataType73 = typeof data82;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 === "boolean" || data82 === null
+              || (dataType73 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced73 = +data82;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data82}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data82 = coerced73;
+if(data80 !== undefined){
+data80["first_byte_ms"] = coerced73;
+}
+}
+}
+if(errors === _errs211){
+if(typeof data82 == "number"){
+if(data82 < 1 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data82}];
+return false;
+}
+}
+}
+var valid23 = _errs211 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data80.idle_ms !== undefined){
+let data83 = data80.idle_ms;
+const _errs213 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType74 = typeof data83;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 === "boolean" || data83 === null
+              || (dataType74 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced74 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data83}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data83 = coerced74;
+if(data80 !== undefined){
+data80["idle_ms"] = coerced74;
+}
+}
+}
+if(errors === _errs213){
+if(typeof data83 == "number"){
+if(data83 < 1 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data83}];
+return false;
+}
+}
+}
+var valid23 = _errs213 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data80.total_ms !== undefined){
+let data84 = data80.total_ms;
+const _errs215 = errors;
+if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
+let dataType75 = typeof data84;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data84 === null
+              || (dataType75 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
+coerced75 = +data84;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data84}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data84 = coerced75;
+if(data80 !== undefined){
+data80["total_ms"] = coerced75;
+}
+}
+}
+if(errors === _errs215){
+if(typeof data84 == "number"){
+if(data84 < 1 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data84}];
+return false;
+}
+}
+}
+var valid23 = _errs215 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data80}];
+return false;
+}
+}
+var valid21 = _errs206 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data73.replies !== undefined){
+let data85 = data73.replies;
+const _errs217 = errors;
+if(errors === _errs217){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs219 = errors;
+for(const key18 in data85){
+if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data85}];
+return false;
+break;
+}
+}
+if(_errs219 === errors){
+if(data85.max_json_bytes !== undefined){
+let data86 = data85.max_json_bytes;
+const _errs220 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
+let dataType76 = typeof data86;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data86 === null
+              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
+coerced76 = +data86;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data86}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data86 = coerced76;
+if(data85 !== undefined){
+data85["max_json_bytes"] = coerced76;
+}
+}
+}
+if(errors === _errs220){
+if(typeof data86 == "number"){
+if(data86 < 1024 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data86}];
+return false;
+}
+}
+}
+var valid24 = _errs220 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data85.max_event_bytes !== undefined){
+let data87 = data85.max_event_bytes;
+const _errs222 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType77 = typeof data87;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data87 === null
+              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced77 = +data87;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data87}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data85 !== undefined){
+data85["max_event_bytes"] = coerced77;
+}
+}
+}
+if(errors === _errs222){
+if(typeof data87 == "number"){
+if(data87 < 1024 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data87}];
+return false;
+}
+}
+}
+var valid24 = _errs222 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data85}];
+return false;
+}
+}
+var valid21 = _errs217 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data73.reasoning_param !== undefined){
+let data88 = data73.reasoning_param;
+const _errs224 = errors;
+const _errs225 = errors;
+let valid25 = false;
+const _errs226 = errors;
+if(typeof data88 !== "string"){
+let dataType78 = typeof data88;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data88;
+}
+else if(data88 === null){
+coerced78 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data88};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3590,15 +3742,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data84 = coerced74;
-if(data69 !== undefined){
-data69["reasoning_param"] = coerced74;
+if(coerced78 !== undefined){
+data88 = coerced78;
+if(data73 !== undefined){
+data73["reasoning_param"] = coerced78;
 }
 }
 }
-if("reasoning_effort" !== data84){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data84};
+if("reasoning_effort" !== data88){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data88};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3607,22 +3759,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs218 === errors;
+var _valid3 = _errs226 === errors;
 valid25 = valid25 || _valid3;
 if(!valid25){
-const _errs220 = errors;
-if(typeof data84 !== "string"){
-let dataType75 = typeof data84;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data84;
+const _errs228 = errors;
+if(typeof data88 !== "string"){
+let dataType79 = typeof data88;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data88;
 }
-else if(data84 === null){
-coerced75 = "";
+else if(data88 === null){
+coerced79 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data84};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data88};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3632,15 +3784,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced75 !== undefined){
-data84 = coerced75;
-if(data69 !== undefined){
-data69["reasoning_param"] = coerced75;
+if(coerced79 !== undefined){
+data88 = coerced79;
+if(data73 !== undefined){
+data73["reasoning_param"] = coerced79;
 }
 }
 }
-if("reasoning" !== data84){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data84};
+if("reasoning" !== data88){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data88};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3649,11 +3801,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs220 === errors;
+var _valid3 = _errs228 === errors;
 valid25 = valid25 || _valid3;
 }
 if(!valid25){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data84};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data88};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3665,234 +3817,28 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs217;
+errors = _errs225;
 if(vErrors !== null){
-if(_errs217){
-vErrors.length = _errs217;
+if(_errs225){
+vErrors.length = _errs225;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs216 === errors;
+var valid21 = _errs224 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data69.max_tokens_field !== undefined){
-let data85 = data69.max_tokens_field;
-const _errs222 = errors;
-const _errs223 = errors;
-let valid26 = false;
-const _errs224 = errors;
-if(typeof data85 !== "string"){
-let dataType76 = typeof data85;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data85;
-}
-else if(data85 === null){
-coerced76 = "";
-}
-else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data85};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(coerced76 !== undefined){
-data85 = coerced76;
-if(data69 !== undefined){
-data69["max_tokens_field"] = coerced76;
-}
-}
-}
-if("max_tokens" !== data85){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data85};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid4 = _errs224 === errors;
-valid26 = valid26 || _valid4;
-if(!valid26){
-const _errs226 = errors;
-if(typeof data85 !== "string"){
-let dataType77 = typeof data85;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data85;
-}
-else if(data85 === null){
-coerced77 = "";
-}
-else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data85};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(coerced77 !== undefined){
-data85 = coerced77;
-if(data69 !== undefined){
-data69["max_tokens_field"] = coerced77;
-}
-}
-}
-if("max_completion_tokens" !== data85){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data85};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var _valid4 = _errs226 === errors;
-valid26 = valid26 || _valid4;
-}
-if(!valid26){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data85};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs223;
-if(vErrors !== null){
-if(_errs223){
-vErrors.length = _errs223;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid21 = _errs222 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data69.simulated !== undefined){
-let data86 = data69.simulated;
-const _errs228 = errors;
-if(errors === _errs228){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data73.max_tokens_field !== undefined){
+let data89 = data73.max_tokens_field;
 const _errs230 = errors;
-for(const key19 in data86){
-if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data86}];
-return false;
-break;
-}
-}
-if(_errs230 === errors){
-if(data86.first_byte_ms !== undefined){
-let data87 = data86.first_byte_ms;
 const _errs231 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType78 = typeof data87;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data87 === null
-              || (dataType78 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced78 = +data87;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data87}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data87 = coerced78;
-if(data86 !== undefined){
-data86["first_byte_ms"] = coerced78;
-}
-}
-}
-if(errors === _errs231){
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data87}];
-return false;
-}
-}
-}
-var valid27 = _errs231 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data86.tokens_per_second !== undefined){
-let data88 = data86.tokens_per_second;
-const _errs233 = errors;
-if(!(typeof data88 == "number")){
-let dataType79 = typeof data88;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "boolean" || data88 === null
-              || (dataType79 == "string" && data88 && data88 == +data88)){
-coerced79 = +data88;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data88}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data88 = coerced79;
-if(data86 !== undefined){
-data86["tokens_per_second"] = coerced79;
-}
-}
-}
-if(errors === _errs233){
-if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data88}];
-return false;
-}
-}
-}
-var valid27 = _errs233 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data86.reasoning_field !== undefined){
-let data89 = data86.reasoning_field;
-const _errs235 = errors;
-const _errs236 = errors;
-let valid28 = false;
-const _errs237 = errors;
+let valid26 = false;
+const _errs232 = errors;
 if(typeof data89 !== "string"){
 let dataType80 = typeof data89;
 let coerced80 = undefined;
@@ -3904,37 +3850,37 @@ else if(data89 === null){
 coerced80 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data89};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data89};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err36];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err36);
 }
 errors++;
 }
 }
 if(coerced80 !== undefined){
 data89 = coerced80;
-if(data86 !== undefined){
-data86["reasoning_field"] = coerced80;
+if(data73 !== undefined){
+data73["max_tokens_field"] = coerced80;
 }
 }
 }
-if("reasoning_content" !== data89){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data89};
+if("max_tokens" !== data89){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data89};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err37];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err37);
 }
 errors++;
 }
-var _valid5 = _errs237 === errors;
-valid28 = valid28 || _valid5;
-if(!valid28){
-const _errs239 = errors;
+var _valid4 = _errs232 === errors;
+valid26 = valid26 || _valid4;
+if(!valid26){
+const _errs234 = errors;
 if(typeof data89 !== "string"){
 let dataType81 = typeof data89;
 let coerced81 = undefined;
@@ -3946,99 +3892,144 @@ else if(data89 === null){
 coerced81 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data89};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data89};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err38];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err38);
 }
 errors++;
 }
 }
 if(coerced81 !== undefined){
 data89 = coerced81;
-if(data86 !== undefined){
-data86["reasoning_field"] = coerced81;
+if(data73 !== undefined){
+data73["max_tokens_field"] = coerced81;
 }
 }
 }
-if("reasoning" !== data89){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data89};
+if("max_completion_tokens" !== data89){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data89};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err39];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err39);
 }
 errors++;
 }
-var _valid5 = _errs239 === errors;
-valid28 = valid28 || _valid5;
+var _valid4 = _errs234 === errors;
+valid26 = valid26 || _valid4;
 }
-if(!valid28){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data89};
+if(!valid26){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data89};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err40];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err40);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs236;
+errors = _errs231;
 if(vErrors !== null){
-if(_errs236){
-vErrors.length = _errs236;
+if(_errs231){
+vErrors.length = _errs231;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs235 === errors;
+var valid21 = _errs230 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data73.simulated !== undefined){
+let data90 = data73.simulated;
+const _errs236 = errors;
+if(errors === _errs236){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs238 = errors;
+for(const key19 in data90){
+if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data90}];
+return false;
+break;
+}
+}
+if(_errs238 === errors){
+if(data90.first_byte_ms !== undefined){
+let data91 = data90.first_byte_ms;
+const _errs239 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType82 = typeof data91;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data91 === null
+              || (dataType82 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced82 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data91}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data91 = coerced82;
+if(data90 !== undefined){
+data90["first_byte_ms"] = coerced82;
+}
+}
+}
+if(errors === _errs239){
+if(typeof data91 == "number"){
+if(data91 < 0 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data91}];
+return false;
+}
+}
+}
+var valid27 = _errs239 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data86.port !== undefined){
-let data90 = data86.port;
+if(data90.tokens_per_second !== undefined){
+let data92 = data90.tokens_per_second;
 const _errs241 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType82 = typeof data90;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data90 === null
-              || (dataType82 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced82 = +data90;
+if(!(typeof data92 == "number")){
+let dataType83 = typeof data92;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "boolean" || data92 === null
+              || (dataType83 == "string" && data92 && data92 == +data92)){
+coerced83 = +data92;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data92}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data90 = coerced82;
-if(data86 !== undefined){
-data86["port"] = coerced82;
+if(coerced83 !== undefined){
+data92 = coerced83;
+if(data90 !== undefined){
+data90["tokens_per_second"] = coerced83;
 }
 }
 }
 if(errors === _errs241){
-if(typeof data90 == "number"){
-if(data90 > 65535 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
+if(typeof data92 == "number"){
+if(data92 < 0 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data92}];
 return false;
-}
-else {
-if(data90 < 0 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data90}];
-return false;
-}
 }
 }
 }
@@ -4048,145 +4039,102 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data86.protocol !== undefined){
-let data91 = data86.protocol;
+if(data90.reasoning_field !== undefined){
+let data93 = data90.reasoning_field;
 const _errs243 = errors;
 const _errs244 = errors;
-let valid29 = false;
+let valid28 = false;
 const _errs245 = errors;
-if(typeof data91 !== "string"){
-let dataType83 = typeof data91;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data91;
-}
-else if(data91 === null){
-coerced83 = "";
-}
-else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(coerced83 !== undefined){
-data91 = coerced83;
-if(data86 !== undefined){
-data86["protocol"] = coerced83;
-}
-}
-}
-if("openai" !== data91){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs245 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs247 = errors;
-if(typeof data91 !== "string"){
-let dataType84 = typeof data91;
+if(typeof data93 !== "string"){
+let dataType84 = typeof data93;
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
 if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data91;
+coerced84 = "" + data93;
 }
-else if(data91 === null){
+else if(data93 === null){
 coerced84 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data91};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data93};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err41];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(coerced84 !== undefined){
-data91 = coerced84;
-if(data86 !== undefined){
-data86["protocol"] = coerced84;
+data93 = coerced84;
+if(data90 !== undefined){
+data90["reasoning_field"] = coerced84;
 }
 }
 }
-if("anthropic" !== data91){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data91};
+if("reasoning_content" !== data93){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data93};
 if(vErrors === null){
-vErrors = [err49];
+vErrors = [err42];
 }
 else {
-vErrors.push(err49);
+vErrors.push(err42);
 }
 errors++;
 }
-var _valid6 = _errs247 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs249 = errors;
-if(typeof data91 !== "string"){
-let dataType85 = typeof data91;
+var _valid5 = _errs245 === errors;
+valid28 = valid28 || _valid5;
+if(!valid28){
+const _errs247 = errors;
+if(typeof data93 !== "string"){
+let dataType85 = typeof data93;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
 if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data91;
+coerced85 = "" + data93;
 }
-else if(data91 === null){
+else if(data93 === null){
 coerced85 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data91};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data93};
 if(vErrors === null){
-vErrors = [err50];
+vErrors = [err43];
 }
 else {
-vErrors.push(err50);
+vErrors.push(err43);
 }
 errors++;
 }
 }
 if(coerced85 !== undefined){
-data91 = coerced85;
-if(data86 !== undefined){
-data86["protocol"] = coerced85;
+data93 = coerced85;
+if(data90 !== undefined){
+data90["reasoning_field"] = coerced85;
 }
 }
 }
-if("gemini" !== data91){
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data91};
+if("reasoning" !== data93){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data93};
 if(vErrors === null){
-vErrors = [err51];
+vErrors = [err44];
 }
 else {
-vErrors.push(err51);
+vErrors.push(err44);
 }
 errors++;
 }
-var _valid6 = _errs249 === errors;
-valid29 = valid29 || _valid6;
+var _valid5 = _errs247 === errors;
+valid28 = valid28 || _valid5;
 }
-}
-if(!valid29){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data91};
+if(!valid28){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data93};
 if(vErrors === null){
-vErrors = [err52];
+vErrors = [err45];
 }
 else {
-vErrors.push(err52);
+vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4208,6 +4156,210 @@ var valid27 = _errs243 === errors;
 else {
 var valid27 = true;
 }
+if(valid27){
+if(data90.port !== undefined){
+let data94 = data90.port;
+const _errs249 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType86 = typeof data94;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 === "boolean" || data94 === null
+              || (dataType86 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced86 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data94 = coerced86;
+if(data90 !== undefined){
+data90["port"] = coerced86;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data94 == "number"){
+if(data94 > 65535 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
+return false;
+}
+else {
+if(data94 < 0 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs249 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data90.protocol !== undefined){
+let data95 = data90.protocol;
+const _errs251 = errors;
+const _errs252 = errors;
+let valid29 = false;
+const _errs253 = errors;
+if(typeof data95 !== "string"){
+let dataType87 = typeof data95;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data95;
+}
+else if(data95 === null){
+coerced87 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data95};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced87 !== undefined){
+data95 = coerced87;
+if(data90 !== undefined){
+data90["protocol"] = coerced87;
+}
+}
+}
+if("openai" !== data95){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data95};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs253 === errors;
+valid29 = valid29 || _valid6;
+if(!valid29){
+const _errs255 = errors;
+if(typeof data95 !== "string"){
+let dataType88 = typeof data95;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data95;
+}
+else if(data95 === null){
+coerced88 = "";
+}
+else {
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data95};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced88 !== undefined){
+data95 = coerced88;
+if(data90 !== undefined){
+data90["protocol"] = coerced88;
+}
+}
+}
+if("anthropic" !== data95){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data95};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs255 === errors;
+valid29 = valid29 || _valid6;
+if(!valid29){
+const _errs257 = errors;
+if(typeof data95 !== "string"){
+let dataType89 = typeof data95;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data95;
+}
+else if(data95 === null){
+coerced89 = "";
+}
+else {
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data95};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(coerced89 !== undefined){
+data95 = coerced89;
+if(data90 !== undefined){
+data90["protocol"] = coerced89;
+}
+}
+}
+if("gemini" !== data95){
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data95};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid6 = _errs257 === errors;
+valid29 = valid29 || _valid6;
+}
+}
+if(!valid29){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data95};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs252;
+if(vErrors !== null){
+if(_errs252){
+vErrors.length = _errs252;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid27 = _errs251 === errors;
+}
+else {
+var valid27 = true;
+}
 }
 }
 }
@@ -4215,11 +4367,11 @@ var valid27 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data90}];
 return false;
 }
 }
-var valid21 = _errs228 === errors;
+var valid21 = _errs236 === errors;
 }
 else {
 var valid21 = true;
@@ -4238,11 +4390,11 @@ var valid21 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data73}];
 return false;
 }
 }
-var valid20 = _errs175 === errors;
+var valid20 = _errs183 === errors;
 if(!valid20){
 break;
 }
@@ -4250,227 +4402,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data72}];
 return false;
 }
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs181 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data92 = data.models;
-const _errs251 = errors;
-if(errors === _errs251){
-if(Array.isArray(data92)){
-if(data92.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data92}];
+let data96 = data.models;
+const _errs259 = errors;
+if(errors === _errs259){
+if(Array.isArray(data96)){
+if(data96.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data96}];
 return false;
 }
 else {
 var valid30 = true;
-const len3 = data92.length;
+const len3 = data96.length;
 for(let i3=0; i3<len3; i3++){
-let data93 = data92[i3];
-const _errs253 = errors;
-if(errors === _errs253){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+let data97 = data96[i3];
+const _errs261 = errors;
+if(errors === _errs261){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
 let missing3;
-if(((data93.id === undefined) && (missing3 = "id")) || ((data93.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data93}];
+if(((data97.id === undefined) && (missing3 = "id")) || ((data97.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data97}];
 return false;
 }
 else {
-const _errs255 = errors;
-for(const key20 in data93){
+const _errs263 = errors;
+for(const key20 in data97){
 if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data97}];
 return false;
 break;
 }
 }
-if(_errs255 === errors){
-if(data93.id !== undefined){
-let data94 = data93.id;
-const _errs256 = errors;
-if(typeof data94 !== "string"){
-let dataType86 = typeof data94;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data94;
-}
-else if(data94 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data94}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data94 = coerced86;
-if(data93 !== undefined){
-data93["id"] = coerced86;
-}
-}
-}
-if(errors === _errs256){
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data94}];
-return false;
-}
-}
-}
-var valid31 = _errs256 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data93.owned_by !== undefined){
-let data95 = data93.owned_by;
-const _errs258 = errors;
-if(typeof data95 !== "string"){
-let dataType87 = typeof data95;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data95;
-}
-else if(data95 === null){
-coerced87 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data95}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data95 = coerced87;
-if(data93 !== undefined){
-data93["owned_by"] = coerced87;
-}
-}
-}
-if(errors === _errs258){
-if(typeof data95 === "string"){
-if(func3(data95) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data95}];
-return false;
-}
-}
-}
-var valid31 = _errs258 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data93.context_length !== undefined){
-let data96 = data93.context_length;
-const _errs260 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType88 = typeof data96;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data96 === null
-              || (dataType88 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced88 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data96}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data96 = coerced88;
-if(data93 !== undefined){
-data93["context_length"] = coerced88;
-}
-}
-}
-if(errors === _errs260){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data96}];
-return false;
-}
-}
-}
-var valid31 = _errs260 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data93.max_output_tokens !== undefined){
-let data97 = data93.max_output_tokens;
-const _errs262 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType89 = typeof data97;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data97 === null
-              || (dataType89 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced89 = +data97;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data97}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data97 = coerced89;
-if(data93 !== undefined){
-data93["max_output_tokens"] = coerced89;
-}
-}
-}
-if(errors === _errs262){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data97}];
-return false;
-}
-}
-}
-var valid31 = _errs262 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data93.default_max_tokens !== undefined){
-let data98 = data93.default_max_tokens;
+if(_errs263 === errors){
+if(data97.id !== undefined){
+let data98 = data97.id;
 const _errs264 = errors;
-if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+if(typeof data98 !== "string"){
 let dataType90 = typeof data98;
 let coerced90 = undefined;
 if(!(coerced90 !== undefined)){
-if(dataType90 === "boolean" || data98 === null
-              || (dataType90 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced90 = +data98;
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data98;
+}
+else if(data98 === null){
+coerced90 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data98}];
 return false;
 }
 }
 if(coerced90 !== undefined){
 data98 = coerced90;
-if(data93 !== undefined){
-data93["default_max_tokens"] = coerced90;
+if(data97 !== undefined){
+data97["id"] = coerced90;
 }
 }
 }
 if(errors === _errs264){
-if(typeof data98 == "number"){
-if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data98}];
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data98}];
 return false;
 }
 }
@@ -4481,44 +4483,194 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data93.reasoning !== undefined){
-let data99 = data93.reasoning;
+if(data97.owned_by !== undefined){
+let data99 = data97.owned_by;
 const _errs266 = errors;
+if(typeof data99 !== "string"){
+let dataType91 = typeof data99;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data99;
+}
+else if(data99 === null){
+coerced91 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data99}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data99 = coerced91;
+if(data97 !== undefined){
+data97["owned_by"] = coerced91;
+}
+}
+}
 if(errors === _errs266){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(typeof data99 === "string"){
+if(func3(data99) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data99}];
+return false;
+}
+}
+}
+var valid31 = _errs266 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.context_length !== undefined){
+let data100 = data97.context_length;
+const _errs268 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType92 = typeof data100;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data100 === null
+              || (dataType92 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced92 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data100}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data100 = coerced92;
+if(data97 !== undefined){
+data97["context_length"] = coerced92;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data100 == "number"){
+if(data100 < 1 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data100}];
+return false;
+}
+}
+}
+var valid31 = _errs268 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.max_output_tokens !== undefined){
+let data101 = data97.max_output_tokens;
+const _errs270 = errors;
+if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
+let dataType93 = typeof data101;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data101 === null
+              || (dataType93 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
+coerced93 = +data101;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data101}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data101 = coerced93;
+if(data97 !== undefined){
+data97["max_output_tokens"] = coerced93;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data101 == "number"){
+if(data101 < 1 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data101}];
+return false;
+}
+}
+}
+var valid31 = _errs270 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.default_max_tokens !== undefined){
+let data102 = data97.default_max_tokens;
+const _errs272 = errors;
+if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
+let dataType94 = typeof data102;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data102 === null
+              || (dataType94 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced94 = +data102;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data102}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data102 = coerced94;
+if(data97 !== undefined){
+data97["default_max_tokens"] = coerced94;
+}
+}
+}
+if(errors === _errs272){
+if(typeof data102 == "number"){
+if(data102 < 1 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data102}];
+return false;
+}
+}
+}
+var valid31 = _errs272 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.reasoning !== undefined){
+let data103 = data97.reasoning;
+const _errs274 = errors;
+if(errors === _errs274){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
 let missing4;
-if((data99.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
+if((data103.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
 return false;
 }
 else {
-const _errs268 = errors;
-for(const key21 in data99){
+const _errs276 = errors;
+for(const key21 in data103){
 if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
 return false;
 break;
 }
 }
-if(_errs268 === errors){
-if(data99.default_effort !== undefined){
-let data100 = data99.default_effort;
-const _errs269 = errors;
-const _errs270 = errors;
+if(_errs276 === errors){
+if(data103.default_effort !== undefined){
+let data104 = data103.default_effort;
+const _errs277 = errors;
+const _errs278 = errors;
 let valid33 = false;
-const _errs271 = errors;
-if(typeof data100 !== "string"){
-let dataType91 = typeof data100;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data100;
+const _errs279 = errors;
+if(typeof data104 !== "string"){
+let dataType95 = typeof data104;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data104;
 }
-else if(data100 === null){
-coerced91 = "";
+else if(data104 === null){
+coerced95 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data100};
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4528,15 +4680,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data100 = coerced91;
-if(data99 !== undefined){
-data99["default_effort"] = coerced91;
+if(coerced95 !== undefined){
+data104 = coerced95;
+if(data103 !== undefined){
+data103["default_effort"] = coerced95;
 }
 }
 }
-if("low" !== data100){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data100};
+if("low" !== data104){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4545,22 +4697,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs271 === errors;
+var _valid7 = _errs279 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs273 = errors;
-if(typeof data100 !== "string"){
-let dataType92 = typeof data100;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data100;
+const _errs281 = errors;
+if(typeof data104 !== "string"){
+let dataType96 = typeof data104;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data104;
 }
-else if(data100 === null){
-coerced92 = "";
+else if(data104 === null){
+coerced96 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data100};
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4570,15 +4722,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data100 = coerced92;
-if(data99 !== undefined){
-data99["default_effort"] = coerced92;
+if(coerced96 !== undefined){
+data104 = coerced96;
+if(data103 !== undefined){
+data103["default_effort"] = coerced96;
 }
 }
 }
-if("medium" !== data100){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data100};
+if("medium" !== data104){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4587,22 +4739,22 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs273 === errors;
+var _valid7 = _errs281 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs275 = errors;
-if(typeof data100 !== "string"){
-let dataType93 = typeof data100;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data100;
+const _errs283 = errors;
+if(typeof data104 !== "string"){
+let dataType97 = typeof data104;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data104;
 }
-else if(data100 === null){
-coerced93 = "";
+else if(data104 === null){
+coerced97 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data100};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4612,15 +4764,15 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data100 = coerced93;
-if(data99 !== undefined){
-data99["default_effort"] = coerced93;
+if(coerced97 !== undefined){
+data104 = coerced97;
+if(data103 !== undefined){
+data103["default_effort"] = coerced97;
 }
 }
 }
-if("high" !== data100){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data100};
+if("high" !== data104){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4629,135 +4781,17 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs275 === errors;
+var _valid7 = _errs283 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data100};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data104};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs270;
-if(vErrors !== null){
-if(_errs270){
-vErrors.length = _errs270;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs269 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data99.style !== undefined){
-let data101 = data99.style;
-const _errs277 = errors;
-const _errs278 = errors;
-let valid34 = false;
-const _errs279 = errors;
-if(typeof data101 !== "string"){
-let dataType94 = typeof data101;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data101;
-}
-else if(data101 === null){
-coerced94 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data101};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced94 !== undefined){
-data101 = coerced94;
-if(data99 !== undefined){
-data99["style"] = coerced94;
-}
-}
-}
-if("budget" !== data101){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data101};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs279 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs281 = errors;
-if(typeof data101 !== "string"){
-let dataType95 = typeof data101;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data101;
-}
-else if(data101 === null){
-coerced95 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data101};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced95 !== undefined){
-data101 = coerced95;
-if(data99 !== undefined){
-data99["style"] = coerced95;
-}
-}
-}
-if("level" !== data101){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data101};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs281 === errors;
-valid34 = valid34 || _valid8;
-}
-if(!valid34){
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data101};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4780,226 +4814,152 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data99.budgets !== undefined){
-let data102 = data99.budgets;
-const _errs283 = errors;
-if(errors === _errs283){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+if(data103.style !== undefined){
+let data105 = data103.style;
 const _errs285 = errors;
-for(const key22 in data102){
-if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data102}];
-return false;
-break;
-}
-}
-if(_errs285 === errors){
-if(data102.low !== undefined){
-let data103 = data102.low;
 const _errs286 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType96 = typeof data103;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 === "boolean" || data103 === null
-              || (dataType96 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced96 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data103}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data103 = coerced96;
-if(data102 !== undefined){
-data102["low"] = coerced96;
-}
-}
-}
-if(errors === _errs286){
-if(typeof data103 == "number"){
-if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data103}];
-return false;
-}
-}
-}
-var valid35 = _errs286 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data102.medium !== undefined){
-let data104 = data102.medium;
-const _errs288 = errors;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
-let dataType97 = typeof data104;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 === "boolean" || data104 === null
-              || (dataType97 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced97 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data104}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data104 = coerced97;
-if(data102 !== undefined){
-data102["medium"] = coerced97;
-}
-}
-}
-if(errors === _errs288){
-if(typeof data104 == "number"){
-if(data104 < 1 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data104}];
-return false;
-}
-}
-}
-var valid35 = _errs288 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data102.high !== undefined){
-let data105 = data102.high;
-const _errs290 = errors;
-if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+let valid34 = false;
+const _errs287 = errors;
+if(typeof data105 !== "string"){
 let dataType98 = typeof data105;
 let coerced98 = undefined;
 if(!(coerced98 !== undefined)){
-if(dataType98 === "boolean" || data105 === null
-              || (dataType98 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced98 = +data105;
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data105;
+}
+else if(data105 === null){
+coerced98 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data105}];
-return false;
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data105};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
 }
 }
 if(coerced98 !== undefined){
 data105 = coerced98;
-if(data102 !== undefined){
-data102["high"] = coerced98;
+if(data103 !== undefined){
+data103["style"] = coerced98;
 }
 }
 }
-if(errors === _errs290){
-if(typeof data105 == "number"){
-if(data105 < 1 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data105}];
-return false;
-}
-}
-}
-var valid35 = _errs290 === errors;
+if("budget" !== data105){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data105};
+if(vErrors === null){
+vErrors = [err61];
 }
 else {
-var valid35 = true;
+vErrors.push(err61);
 }
+errors++;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data102}];
-return false;
-}
-}
-var valid32 = _errs283 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data99.levels !== undefined){
-let data106 = data99.levels;
-const _errs292 = errors;
-if(errors === _errs292){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-const _errs294 = errors;
-for(const key23 in data106){
-if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data106}];
-return false;
-break;
-}
-}
-if(_errs294 === errors){
-if(data106.low !== undefined){
-let data107 = data106.low;
-const _errs295 = errors;
-const _errs296 = errors;
-let valid37 = false;
-const _errs297 = errors;
-if(typeof data107 !== "string"){
-let dataType99 = typeof data107;
+var _valid8 = _errs287 === errors;
+valid34 = valid34 || _valid8;
+if(!valid34){
+const _errs289 = errors;
+if(typeof data105 !== "string"){
+let dataType99 = typeof data105;
 let coerced99 = undefined;
 if(!(coerced99 !== undefined)){
 if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data107;
+coerced99 = "" + data105;
 }
-else if(data107 === null){
+else if(data105 === null){
 coerced99 = "";
 }
 else {
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data107};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data105};
 if(vErrors === null){
-vErrors = [err65];
+vErrors = [err62];
 }
 else {
-vErrors.push(err65);
+vErrors.push(err62);
 }
 errors++;
 }
 }
 if(coerced99 !== undefined){
-data107 = coerced99;
-if(data106 !== undefined){
-data106["low"] = coerced99;
+data105 = coerced99;
+if(data103 !== undefined){
+data103["style"] = coerced99;
 }
 }
 }
-if("minimal" !== data107){
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data107};
+if("level" !== data105){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data105};
 if(vErrors === null){
-vErrors = [err66];
+vErrors = [err63];
 }
 else {
-vErrors.push(err66);
+vErrors.push(err63);
 }
 errors++;
 }
-var _valid9 = _errs297 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs299 = errors;
-if(typeof data107 !== "string"){
+var _valid8 = _errs289 === errors;
+valid34 = valid34 || _valid8;
+}
+if(!valid34){
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data105};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs286;
+if(vErrors !== null){
+if(_errs286){
+vErrors.length = _errs286;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs285 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data103.budgets !== undefined){
+let data106 = data103.budgets;
+const _errs291 = errors;
+if(errors === _errs291){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs293 = errors;
+for(const key22 in data106){
+if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data106}];
+return false;
+break;
+}
+}
+if(_errs293 === errors){
+if(data106.low !== undefined){
+let data107 = data106.low;
+const _errs294 = errors;
+if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
 let dataType100 = typeof data107;
 let coerced100 = undefined;
 if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data107;
-}
-else if(data107 === null){
-coerced100 = "";
+if(dataType100 === "boolean" || data107 === null
+              || (dataType100 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced100 = +data107;
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data107};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data107}];
+return false;
 }
 }
 if(coerced100 !== undefined){
@@ -5009,8 +4969,200 @@ data106["low"] = coerced100;
 }
 }
 }
-if("low" !== data107){
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data107};
+if(errors === _errs294){
+if(typeof data107 == "number"){
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data107}];
+return false;
+}
+}
+}
+var valid35 = _errs294 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data106.medium !== undefined){
+let data108 = data106.medium;
+const _errs296 = errors;
+if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
+let dataType101 = typeof data108;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data108 === null
+              || (dataType101 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced101 = +data108;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data108}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data108 = coerced101;
+if(data106 !== undefined){
+data106["medium"] = coerced101;
+}
+}
+}
+if(errors === _errs296){
+if(typeof data108 == "number"){
+if(data108 < 1 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data108}];
+return false;
+}
+}
+}
+var valid35 = _errs296 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data106.high !== undefined){
+let data109 = data106.high;
+const _errs298 = errors;
+if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+let dataType102 = typeof data109;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 === "boolean" || data109 === null
+              || (dataType102 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced102 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data109}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data109 = coerced102;
+if(data106 !== undefined){
+data106["high"] = coerced102;
+}
+}
+}
+if(errors === _errs298){
+if(typeof data109 == "number"){
+if(data109 < 1 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data109}];
+return false;
+}
+}
+}
+var valid35 = _errs298 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data106}];
+return false;
+}
+}
+var valid32 = _errs291 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data103.levels !== undefined){
+let data110 = data103.levels;
+const _errs300 = errors;
+if(errors === _errs300){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+const _errs302 = errors;
+for(const key23 in data110){
+if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data110}];
+return false;
+break;
+}
+}
+if(_errs302 === errors){
+if(data110.low !== undefined){
+let data111 = data110.low;
+const _errs303 = errors;
+const _errs304 = errors;
+let valid37 = false;
+const _errs305 = errors;
+if(typeof data111 !== "string"){
+let dataType103 = typeof data111;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data111;
+}
+else if(data111 === null){
+coerced103 = "";
+}
+else {
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data111};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+if(coerced103 !== undefined){
+data111 = coerced103;
+if(data110 !== undefined){
+data110["low"] = coerced103;
+}
+}
+}
+if("minimal" !== data111){
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data111};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid9 = _errs305 === errors;
+valid37 = valid37 || _valid9;
+if(!valid37){
+const _errs307 = errors;
+if(typeof data111 !== "string"){
+let dataType104 = typeof data111;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data111;
+}
+else if(data111 === null){
+coerced104 = "";
+}
+else {
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data111};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(coerced104 !== undefined){
+data111 = coerced104;
+if(data110 !== undefined){
+data110["low"] = coerced104;
+}
+}
+}
+if("low" !== data111){
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data111};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5019,22 +5171,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs299 === errors;
+var _valid9 = _errs307 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs301 = errors;
-if(typeof data107 !== "string"){
-let dataType101 = typeof data107;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data107;
+const _errs309 = errors;
+if(typeof data111 !== "string"){
+let dataType105 = typeof data111;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data111;
 }
-else if(data107 === null){
-coerced101 = "";
+else if(data111 === null){
+coerced105 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data107};
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data111};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5044,15 +5196,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data107 = coerced101;
-if(data106 !== undefined){
-data106["low"] = coerced101;
+if(coerced105 !== undefined){
+data111 = coerced105;
+if(data110 !== undefined){
+data110["low"] = coerced105;
 }
 }
 }
-if("medium" !== data107){
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data107};
+if("medium" !== data111){
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data111};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5061,22 +5213,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs301 === errors;
+var _valid9 = _errs309 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs303 = errors;
-if(typeof data107 !== "string"){
-let dataType102 = typeof data107;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data107;
+const _errs311 = errors;
+if(typeof data111 !== "string"){
+let dataType106 = typeof data111;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data111;
 }
-else if(data107 === null){
-coerced102 = "";
+else if(data111 === null){
+coerced106 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data107};
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data111};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5086,15 +5238,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data107 = coerced102;
-if(data106 !== undefined){
-data106["low"] = coerced102;
+if(coerced106 !== undefined){
+data111 = coerced106;
+if(data110 !== undefined){
+data110["low"] = coerced106;
 }
 }
 }
-if("high" !== data107){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data107};
+if("high" !== data111){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data111};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5103,22 +5255,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs303 === errors;
+var _valid9 = _errs311 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs305 = errors;
-if(typeof data107 !== "string"){
-let dataType103 = typeof data107;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data107;
+const _errs313 = errors;
+if(typeof data111 !== "string"){
+let dataType107 = typeof data111;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data111;
 }
-else if(data107 === null){
-coerced103 = "";
+else if(data111 === null){
+coerced107 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data107};
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data111};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5128,15 +5280,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data107 = coerced103;
-if(data106 !== undefined){
-data106["low"] = coerced103;
+if(coerced107 !== undefined){
+data111 = coerced107;
+if(data110 !== undefined){
+data110["low"] = coerced107;
 }
 }
 }
-if("xhigh" !== data107){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data107};
+if("xhigh" !== data111){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data111};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5145,22 +5297,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs305 === errors;
+var _valid9 = _errs313 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs307 = errors;
-if(typeof data107 !== "string"){
-let dataType104 = typeof data107;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data107;
+const _errs315 = errors;
+if(typeof data111 !== "string"){
+let dataType108 = typeof data111;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data111;
 }
-else if(data107 === null){
-coerced104 = "";
+else if(data111 === null){
+coerced108 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data107};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data111};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5170,15 +5322,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data107 = coerced104;
-if(data106 !== undefined){
-data106["low"] = coerced104;
+if(coerced108 !== undefined){
+data111 = coerced108;
+if(data110 !== undefined){
+data110["low"] = coerced108;
 }
 }
 }
-if("max" !== data107){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data107};
+if("max" !== data111){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data111};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5187,7 +5339,7 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs307 === errors;
+var _valid9 = _errs315 === errors;
 valid37 = valid37 || _valid9;
 }
 }
@@ -5195,7 +5347,7 @@ valid37 = valid37 || _valid9;
 }
 }
 if(!valid37){
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data107};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data111};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5207,40 +5359,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs296;
+errors = _errs304;
 if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
+if(_errs304){
+vErrors.length = _errs304;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid36 = _errs295 === errors;
+var valid36 = _errs303 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data106.medium !== undefined){
-let data108 = data106.medium;
-const _errs309 = errors;
-const _errs310 = errors;
+if(data110.medium !== undefined){
+let data112 = data110.medium;
+const _errs317 = errors;
+const _errs318 = errors;
 let valid38 = false;
-const _errs311 = errors;
-if(typeof data108 !== "string"){
-let dataType105 = typeof data108;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data108;
+const _errs319 = errors;
+if(typeof data112 !== "string"){
+let dataType109 = typeof data112;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data112;
 }
-else if(data108 === null){
-coerced105 = "";
+else if(data112 === null){
+coerced109 = "";
 }
 else {
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data108};
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5250,15 +5402,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data108 = coerced105;
-if(data106 !== undefined){
-data106["medium"] = coerced105;
+if(coerced109 !== undefined){
+data112 = coerced109;
+if(data110 !== undefined){
+data110["medium"] = coerced109;
 }
 }
 }
-if("minimal" !== data108){
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data108};
+if("minimal" !== data112){
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5267,22 +5419,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs311 === errors;
+var _valid10 = _errs319 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs313 = errors;
-if(typeof data108 !== "string"){
-let dataType106 = typeof data108;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data108;
+const _errs321 = errors;
+if(typeof data112 !== "string"){
+let dataType110 = typeof data112;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data112;
 }
-else if(data108 === null){
-coerced106 = "";
+else if(data112 === null){
+coerced110 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data108};
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5292,15 +5444,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data108 = coerced106;
-if(data106 !== undefined){
-data106["medium"] = coerced106;
+if(coerced110 !== undefined){
+data112 = coerced110;
+if(data110 !== undefined){
+data110["medium"] = coerced110;
 }
 }
 }
-if("low" !== data108){
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data108};
+if("low" !== data112){
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5309,22 +5461,22 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs313 === errors;
+var _valid10 = _errs321 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs315 = errors;
-if(typeof data108 !== "string"){
-let dataType107 = typeof data108;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data108;
+const _errs323 = errors;
+if(typeof data112 !== "string"){
+let dataType111 = typeof data112;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data112;
 }
-else if(data108 === null){
-coerced107 = "";
+else if(data112 === null){
+coerced111 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data108};
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5334,15 +5486,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data108 = coerced107;
-if(data106 !== undefined){
-data106["medium"] = coerced107;
+if(coerced111 !== undefined){
+data112 = coerced111;
+if(data110 !== undefined){
+data110["medium"] = coerced111;
 }
 }
 }
-if("medium" !== data108){
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data108};
+if("medium" !== data112){
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5351,22 +5503,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs315 === errors;
+var _valid10 = _errs323 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs317 = errors;
-if(typeof data108 !== "string"){
-let dataType108 = typeof data108;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data108;
+const _errs325 = errors;
+if(typeof data112 !== "string"){
+let dataType112 = typeof data112;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data112;
 }
-else if(data108 === null){
-coerced108 = "";
+else if(data112 === null){
+coerced112 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data108};
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5376,15 +5528,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data108 = coerced108;
-if(data106 !== undefined){
-data106["medium"] = coerced108;
+if(coerced112 !== undefined){
+data112 = coerced112;
+if(data110 !== undefined){
+data110["medium"] = coerced112;
 }
 }
 }
-if("high" !== data108){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data108};
+if("high" !== data112){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5393,22 +5545,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs317 === errors;
+var _valid10 = _errs325 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs319 = errors;
-if(typeof data108 !== "string"){
-let dataType109 = typeof data108;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data108;
+const _errs327 = errors;
+if(typeof data112 !== "string"){
+let dataType113 = typeof data112;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data112;
 }
-else if(data108 === null){
-coerced109 = "";
+else if(data112 === null){
+coerced113 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data108};
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data112};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5418,15 +5570,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data108 = coerced109;
-if(data106 !== undefined){
-data106["medium"] = coerced109;
+if(coerced113 !== undefined){
+data112 = coerced113;
+if(data110 !== undefined){
+data110["medium"] = coerced113;
 }
 }
 }
-if("xhigh" !== data108){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data108};
+if("xhigh" !== data112){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data112};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5435,22 +5587,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs319 === errors;
+var _valid10 = _errs327 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs321 = errors;
-if(typeof data108 !== "string"){
-let dataType110 = typeof data108;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data108;
+const _errs329 = errors;
+if(typeof data112 !== "string"){
+let dataType114 = typeof data112;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data112;
 }
-else if(data108 === null){
-coerced110 = "";
+else if(data112 === null){
+coerced114 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data108};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data112};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5460,15 +5612,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data108 = coerced110;
-if(data106 !== undefined){
-data106["medium"] = coerced110;
+if(coerced114 !== undefined){
+data112 = coerced114;
+if(data110 !== undefined){
+data110["medium"] = coerced114;
 }
 }
 }
-if("max" !== data108){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data108};
+if("max" !== data112){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data112};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5477,7 +5629,7 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs321 === errors;
+var _valid10 = _errs329 === errors;
 valid38 = valid38 || _valid10;
 }
 }
@@ -5485,7 +5637,7 @@ valid38 = valid38 || _valid10;
 }
 }
 if(!valid38){
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data108};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data112};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5497,40 +5649,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs310;
+errors = _errs318;
 if(vErrors !== null){
-if(_errs310){
-vErrors.length = _errs310;
+if(_errs318){
+vErrors.length = _errs318;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid36 = _errs309 === errors;
+var valid36 = _errs317 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data106.high !== undefined){
-let data109 = data106.high;
-const _errs323 = errors;
-const _errs324 = errors;
+if(data110.high !== undefined){
+let data113 = data110.high;
+const _errs331 = errors;
+const _errs332 = errors;
 let valid39 = false;
-const _errs325 = errors;
-if(typeof data109 !== "string"){
-let dataType111 = typeof data109;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data109;
+const _errs333 = errors;
+if(typeof data113 !== "string"){
+let dataType115 = typeof data113;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data113;
 }
-else if(data109 === null){
-coerced111 = "";
+else if(data113 === null){
+coerced115 = "";
 }
 else {
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data109};
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5540,15 +5692,15 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data109 = coerced111;
-if(data106 !== undefined){
-data106["high"] = coerced111;
+if(coerced115 !== undefined){
+data113 = coerced115;
+if(data110 !== undefined){
+data110["high"] = coerced115;
 }
 }
 }
-if("minimal" !== data109){
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data109};
+if("minimal" !== data113){
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5557,22 +5709,22 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs325 === errors;
+var _valid11 = _errs333 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs327 = errors;
-if(typeof data109 !== "string"){
-let dataType112 = typeof data109;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data109;
+const _errs335 = errors;
+if(typeof data113 !== "string"){
+let dataType116 = typeof data113;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data113;
 }
-else if(data109 === null){
-coerced112 = "";
+else if(data113 === null){
+coerced116 = "";
 }
 else {
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data109};
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5582,15 +5734,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data109 = coerced112;
-if(data106 !== undefined){
-data106["high"] = coerced112;
+if(coerced116 !== undefined){
+data113 = coerced116;
+if(data110 !== undefined){
+data110["high"] = coerced116;
 }
 }
 }
-if("low" !== data109){
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data109};
+if("low" !== data113){
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5599,22 +5751,22 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs327 === errors;
+var _valid11 = _errs335 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs329 = errors;
-if(typeof data109 !== "string"){
-let dataType113 = typeof data109;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data109;
+const _errs337 = errors;
+if(typeof data113 !== "string"){
+let dataType117 = typeof data113;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data113;
 }
-else if(data109 === null){
-coerced113 = "";
+else if(data113 === null){
+coerced117 = "";
 }
 else {
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data109};
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data113};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5624,15 +5776,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data109 = coerced113;
-if(data106 !== undefined){
-data106["high"] = coerced113;
+if(coerced117 !== undefined){
+data113 = coerced117;
+if(data110 !== undefined){
+data110["high"] = coerced117;
 }
 }
 }
-if("medium" !== data109){
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data109};
+if("medium" !== data113){
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data113};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5641,22 +5793,22 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs329 === errors;
+var _valid11 = _errs337 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs331 = errors;
-if(typeof data109 !== "string"){
-let dataType114 = typeof data109;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data109;
+const _errs339 = errors;
+if(typeof data113 !== "string"){
+let dataType118 = typeof data113;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data113;
 }
-else if(data109 === null){
-coerced114 = "";
+else if(data113 === null){
+coerced118 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data109};
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data113};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5666,15 +5818,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data109 = coerced114;
-if(data106 !== undefined){
-data106["high"] = coerced114;
+if(coerced118 !== undefined){
+data113 = coerced118;
+if(data110 !== undefined){
+data110["high"] = coerced118;
 }
 }
 }
-if("high" !== data109){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data109};
+if("high" !== data113){
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data113};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5683,22 +5835,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs331 === errors;
+var _valid11 = _errs339 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs333 = errors;
-if(typeof data109 !== "string"){
-let dataType115 = typeof data109;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data109;
+const _errs341 = errors;
+if(typeof data113 !== "string"){
+let dataType119 = typeof data113;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data113;
 }
-else if(data109 === null){
-coerced115 = "";
+else if(data113 === null){
+coerced119 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data109};
+const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data113};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5708,15 +5860,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data109 = coerced115;
-if(data106 !== undefined){
-data106["high"] = coerced115;
+if(coerced119 !== undefined){
+data113 = coerced119;
+if(data110 !== undefined){
+data110["high"] = coerced119;
 }
 }
 }
-if("xhigh" !== data109){
-const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data109};
+if("xhigh" !== data113){
+const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data113};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5725,22 +5877,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs333 === errors;
+var _valid11 = _errs341 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs335 = errors;
-if(typeof data109 !== "string"){
-let dataType116 = typeof data109;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data109;
+const _errs343 = errors;
+if(typeof data113 !== "string"){
+let dataType120 = typeof data113;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data113;
 }
-else if(data109 === null){
-coerced116 = "";
+else if(data113 === null){
+coerced120 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data109};
+const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data113};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5750,15 +5902,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data109 = coerced116;
-if(data106 !== undefined){
-data106["high"] = coerced116;
+if(coerced120 !== undefined){
+data113 = coerced120;
+if(data110 !== undefined){
+data110["high"] = coerced120;
 }
 }
 }
-if("max" !== data109){
-const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data109};
+if("max" !== data113){
+const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data113};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5767,7 +5919,7 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs335 === errors;
+var _valid11 = _errs343 === errors;
 valid39 = valid39 || _valid11;
 }
 }
@@ -5775,7 +5927,7 @@ valid39 = valid39 || _valid11;
 }
 }
 if(!valid39){
-const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data109};
+const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data113};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5787,17 +5939,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs324;
+errors = _errs332;
 if(vErrors !== null){
-if(_errs324){
-vErrors.length = _errs324;
+if(_errs332){
+vErrors.length = _errs332;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid36 = _errs323 === errors;
+var valid36 = _errs331 === errors;
 }
 else {
 var valid36 = true;
@@ -5807,11 +5959,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data110}];
 return false;
 }
 }
-var valid32 = _errs292 === errors;
+var valid32 = _errs300 === errors;
 }
 else {
 var valid32 = true;
@@ -5823,379 +5975,379 @@ var valid32 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
 return false;
 }
 }
-var valid31 = _errs266 === errors;
+var valid31 = _errs274 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data93.pricing !== undefined){
-let data110 = data93.pricing;
-const _errs337 = errors;
-if(errors === _errs337){
-if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+if(data97.pricing !== undefined){
+let data114 = data97.pricing;
+const _errs345 = errors;
+if(errors === _errs345){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
 let missing5;
-if(((data110.input === undefined) && (missing5 = "input")) || ((data110.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
+if(((data114.input === undefined) && (missing5 = "input")) || ((data114.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
 return false;
 }
 else {
-const _errs339 = errors;
-for(const key24 in data110){
+const _errs347 = errors;
+for(const key24 in data114){
 if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
 return false;
 break;
 }
 }
-if(_errs339 === errors){
-if(data110.input !== undefined){
-let data111 = data110.input;
-const _errs340 = errors;
-if(!(typeof data111 == "number")){
-let dataType117 = typeof data111;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "boolean" || data111 === null
-              || (dataType117 == "string" && data111 && data111 == +data111)){
-coerced117 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data111}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data111 = coerced117;
-if(data110 !== undefined){
-data110["input"] = coerced117;
-}
-}
-}
-if(errors === _errs340){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data111}];
-return false;
-}
-}
-}
-var valid40 = _errs340 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data110.output !== undefined){
-let data112 = data110.output;
-const _errs342 = errors;
-if(!(typeof data112 == "number")){
-let dataType118 = typeof data112;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "boolean" || data112 === null
-              || (dataType118 == "string" && data112 && data112 == +data112)){
-coerced118 = +data112;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data112}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data112 = coerced118;
-if(data110 !== undefined){
-data110["output"] = coerced118;
-}
-}
-}
-if(errors === _errs342){
-if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data112}];
-return false;
-}
-}
-}
-var valid40 = _errs342 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data110.cached_input !== undefined){
-let data113 = data110.cached_input;
-const _errs344 = errors;
-if(!(typeof data113 == "number")){
-let dataType119 = typeof data113;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "boolean" || data113 === null
-              || (dataType119 == "string" && data113 && data113 == +data113)){
-coerced119 = +data113;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data113}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data113 = coerced119;
-if(data110 !== undefined){
-data110["cached_input"] = coerced119;
-}
-}
-}
-if(errors === _errs344){
-if(typeof data113 == "number"){
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data113}];
-return false;
-}
-}
-}
-var valid40 = _errs344 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data110.reasoning !== undefined){
-let data114 = data110.reasoning;
-const _errs346 = errors;
-if(!(typeof data114 == "number")){
-let dataType120 = typeof data114;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "boolean" || data114 === null
-              || (dataType120 == "string" && data114 && data114 == +data114)){
-coerced120 = +data114;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data114}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data114 = coerced120;
-if(data110 !== undefined){
-data110["reasoning"] = coerced120;
-}
-}
-}
-if(errors === _errs346){
-if(typeof data114 == "number"){
-if(data114 < 0 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data114}];
-return false;
-}
-}
-}
-var valid40 = _errs346 === errors;
-}
-else {
-var valid40 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data110}];
-return false;
-}
-}
-var valid31 = _errs337 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data93.routes !== undefined){
-let data115 = data93.routes;
+if(_errs347 === errors){
+if(data114.input !== undefined){
+let data115 = data114.input;
 const _errs348 = errors;
-if(errors === _errs348){
-if(Array.isArray(data115)){
-if(data115.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data115}];
-return false;
-}
-else {
-var valid41 = true;
-const len4 = data115.length;
-for(let i4=0; i4<len4; i4++){
-let data116 = data115[i4];
-const _errs350 = errors;
-if(errors === _errs350){
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-let missing6;
-if((data116.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
-return false;
-}
-else {
-const _errs352 = errors;
-for(const key25 in data116){
-if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
-return false;
-break;
-}
-}
-if(_errs352 === errors){
-if(data116.node !== undefined){
-let data117 = data116.node;
-const _errs353 = errors;
-if(typeof data117 !== "string"){
-let dataType121 = typeof data117;
+if(!(typeof data115 == "number")){
+let dataType121 = typeof data115;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data117;
-}
-else if(data117 === null){
-coerced121 = "";
+if(dataType121 == "boolean" || data115 === null
+              || (dataType121 == "string" && data115 && data115 == +data115)){
+coerced121 = +data115;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data115}];
 return false;
 }
 }
 if(coerced121 !== undefined){
-data117 = coerced121;
-if(data116 !== undefined){
-data116["node"] = coerced121;
+data115 = coerced121;
+if(data114 !== undefined){
+data114["input"] = coerced121;
 }
 }
 }
-if(errors === _errs353){
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data117}];
+if(errors === _errs348){
+if(typeof data115 == "number"){
+if(data115 < 0 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data115}];
 return false;
 }
 }
 }
-var valid42 = _errs353 === errors;
+var valid40 = _errs348 === errors;
 }
 else {
-var valid42 = true;
+var valid40 = true;
 }
-if(valid42){
-if(data116.model !== undefined){
-let data118 = data116.model;
-const _errs355 = errors;
-if(typeof data118 !== "string"){
-let dataType122 = typeof data118;
+if(valid40){
+if(data114.output !== undefined){
+let data116 = data114.output;
+const _errs350 = errors;
+if(!(typeof data116 == "number")){
+let dataType122 = typeof data116;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data118;
-}
-else if(data118 === null){
-coerced122 = "";
+if(dataType122 == "boolean" || data116 === null
+              || (dataType122 == "string" && data116 && data116 == +data116)){
+coerced122 = +data116;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data116}];
 return false;
 }
 }
 if(coerced122 !== undefined){
-data118 = coerced122;
-if(data116 !== undefined){
-data116["model"] = coerced122;
+data116 = coerced122;
+if(data114 !== undefined){
+data114["output"] = coerced122;
 }
 }
 }
-if(errors === _errs355){
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data118}];
+if(errors === _errs350){
+if(typeof data116 == "number"){
+if(data116 < 0 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data116}];
 return false;
 }
 }
 }
-var valid42 = _errs355 === errors;
+var valid40 = _errs350 === errors;
 }
 else {
-var valid42 = true;
+var valid40 = true;
 }
-if(valid42){
-if(data116.weight !== undefined){
-let data119 = data116.weight;
-const _errs357 = errors;
-if(!(typeof data119 == "number")){
-let dataType123 = typeof data119;
+if(valid40){
+if(data114.cached_input !== undefined){
+let data117 = data114.cached_input;
+const _errs352 = errors;
+if(!(typeof data117 == "number")){
+let dataType123 = typeof data117;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 == "boolean" || data119 === null
-              || (dataType123 == "string" && data119 && data119 == +data119)){
-coerced123 = +data119;
+if(dataType123 == "boolean" || data117 === null
+              || (dataType123 == "string" && data117 && data117 == +data117)){
+coerced123 = +data117;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data117}];
 return false;
 }
 }
 if(coerced123 !== undefined){
-data119 = coerced123;
-if(data116 !== undefined){
-data116["weight"] = coerced123;
+data117 = coerced123;
+if(data114 !== undefined){
+data114["cached_input"] = coerced123;
 }
 }
 }
-if(errors === _errs357){
-if(typeof data119 == "number"){
-if(data119 <= 0 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data119}];
+if(errors === _errs352){
+if(typeof data117 == "number"){
+if(data117 < 0 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data117}];
 return false;
 }
 }
 }
-var valid42 = _errs357 === errors;
+var valid40 = _errs352 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data114.reasoning !== undefined){
+let data118 = data114.reasoning;
+const _errs354 = errors;
+if(!(typeof data118 == "number")){
+let dataType124 = typeof data118;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "boolean" || data118 === null
+              || (dataType124 == "string" && data118 && data118 == +data118)){
+coerced124 = +data118;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data118}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data118 = coerced124;
+if(data114 !== undefined){
+data114["reasoning"] = coerced124;
+}
+}
+}
+if(errors === _errs354){
+if(typeof data118 == "number"){
+if(data118 < 0 || isNaN(data118)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data118}];
+return false;
+}
+}
+}
+var valid40 = _errs354 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
+return false;
+}
+}
+var valid31 = _errs345 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data97.routes !== undefined){
+let data119 = data97.routes;
+const _errs356 = errors;
+if(errors === _errs356){
+if(Array.isArray(data119)){
+if(data119.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data119}];
+return false;
+}
+else {
+var valid41 = true;
+const len4 = data119.length;
+for(let i4=0; i4<len4; i4++){
+let data120 = data119[i4];
+const _errs358 = errors;
+if(errors === _errs358){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+let missing6;
+if((data120.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
+return false;
+}
+else {
+const _errs360 = errors;
+for(const key25 in data120){
+if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
+return false;
+break;
+}
+}
+if(_errs360 === errors){
+if(data120.node !== undefined){
+let data121 = data120.node;
+const _errs361 = errors;
+if(typeof data121 !== "string"){
+let dataType125 = typeof data121;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data121;
+}
+else if(data121 === null){
+coerced125 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data121}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data121 = coerced125;
+if(data120 !== undefined){
+data120["node"] = coerced125;
+}
+}
+}
+if(errors === _errs361){
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data121}];
+return false;
+}
+}
+}
+var valid42 = _errs361 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data116.priority !== undefined){
-let data120 = data116.priority;
-const _errs359 = errors;
-if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
-let dataType124 = typeof data120;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data120 === null
-              || (dataType124 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
-coerced124 = +data120;
+if(data120.model !== undefined){
+let data122 = data120.model;
+const _errs363 = errors;
+if(typeof data122 !== "string"){
+let dataType126 = typeof data122;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data122;
+}
+else if(data122 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data122}];
 return false;
 }
 }
-if(coerced124 !== undefined){
-data120 = coerced124;
-if(data116 !== undefined){
-data116["priority"] = coerced124;
+if(coerced126 !== undefined){
+data122 = coerced126;
+if(data120 !== undefined){
+data120["model"] = coerced126;
 }
 }
 }
-if(errors === _errs359){
-if(typeof data120 == "number"){
-if(data120 < 0 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data120}];
+if(errors === _errs363){
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data122}];
 return false;
 }
 }
 }
-var valid42 = _errs359 === errors;
+var valid42 = _errs363 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data120.weight !== undefined){
+let data123 = data120.weight;
+const _errs365 = errors;
+if(!(typeof data123 == "number")){
+let dataType127 = typeof data123;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "boolean" || data123 === null
+              || (dataType127 == "string" && data123 && data123 == +data123)){
+coerced127 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data123}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data123 = coerced127;
+if(data120 !== undefined){
+data120["weight"] = coerced127;
+}
+}
+}
+if(errors === _errs365){
+if(typeof data123 == "number"){
+if(data123 <= 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data123}];
+return false;
+}
+}
+}
+var valid42 = _errs365 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data120.priority !== undefined){
+let data124 = data120.priority;
+const _errs367 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType128 = typeof data124;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data124 === null
+              || (dataType128 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced128 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data124}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data124 = coerced128;
+if(data120 !== undefined){
+data120["priority"] = coerced128;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data124 == "number"){
+if(data124 < 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data124}];
+return false;
+}
+}
+}
+var valid42 = _errs367 === errors;
 }
 else {
 var valid42 = true;
@@ -6207,11 +6359,11 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
 return false;
 }
 }
-var valid41 = _errs350 === errors;
+var valid41 = _errs358 === errors;
 if(!valid41){
 break;
 }
@@ -6219,11 +6371,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data119}];
 return false;
 }
 }
-var valid31 = _errs348 === errors;
+var valid31 = _errs356 === errors;
 }
 else {
 var valid31 = true;
@@ -6239,11 +6391,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data97}];
 return false;
 }
 }
-var valid30 = _errs253 === errors;
+var valid30 = _errs261 === errors;
 if(!valid30){
 break;
 }
@@ -6251,336 +6403,111 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data96}];
 return false;
 }
 }
-var valid0 = _errs251 === errors;
+var valid0 = _errs259 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data121 = data.accounts;
-const _errs361 = errors;
-if(errors === _errs361){
-if(Array.isArray(data121)){
+let data125 = data.accounts;
+const _errs369 = errors;
+if(errors === _errs369){
+if(Array.isArray(data125)){
 var valid43 = true;
-const len5 = data121.length;
+const len5 = data125.length;
 for(let i5=0; i5<len5; i5++){
-let data122 = data121[i5];
-const _errs363 = errors;
-if(errors === _errs363){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+let data126 = data125[i5];
+const _errs371 = errors;
+if(errors === _errs371){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
 let missing7;
-if((data122.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data122}];
+if((data126.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data126}];
 return false;
 }
 else {
-const _errs365 = errors;
-for(const key26 in data122){
+const _errs373 = errors;
+for(const key26 in data126){
 if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data126}];
 return false;
 break;
 }
 }
-if(_errs365 === errors){
-if(data122.id !== undefined){
-let data123 = data122.id;
-const _errs366 = errors;
-if(typeof data123 !== "string"){
-let dataType125 = typeof data123;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data123;
-}
-else if(data123 === null){
-coerced125 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data123 = coerced125;
-if(data122 !== undefined){
-data122["id"] = coerced125;
-}
-}
-}
-if(errors === _errs366){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
-return false;
-}
-else {
-if(!pattern5.test(data123)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data123}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs366 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data122.name !== undefined){
-let data124 = data122.name;
-const _errs368 = errors;
-if(typeof data124 !== "string"){
-let dataType126 = typeof data124;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data124;
-}
-else if(data124 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data124}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data124 = coerced126;
-if(data122 !== undefined){
-data122["name"] = coerced126;
-}
-}
-}
-var valid44 = _errs368 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data122.balance !== undefined){
-let data125 = data122.balance;
-const _errs370 = errors;
-if(!(typeof data125 == "number")){
-let dataType127 = typeof data125;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "boolean" || data125 === null
-              || (dataType127 == "string" && data125 && data125 == +data125)){
-coerced127 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data125}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data125 = coerced127;
-if(data122 !== undefined){
-data122["balance"] = coerced127;
-}
-}
-}
-var valid44 = _errs370 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data122.allowed_models !== undefined){
-let data126 = data122.allowed_models;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data126)){
-var valid45 = true;
-const len6 = data126.length;
-for(let i6=0; i6<len6; i6++){
-let data127 = data126[i6];
+if(_errs373 === errors){
+if(data126.id !== undefined){
+let data127 = data126.id;
 const _errs374 = errors;
 if(typeof data127 !== "string"){
-let dataType128 = typeof data127;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data127;
+let dataType129 = typeof data127;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data127;
 }
 else if(data127 === null){
-coerced128 = "";
+coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
 return false;
 }
 }
-if(coerced128 !== undefined){
-data127 = coerced128;
+if(coerced129 !== undefined){
+data127 = coerced129;
 if(data126 !== undefined){
-data126[i6] = coerced128;
+data126["id"] = coerced129;
 }
 }
 }
 if(errors === _errs374){
 if(typeof data127 === "string"){
 if(func3(data127) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
 return false;
-}
-}
-}
-var valid45 = _errs374 === errors;
-if(!valid45){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data126}];
+if(!pattern5.test(data127)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
 return false;
 }
 }
-var valid44 = _errs372 === errors;
+}
+}
+var valid44 = _errs374 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data122.limits !== undefined){
-let data128 = data122.limits;
+if(data126.name !== undefined){
+let data128 = data126.name;
 const _errs376 = errors;
-if(errors === _errs376){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-const _errs378 = errors;
-for(const key27 in data128){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data128}];
-return false;
-break;
-}
-}
-if(_errs378 === errors){
-if(data128.rpm !== undefined){
-let data129 = data128.rpm;
-const _errs379 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType129 = typeof data129;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data129 === null
-              || (dataType129 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced129 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data129}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["rpm"] = coerced129;
-}
-}
-}
-if(errors === _errs379){
-if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data129}];
-return false;
-}
-}
-}
-var valid46 = _errs379 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data128.rps !== undefined){
-let data130 = data128.rps;
-const _errs381 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType130 = typeof data130;
+if(typeof data128 !== "string"){
+let dataType130 = typeof data128;
 let coerced130 = undefined;
 if(!(coerced130 !== undefined)){
-if(dataType130 === "boolean" || data130 === null
-              || (dataType130 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced130 = +data130;
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data128;
+}
+else if(data128 === null){
+coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data128}];
 return false;
 }
 }
 if(coerced130 !== undefined){
-data130 = coerced130;
-if(data128 !== undefined){
-data128["rps"] = coerced130;
+data128 = coerced130;
+if(data126 !== undefined){
+data126["name"] = coerced130;
 }
-}
-}
-if(errors === _errs381){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data130}];
-return false;
-}
-}
-}
-var valid46 = _errs381 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data128.tpm !== undefined){
-let data131 = data128.tpm;
-const _errs383 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType131 = typeof data131;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 === "boolean" || data131 === null
-              || (dataType131 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced131 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data131}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data131 = coerced131;
-if(data128 !== undefined){
-data128["tpm"] = coerced131;
-}
-}
-}
-if(errors === _errs383){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data131}];
-return false;
-}
-}
-}
-var valid46 = _errs383 === errors;
-}
-else {
-var valid46 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data128}];
-return false;
 }
 }
 var valid44 = _errs376 === errors;
@@ -6589,322 +6516,281 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data122.policy !== undefined){
-let data132 = data122.policy;
-const _errs385 = errors;
-if(errors === _errs385){
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
-const _errs387 = errors;
-for(const key28 in data132){
-if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data132}];
-return false;
-break;
-}
-}
-if(_errs387 === errors){
-if(data132.streaming !== undefined){
-let data133 = data132.streaming;
-const _errs388 = errors;
-if(typeof data133 !== "boolean"){
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(data133 === "false" || data133 === 0 || data133 === null){
-coerced132 = false;
-}
-else if(data133 === "true" || data133 === 1){
-coerced132 = true;
+if(data126.balance !== undefined){
+let data129 = data126.balance;
+const _errs378 = errors;
+if(!(typeof data129 == "number")){
+let dataType131 = typeof data129;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "boolean" || data129 === null
+              || (dataType131 == "string" && data129 && data129 == +data129)){
+coerced131 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data129}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data129 = coerced131;
+if(data126 !== undefined){
+data126["balance"] = coerced131;
+}
+}
+}
+var valid44 = _errs378 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data126.allowed_models !== undefined){
+let data130 = data126.allowed_models;
+const _errs380 = errors;
+if(errors === _errs380){
+if(Array.isArray(data130)){
+var valid45 = true;
+const len6 = data130.length;
+for(let i6=0; i6<len6; i6++){
+let data131 = data130[i6];
+const _errs382 = errors;
+if(typeof data131 !== "string"){
+let dataType132 = typeof data131;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data131;
+}
+else if(data131 === null){
+coerced132 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data131}];
 return false;
 }
 }
 if(coerced132 !== undefined){
-data133 = coerced132;
-if(data132 !== undefined){
-data132["streaming"] = coerced132;
+data131 = coerced132;
+if(data130 !== undefined){
+data130[i6] = coerced132;
 }
 }
 }
-var valid47 = _errs388 === errors;
+if(errors === _errs382){
+if(typeof data131 === "string"){
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data131}];
+return false;
+}
+}
+}
+var valid45 = _errs382 === errors;
+if(!valid45){
+break;
+}
+}
 }
 else {
-var valid47 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data130}];
+return false;
 }
-if(valid47){
-if(data132.max_reasoning_effort !== undefined){
-let data134 = data132.max_reasoning_effort;
-const _errs390 = errors;
-const _errs391 = errors;
-let valid48 = false;
-const _errs392 = errors;
-if(typeof data134 !== "string"){
-let dataType133 = typeof data134;
+}
+var valid44 = _errs380 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data126.limits !== undefined){
+let data132 = data126.limits;
+const _errs384 = errors;
+if(errors === _errs384){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+const _errs386 = errors;
+for(const key27 in data132){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data132}];
+return false;
+break;
+}
+}
+if(_errs386 === errors){
+if(data132.rpm !== undefined){
+let data133 = data132.rpm;
+const _errs387 = errors;
+if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
+let dataType133 = typeof data133;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data134;
-}
-else if(data134 === null){
-coerced133 = "";
+if(dataType133 === "boolean" || data133 === null
+              || (dataType133 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced133 = +data133;
 }
 else {
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data134};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data133}];
+return false;
 }
 }
 if(coerced133 !== undefined){
-data134 = coerced133;
+data133 = coerced133;
 if(data132 !== undefined){
-data132["max_reasoning_effort"] = coerced133;
+data132["rpm"] = coerced133;
 }
 }
 }
-if("low" !== data134){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data134};
-if(vErrors === null){
-vErrors = [err105];
+if(errors === _errs387){
+if(typeof data133 == "number"){
+if(data133 < 1 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data133}];
+return false;
+}
+}
+}
+var valid46 = _errs387 === errors;
 }
 else {
-vErrors.push(err105);
+var valid46 = true;
 }
-errors++;
-}
-var _valid12 = _errs392 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs394 = errors;
-if(typeof data134 !== "string"){
+if(valid46){
+if(data132.rps !== undefined){
+let data134 = data132.rps;
+const _errs389 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType134 = typeof data134;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data134;
-}
-else if(data134 === null){
-coerced134 = "";
+if(dataType134 === "boolean" || data134 === null
+              || (dataType134 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced134 = +data134;
 }
 else {
-const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data134};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data134}];
+return false;
 }
 }
 if(coerced134 !== undefined){
 data134 = coerced134;
 if(data132 !== undefined){
-data132["max_reasoning_effort"] = coerced134;
+data132["rps"] = coerced134;
 }
 }
 }
-if("medium" !== data134){
-const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data134};
-if(vErrors === null){
-vErrors = [err107];
+if(errors === _errs389){
+if(typeof data134 == "number"){
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data134}];
+return false;
+}
+}
+}
+var valid46 = _errs389 === errors;
 }
 else {
-vErrors.push(err107);
+var valid46 = true;
 }
-errors++;
-}
-var _valid12 = _errs394 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs396 = errors;
-if(typeof data134 !== "string"){
-let dataType135 = typeof data134;
+if(valid46){
+if(data132.tpm !== undefined){
+let data135 = data132.tpm;
+const _errs391 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType135 = typeof data135;
 let coerced135 = undefined;
 if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data134;
-}
-else if(data134 === null){
-coerced135 = "";
+if(dataType135 === "boolean" || data135 === null
+              || (dataType135 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced135 = +data135;
 }
 else {
-const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data134};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data135}];
+return false;
 }
 }
 if(coerced135 !== undefined){
-data134 = coerced135;
+data135 = coerced135;
 if(data132 !== undefined){
-data132["max_reasoning_effort"] = coerced135;
+data132["tpm"] = coerced135;
 }
 }
 }
-if("high" !== data134){
-const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data134};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-var _valid12 = _errs396 === errors;
-valid48 = valid48 || _valid12;
-}
-}
-if(!valid48){
-const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data134};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs391;
-if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid47 = _errs390 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data132}];
+if(errors === _errs391){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data135}];
 return false;
 }
 }
-var valid44 = _errs385 === errors;
+}
+var valid46 = _errs391 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data132}];
+return false;
+}
+}
+var valid44 = _errs384 === errors;
 }
 else {
 var valid44 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data122}];
-return false;
-}
-}
-var valid43 = _errs363 === errors;
-if(!valid43){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data121}];
-return false;
-}
-}
-var valid0 = _errs361 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data135 = data.keys;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data135)){
-var valid49 = true;
-const len7 = data135.length;
-for(let i7=0; i7<len7; i7++){
-let data136 = data135[i7];
-const _errs400 = errors;
-if(errors === _errs400){
+if(valid44){
+if(data126.policy !== undefined){
+let data136 = data126.policy;
+const _errs393 = errors;
+if(errors === _errs393){
 if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
-let missing8;
-if((data136.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data136}];
-return false;
-}
-else {
-const _errs402 = errors;
-for(const key29 in data136){
-if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data136}];
+const _errs395 = errors;
+for(const key28 in data136){
+if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data136}];
 return false;
 break;
 }
 }
-if(_errs402 === errors){
-if(data136.key !== undefined){
-let data137 = data136.key;
-const _errs403 = errors;
-if(typeof data137 !== "string"){
-let dataType136 = typeof data137;
+if(_errs395 === errors){
+if(data136.streaming !== undefined){
+let data137 = data136.streaming;
+const _errs396 = errors;
+if(typeof data137 !== "boolean"){
 let coerced136 = undefined;
 if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data137;
+if(data137 === "false" || data137 === 0 || data137 === null){
+coerced136 = false;
 }
-else if(data137 === null){
-coerced136 = "";
+else if(data137 === "true" || data137 === 1){
+coerced136 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data137}];
 return false;
 }
 }
 if(coerced136 !== undefined){
 data137 = coerced136;
 if(data136 !== undefined){
-data136["key"] = coerced136;
+data136["streaming"] = coerced136;
 }
 }
 }
-if(errors === _errs403){
-if(typeof data137 === "string"){
-if(func3(data137) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data137}];
-return false;
-}
-}
-}
-var valid50 = _errs403 === errors;
+var valid47 = _errs396 === errors;
 }
 else {
-var valid50 = true;
+var valid47 = true;
 }
-if(valid50){
-if(data136.account !== undefined){
-let data138 = data136.account;
-const _errs405 = errors;
+if(valid47){
+if(data136.max_reasoning_effort !== undefined){
+let data138 = data136.max_reasoning_effort;
+const _errs398 = errors;
+const _errs399 = errors;
+let valid48 = false;
+const _errs400 = errors;
 if(typeof data138 !== "string"){
 let dataType137 = typeof data138;
 let coerced137 = undefined;
@@ -6916,230 +6802,250 @@ else if(data138 === null){
 coerced137 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data138}];
-return false;
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data138};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
 }
 }
 if(coerced137 !== undefined){
 data138 = coerced137;
 if(data136 !== undefined){
-data136["account"] = coerced137;
+data136["max_reasoning_effort"] = coerced137;
 }
 }
 }
-if(errors === _errs405){
-if(typeof data138 === "string"){
-if(func3(data138) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data138}];
-return false;
-}
-}
-}
-var valid50 = _errs405 === errors;
+if("low" !== data138){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data138};
+if(vErrors === null){
+vErrors = [err105];
 }
 else {
-var valid50 = true;
+vErrors.push(err105);
 }
-if(valid50){
-if(data136.name !== undefined){
-let data139 = data136.name;
-const _errs407 = errors;
-if(typeof data139 !== "string"){
-let dataType138 = typeof data139;
+errors++;
+}
+var _valid12 = _errs400 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs402 = errors;
+if(typeof data138 !== "string"){
+let dataType138 = typeof data138;
 let coerced138 = undefined;
 if(!(coerced138 !== undefined)){
 if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data139;
+coerced138 = "" + data138;
 }
-else if(data139 === null){
+else if(data138 === null){
 coerced138 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data139}];
-return false;
+const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data138};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
 }
 }
 if(coerced138 !== undefined){
-data139 = coerced138;
+data138 = coerced138;
 if(data136 !== undefined){
-data136["name"] = coerced138;
+data136["max_reasoning_effort"] = coerced138;
 }
 }
 }
-var valid50 = _errs407 === errors;
+if("medium" !== data138){
+const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data138};
+if(vErrors === null){
+vErrors = [err107];
 }
 else {
-var valid50 = true;
+vErrors.push(err107);
 }
-if(valid50){
-if(data136.spend_limit !== undefined){
-let data140 = data136.spend_limit;
-const _errs409 = errors;
-if(!(typeof data140 == "number")){
-let dataType139 = typeof data140;
+errors++;
+}
+var _valid12 = _errs402 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs404 = errors;
+if(typeof data138 !== "string"){
+let dataType139 = typeof data138;
 let coerced139 = undefined;
 if(!(coerced139 !== undefined)){
-if(dataType139 == "boolean" || data140 === null
-              || (dataType139 == "string" && data140 && data140 == +data140)){
-coerced139 = +data140;
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data138;
+}
+else if(data138 === null){
+coerced139 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data140}];
-return false;
+const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data138};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
 }
 }
 if(coerced139 !== undefined){
-data140 = coerced139;
+data138 = coerced139;
 if(data136 !== undefined){
-data136["spend_limit"] = coerced139;
+data136["max_reasoning_effort"] = coerced139;
 }
 }
 }
-if(errors === _errs409){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data140}];
+if("high" !== data138){
+const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data138};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+var _valid12 = _errs404 === errors;
+valid48 = valid48 || _valid12;
+}
+}
+if(!valid48){
+const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data138};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs399;
+if(vErrors !== null){
+if(_errs399){
+vErrors.length = _errs399;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid47 = _errs398 === errors;
+}
+else {
+var valid47 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data136}];
 return false;
 }
 }
-}
-var valid50 = _errs409 === errors;
+var valid44 = _errs393 === errors;
 }
 else {
-var valid50 = true;
+var valid44 = true;
 }
-if(valid50){
-if(data136.limits !== undefined){
-let data141 = data136.limits;
-const _errs411 = errors;
-if(errors === _errs411){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
-const _errs413 = errors;
-for(const key30 in data141){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data141}];
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data126}];
+return false;
+}
+}
+var valid43 = _errs371 === errors;
+if(!valid43){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data125}];
+return false;
+}
+}
+var valid0 = _errs369 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data139 = data.keys;
+const _errs406 = errors;
+if(errors === _errs406){
+if(Array.isArray(data139)){
+var valid49 = true;
+const len7 = data139.length;
+for(let i7=0; i7<len7; i7++){
+let data140 = data139[i7];
+const _errs408 = errors;
+if(errors === _errs408){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let missing8;
+if((data140.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data140}];
+return false;
+}
+else {
+const _errs410 = errors;
+for(const key29 in data140){
+if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data140}];
 return false;
 break;
 }
 }
-if(_errs413 === errors){
-if(data141.rpm !== undefined){
-let data142 = data141.rpm;
-const _errs414 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType140 = typeof data142;
+if(_errs410 === errors){
+if(data140.key !== undefined){
+let data141 = data140.key;
+const _errs411 = errors;
+if(typeof data141 !== "string"){
+let dataType140 = typeof data141;
 let coerced140 = undefined;
 if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data142 === null
-              || (dataType140 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced140 = +data142;
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data141;
+}
+else if(data141 === null){
+coerced140 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data141}];
 return false;
 }
 }
 if(coerced140 !== undefined){
-data142 = coerced140;
-if(data141 !== undefined){
-data141["rpm"] = coerced140;
+data141 = coerced140;
+if(data140 !== undefined){
+data140["key"] = coerced140;
 }
 }
 }
-if(errors === _errs414){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data142}];
+if(errors === _errs411){
+if(typeof data141 === "string"){
+if(func3(data141) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data141}];
 return false;
 }
-}
-}
-var valid51 = _errs414 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data141.rps !== undefined){
-let data143 = data141.rps;
-const _errs416 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType141 = typeof data143;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data143 === null
-              || (dataType141 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced141 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data143}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data143 = coerced141;
-if(data141 !== undefined){
-data141["rps"] = coerced141;
-}
-}
-}
-if(errors === _errs416){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data143}];
-return false;
-}
-}
-}
-var valid51 = _errs416 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data141.tpm !== undefined){
-let data144 = data141.tpm;
-const _errs418 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType142 = typeof data144;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data144 === null
-              || (dataType142 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced142 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data144}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data144 = coerced142;
-if(data141 !== undefined){
-data141["tpm"] = coerced142;
-}
-}
-}
-if(errors === _errs418){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data144}];
-return false;
-}
-}
-}
-var valid51 = _errs418 === errors;
-}
-else {
-var valid51 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data141}];
-return false;
 }
 }
 var valid50 = _errs411 === errors;
@@ -7148,125 +7054,371 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data136.allowed_models !== undefined){
-let data145 = data136.allowed_models;
-const _errs420 = errors;
-if(errors === _errs420){
-if(Array.isArray(data145)){
-var valid52 = true;
-const len8 = data145.length;
-for(let i8=0; i8<len8; i8++){
-let data146 = data145[i8];
-const _errs422 = errors;
-if(typeof data146 !== "string"){
-let dataType143 = typeof data146;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data146;
+if(data140.account !== undefined){
+let data142 = data140.account;
+const _errs413 = errors;
+if(typeof data142 !== "string"){
+let dataType141 = typeof data142;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data142;
 }
-else if(data146 === null){
-coerced143 = "";
+else if(data142 === null){
+coerced141 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data142}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data142 = coerced141;
+if(data140 !== undefined){
+data140["account"] = coerced141;
+}
+}
+}
+if(errors === _errs413){
+if(typeof data142 === "string"){
+if(func3(data142) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data142}];
+return false;
+}
+}
+}
+var valid50 = _errs413 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.name !== undefined){
+let data143 = data140.name;
+const _errs415 = errors;
+if(typeof data143 !== "string"){
+let dataType142 = typeof data143;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data143;
+}
+else if(data143 === null){
+coerced142 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data143}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data143 = coerced142;
+if(data140 !== undefined){
+data140["name"] = coerced142;
+}
+}
+}
+var valid50 = _errs415 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.spend_limit !== undefined){
+let data144 = data140.spend_limit;
+const _errs417 = errors;
+if(!(typeof data144 == "number")){
+let dataType143 = typeof data144;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "boolean" || data144 === null
+              || (dataType143 == "string" && data144 && data144 == +data144)){
+coerced143 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data144}];
 return false;
 }
 }
 if(coerced143 !== undefined){
-data146 = coerced143;
-if(data145 !== undefined){
-data145[i8] = coerced143;
+data144 = coerced143;
+if(data140 !== undefined){
+data140["spend_limit"] = coerced143;
 }
 }
 }
-if(errors === _errs422){
-if(typeof data146 === "string"){
-if(func3(data146) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data146}];
+if(errors === _errs417){
+if(typeof data144 == "number"){
+if(data144 < 0 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data144}];
 return false;
 }
 }
 }
-var valid52 = _errs422 === errors;
+var valid50 = _errs417 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.limits !== undefined){
+let data145 = data140.limits;
+const _errs419 = errors;
+if(errors === _errs419){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+const _errs421 = errors;
+for(const key30 in data145){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data145}];
+return false;
+break;
+}
+}
+if(_errs421 === errors){
+if(data145.rpm !== undefined){
+let data146 = data145.rpm;
+const _errs422 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType144 = typeof data146;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data146 === null
+              || (dataType144 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced144 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data146}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data146 = coerced144;
+if(data145 !== undefined){
+data145["rpm"] = coerced144;
+}
+}
+}
+if(errors === _errs422){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data146}];
+return false;
+}
+}
+}
+var valid51 = _errs422 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data145.rps !== undefined){
+let data147 = data145.rps;
+const _errs424 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType145 = typeof data147;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 === "boolean" || data147 === null
+              || (dataType145 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced145 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data147}];
+return false;
+}
+}
+if(coerced145 !== undefined){
+data147 = coerced145;
+if(data145 !== undefined){
+data145["rps"] = coerced145;
+}
+}
+}
+if(errors === _errs424){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data147}];
+return false;
+}
+}
+}
+var valid51 = _errs424 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data145.tpm !== undefined){
+let data148 = data145.tpm;
+const _errs426 = errors;
+if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
+let dataType146 = typeof data148;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data148 === null
+              || (dataType146 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
+coerced146 = +data148;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data148}];
+return false;
+}
+}
+if(coerced146 !== undefined){
+data148 = coerced146;
+if(data145 !== undefined){
+data145["tpm"] = coerced146;
+}
+}
+}
+if(errors === _errs426){
+if(typeof data148 == "number"){
+if(data148 < 1 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data148}];
+return false;
+}
+}
+}
+var valid51 = _errs426 === errors;
+}
+else {
+var valid51 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data145}];
+return false;
+}
+}
+var valid50 = _errs419 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.allowed_models !== undefined){
+let data149 = data140.allowed_models;
+const _errs428 = errors;
+if(errors === _errs428){
+if(Array.isArray(data149)){
+var valid52 = true;
+const len8 = data149.length;
+for(let i8=0; i8<len8; i8++){
+let data150 = data149[i8];
+const _errs430 = errors;
+if(typeof data150 !== "string"){
+let dataType147 = typeof data150;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data150;
+}
+else if(data150 === null){
+coerced147 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data150}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data150 = coerced147;
+if(data149 !== undefined){
+data149[i8] = coerced147;
+}
+}
+}
+if(errors === _errs430){
+if(typeof data150 === "string"){
+if(func3(data150) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data150}];
+return false;
+}
+}
+}
+var valid52 = _errs430 === errors;
 if(!valid52){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data149}];
 return false;
 }
 }
-var valid50 = _errs420 === errors;
+var valid50 = _errs428 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data136.policy !== undefined){
-let data147 = data136.policy;
-const _errs424 = errors;
-if(errors === _errs424){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-const _errs426 = errors;
-for(const key31 in data147){
+if(data140.policy !== undefined){
+let data151 = data140.policy;
+const _errs432 = errors;
+if(errors === _errs432){
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+const _errs434 = errors;
+for(const key31 in data151){
 if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data151}];
 return false;
 break;
 }
 }
-if(_errs426 === errors){
-if(data147.streaming !== undefined){
-let data148 = data147.streaming;
-const _errs427 = errors;
-if(typeof data148 !== "boolean"){
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(data148 === "false" || data148 === 0 || data148 === null){
-coerced144 = false;
+if(_errs434 === errors){
+if(data151.streaming !== undefined){
+let data152 = data151.streaming;
+const _errs435 = errors;
+if(typeof data152 !== "boolean"){
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(data152 === "false" || data152 === 0 || data152 === null){
+coerced148 = false;
 }
-else if(data148 === "true" || data148 === 1){
-coerced144 = true;
+else if(data152 === "true" || data152 === 1){
+coerced148 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data152}];
 return false;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["streaming"] = coerced144;
+if(coerced148 !== undefined){
+data152 = coerced148;
+if(data151 !== undefined){
+data151["streaming"] = coerced148;
 }
 }
 }
-var valid53 = _errs427 === errors;
+var valid53 = _errs435 === errors;
 }
 else {
 var valid53 = true;
 }
 if(valid53){
-if(data147.max_reasoning_effort !== undefined){
-let data149 = data147.max_reasoning_effort;
-const _errs429 = errors;
-const _errs430 = errors;
+if(data151.max_reasoning_effort !== undefined){
+let data153 = data151.max_reasoning_effort;
+const _errs437 = errors;
+const _errs438 = errors;
 let valid54 = false;
-const _errs431 = errors;
-if(typeof data149 !== "string"){
-let dataType145 = typeof data149;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data149;
+const _errs439 = errors;
+if(typeof data153 !== "string"){
+let dataType149 = typeof data153;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data153;
 }
-else if(data149 === null){
-coerced145 = "";
+else if(data153 === null){
+coerced149 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data149};
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7276,15 +7428,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data149 = coerced145;
-if(data147 !== undefined){
-data147["max_reasoning_effort"] = coerced145;
+if(coerced149 !== undefined){
+data153 = coerced149;
+if(data151 !== undefined){
+data151["max_reasoning_effort"] = coerced149;
 }
 }
 }
-if("low" !== data149){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data149};
+if("low" !== data153){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7293,22 +7445,22 @@ vErrors.push(err112);
 }
 errors++;
 }
-var _valid13 = _errs431 === errors;
+var _valid13 = _errs439 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs433 = errors;
-if(typeof data149 !== "string"){
-let dataType146 = typeof data149;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data149;
+const _errs441 = errors;
+if(typeof data153 !== "string"){
+let dataType150 = typeof data153;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data153;
 }
-else if(data149 === null){
-coerced146 = "";
+else if(data153 === null){
+coerced150 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data149};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7318,15 +7470,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data149 = coerced146;
-if(data147 !== undefined){
-data147["max_reasoning_effort"] = coerced146;
+if(coerced150 !== undefined){
+data153 = coerced150;
+if(data151 !== undefined){
+data151["max_reasoning_effort"] = coerced150;
 }
 }
 }
-if("medium" !== data149){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data149};
+if("medium" !== data153){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7335,22 +7487,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs433 === errors;
+var _valid13 = _errs441 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs435 = errors;
-if(typeof data149 !== "string"){
-let dataType147 = typeof data149;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data149;
+const _errs443 = errors;
+if(typeof data153 !== "string"){
+let dataType151 = typeof data153;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data153;
 }
-else if(data149 === null){
-coerced147 = "";
+else if(data153 === null){
+coerced151 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data149};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7360,15 +7512,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data149 = coerced147;
-if(data147 !== undefined){
-data147["max_reasoning_effort"] = coerced147;
+if(coerced151 !== undefined){
+data153 = coerced151;
+if(data151 !== undefined){
+data151["max_reasoning_effort"] = coerced151;
 }
 }
 }
-if("high" !== data149){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data149};
+if("high" !== data153){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7377,234 +7529,17 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs435 === errors;
+var _valid13 = _errs443 === errors;
 valid54 = valid54 || _valid13;
 }
 }
 if(!valid54){
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data149};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data153};
 if(vErrors === null){
 vErrors = [err117];
 }
 else {
 vErrors.push(err117);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs430;
-if(vErrors !== null){
-if(_errs430){
-vErrors.length = _errs430;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid53 = _errs429 === errors;
-}
-else {
-var valid53 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data147}];
-return false;
-}
-}
-var valid50 = _errs424 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data136.status !== undefined){
-let data150 = data136.status;
-const _errs437 = errors;
-const _errs438 = errors;
-let valid55 = false;
-const _errs439 = errors;
-if(typeof data150 !== "string"){
-let dataType148 = typeof data150;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data150;
-}
-else if(data150 === null){
-coerced148 = "";
-}
-else {
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data150};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-}
-if(coerced148 !== undefined){
-data150 = coerced148;
-if(data136 !== undefined){
-data136["status"] = coerced148;
-}
-}
-}
-if("active" !== data150){
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data150};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-var _valid14 = _errs439 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs441 = errors;
-if(typeof data150 !== "string"){
-let dataType149 = typeof data150;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data150;
-}
-else if(data150 === null){
-coerced149 = "";
-}
-else {
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data150};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-}
-if(coerced149 !== undefined){
-data150 = coerced149;
-if(data136 !== undefined){
-data136["status"] = coerced149;
-}
-}
-}
-if("blocked" !== data150){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data150};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-var _valid14 = _errs441 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs443 = errors;
-if(typeof data150 !== "string"){
-let dataType150 = typeof data150;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data150;
-}
-else if(data150 === null){
-coerced150 = "";
-}
-else {
-const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data150};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-}
-if(coerced150 !== undefined){
-data150 = coerced150;
-if(data136 !== undefined){
-data136["status"] = coerced150;
-}
-}
-}
-if("revoked" !== data150){
-const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data150};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-var _valid14 = _errs443 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs445 = errors;
-if(typeof data150 !== "string"){
-let dataType151 = typeof data150;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data150;
-}
-else if(data150 === null){
-coerced151 = "";
-}
-else {
-const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data150};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-}
-if(coerced151 !== undefined){
-data150 = coerced151;
-if(data136 !== undefined){
-data136["status"] = coerced151;
-}
-}
-}
-if("deleted" !== data150){
-const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data150};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-var _valid14 = _errs445 === errors;
-valid55 = valid55 || _valid14;
-}
-}
-}
-if(!valid55){
-const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data150};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
 }
 errors++;
 validate10.errors = vErrors;
@@ -7621,7 +7556,224 @@ vErrors = null;
 }
 }
 }
-var valid50 = _errs437 === errors;
+var valid53 = _errs437 === errors;
+}
+else {
+var valid53 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data151}];
+return false;
+}
+}
+var valid50 = _errs432 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.status !== undefined){
+let data154 = data140.status;
+const _errs445 = errors;
+const _errs446 = errors;
+let valid55 = false;
+const _errs447 = errors;
+if(typeof data154 !== "string"){
+let dataType152 = typeof data154;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data154;
+}
+else if(data154 === null){
+coerced152 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data154};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+if(coerced152 !== undefined){
+data154 = coerced152;
+if(data140 !== undefined){
+data140["status"] = coerced152;
+}
+}
+}
+if("active" !== data154){
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data154};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+var _valid14 = _errs447 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs449 = errors;
+if(typeof data154 !== "string"){
+let dataType153 = typeof data154;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data154;
+}
+else if(data154 === null){
+coerced153 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data154};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+if(coerced153 !== undefined){
+data154 = coerced153;
+if(data140 !== undefined){
+data140["status"] = coerced153;
+}
+}
+}
+if("blocked" !== data154){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data154};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+var _valid14 = _errs449 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs451 = errors;
+if(typeof data154 !== "string"){
+let dataType154 = typeof data154;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data154;
+}
+else if(data154 === null){
+coerced154 = "";
+}
+else {
+const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data154};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+if(coerced154 !== undefined){
+data154 = coerced154;
+if(data140 !== undefined){
+data140["status"] = coerced154;
+}
+}
+}
+if("revoked" !== data154){
+const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data154};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+var _valid14 = _errs451 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs453 = errors;
+if(typeof data154 !== "string"){
+let dataType155 = typeof data154;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data154;
+}
+else if(data154 === null){
+coerced155 = "";
+}
+else {
+const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data154};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+if(coerced155 !== undefined){
+data154 = coerced155;
+if(data140 !== undefined){
+data140["status"] = coerced155;
+}
+}
+}
+if("deleted" !== data154){
+const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data154};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+var _valid14 = _errs453 === errors;
+valid55 = valid55 || _valid14;
+}
+}
+}
+if(!valid55){
+const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data154};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs446;
+if(vErrors !== null){
+if(_errs446){
+vErrors.length = _errs446;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid50 = _errs445 === errors;
 }
 else {
 var valid50 = true;
@@ -7637,22 +7789,22 @@ var valid50 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data140}];
 return false;
 }
 }
-var valid49 = _errs400 === errors;
+var valid49 = _errs408 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data139}];
 return false;
 }
 }
-var valid0 = _errs398 === errors;
+var valid0 = _errs406 === errors;
 }
 else {
 var valid0 = true;
