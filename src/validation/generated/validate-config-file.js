@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -188,7 +188,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 const _errs13 = errors;
 for(const key2 in data4){
-if(!((((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows")) || (key2 === "max_waiting_rows"))){
+if(!(((((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows")) || (key2 === "max_waiting_rows")) || (key2 === "stream_progress_interval_ms"))){
 validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.usage,data:data4}];
 return false;
 break;
@@ -362,6 +362,50 @@ var valid2 = _errs20 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data4.stream_progress_interval_ms !== undefined){
+let data9 = data4.stream_progress_interval_ms;
+const _errs22 = errors;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+let dataType7 = typeof data9;
+let coerced7 = undefined;
+if(!(coerced7 !== undefined)){
+if(dataType7 === "boolean" || data9 === null
+              || (dataType7 === "string" && data9 && data9 == +data9 && !(data9 % 1))){
+coerced7 = +data9;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.usage.properties.stream_progress_interval_ms.type,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+}
+if(coerced7 !== undefined){
+data9 = coerced7;
+if(data4 !== undefined){
+data4["stream_progress_interval_ms"] = coerced7;
+}
+}
+}
+if(errors === _errs22){
+if(typeof data9 == "number"){
+if(data9 > 600000 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+else {
+if(data9 < 0 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -379,93 +423,36 @@ var valid0 = true;
 }
 if(valid0){
 if(data.redis !== undefined){
-let data9 = data.redis;
-const _errs22 = errors;
-if(typeof data9 !== "string"){
-let dataType7 = typeof data9;
-let coerced7 = undefined;
-if(!(coerced7 !== undefined)){
-if(dataType7 == "number" || dataType7 == "boolean"){
-coerced7 = "" + data9;
-}
-else if(data9 === null){
-coerced7 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data9}];
-return false;
-}
-}
-if(coerced7 !== undefined){
-data9 = coerced7;
-if(data !== undefined){
-data["redis"] = coerced7;
-}
-}
-}
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if(!pattern1.test(data9)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data9}];
-return false;
-}
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trusted_proxies !== undefined){
-let data10 = data.trusted_proxies;
+let data10 = data.redis;
 const _errs24 = errors;
-if(errors === _errs24){
-if(Array.isArray(data10)){
-var valid3 = true;
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-const _errs26 = errors;
-if(typeof data11 !== "string"){
-let dataType8 = typeof data11;
+if(typeof data10 !== "string"){
+let dataType8 = typeof data10;
 let coerced8 = undefined;
 if(!(coerced8 !== undefined)){
 if(dataType8 == "number" || dataType8 == "boolean"){
-coerced8 = "" + data11;
+coerced8 = "" + data10;
 }
-else if(data11 === null){
+else if(data10 === null){
 coerced8 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data10}];
 return false;
 }
 }
 if(coerced8 !== undefined){
-data11 = coerced8;
-if(data10 !== undefined){
-data10[i0] = coerced8;
+data10 = coerced8;
+if(data !== undefined){
+data["redis"] = coerced8;
 }
 }
 }
-if(errors === _errs26){
-if(typeof data11 === "string"){
-if(func3(data11) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data10}];
 return false;
 }
-}
-}
-var valid3 = _errs26 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data10}];
-return false;
 }
 }
 var valid0 = _errs24 === errors;
@@ -474,8 +461,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.admin_key !== undefined){
-let data12 = data.admin_key;
+if(data.trusted_proxies !== undefined){
+let data11 = data.trusted_proxies;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data11)){
+var valid3 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
 const _errs28 = errors;
 if(typeof data12 !== "string"){
 let dataType9 = typeof data12;
@@ -488,37 +482,45 @@ else if(data12 === null){
 coerced9 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data12}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
 return false;
 }
 }
 if(coerced9 !== undefined){
 data12 = coerced9;
-if(data !== undefined){
-data["admin_key"] = coerced9;
+if(data11 !== undefined){
+data11[i0] = coerced9;
 }
 }
 }
 if(errors === _errs28){
 if(typeof data12 === "string"){
-if(func3(data12) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data12}];
+if(func3(data12) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
 return false;
 }
 }
 }
-var valid0 = _errs28 === errors;
+var valid3 = _errs28 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data11}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log_level !== undefined){
-let data13 = data.log_level;
+if(data.admin_key !== undefined){
+let data13 = data.admin_key;
 const _errs30 = errors;
-const _errs31 = errors;
-let valid4 = false;
-const _errs32 = errors;
 if(typeof data13 !== "string"){
 let dataType10 = typeof data13;
 let coerced10 = undefined;
@@ -530,7 +532,49 @@ else if(data13 === null){
 coerced10 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data13}];
+return false;
+}
+}
+if(coerced10 !== undefined){
+data13 = coerced10;
+if(data !== undefined){
+data["admin_key"] = coerced10;
+}
+}
+}
+if(errors === _errs30){
+if(typeof data13 === "string"){
+if(func3(data13) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data13}];
+return false;
+}
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log_level !== undefined){
+let data14 = data.log_level;
+const _errs32 = errors;
+const _errs33 = errors;
+let valid4 = false;
+const _errs34 = errors;
+if(typeof data14 !== "string"){
+let dataType11 = typeof data14;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data14;
+}
+else if(data14 === null){
+coerced11 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -540,15 +584,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced10 !== undefined){
-data13 = coerced10;
+if(coerced11 !== undefined){
+data14 = coerced11;
 if(data !== undefined){
-data["log_level"] = coerced10;
+data["log_level"] = coerced11;
 }
 }
 }
-if("fatal" !== data13){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
+if("fatal" !== data14){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -557,22 +601,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
+var _valid0 = _errs34 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs34 = errors;
-if(typeof data13 !== "string"){
-let dataType11 = typeof data13;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data13;
+const _errs36 = errors;
+if(typeof data14 !== "string"){
+let dataType12 = typeof data14;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 == "number" || dataType12 == "boolean"){
+coerced12 = "" + data14;
 }
-else if(data13 === null){
-coerced11 = "";
+else if(data14 === null){
+coerced12 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -582,15 +626,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced11 !== undefined){
-data13 = coerced11;
+if(coerced12 !== undefined){
+data14 = coerced12;
 if(data !== undefined){
-data["log_level"] = coerced11;
+data["log_level"] = coerced12;
 }
 }
 }
-if("error" !== data13){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
+if("error" !== data14){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -599,22 +643,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
+var _valid0 = _errs36 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs36 = errors;
-if(typeof data13 !== "string"){
-let dataType12 = typeof data13;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data13;
+const _errs38 = errors;
+if(typeof data14 !== "string"){
+let dataType13 = typeof data14;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data14;
 }
-else if(data13 === null){
-coerced12 = "";
+else if(data14 === null){
+coerced13 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -624,15 +668,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced12 !== undefined){
-data13 = coerced12;
+if(coerced13 !== undefined){
+data14 = coerced13;
 if(data !== undefined){
-data["log_level"] = coerced12;
+data["log_level"] = coerced13;
 }
 }
 }
-if("warn" !== data13){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
+if("warn" !== data14){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -641,22 +685,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
+var _valid0 = _errs38 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs38 = errors;
-if(typeof data13 !== "string"){
-let dataType13 = typeof data13;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 == "number" || dataType13 == "boolean"){
-coerced13 = "" + data13;
+const _errs40 = errors;
+if(typeof data14 !== "string"){
+let dataType14 = typeof data14;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data14;
 }
-else if(data13 === null){
-coerced13 = "";
+else if(data14 === null){
+coerced14 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -666,15 +710,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced13 !== undefined){
-data13 = coerced13;
+if(coerced14 !== undefined){
+data14 = coerced14;
 if(data !== undefined){
-data["log_level"] = coerced13;
+data["log_level"] = coerced14;
 }
 }
 }
-if("info" !== data13){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
+if("info" !== data14){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -683,22 +727,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
+var _valid0 = _errs40 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs40 = errors;
-if(typeof data13 !== "string"){
-let dataType14 = typeof data13;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data13;
+const _errs42 = errors;
+if(typeof data14 !== "string"){
+let dataType15 = typeof data14;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "number" || dataType15 == "boolean"){
+coerced15 = "" + data14;
 }
-else if(data13 === null){
-coerced14 = "";
+else if(data14 === null){
+coerced15 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -708,15 +752,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data13 = coerced14;
+if(coerced15 !== undefined){
+data14 = coerced15;
 if(data !== undefined){
-data["log_level"] = coerced14;
+data["log_level"] = coerced15;
 }
 }
 }
-if("debug" !== data13){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
+if("debug" !== data14){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -725,22 +769,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs40 === errors;
+var _valid0 = _errs42 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs42 = errors;
-if(typeof data13 !== "string"){
-let dataType15 = typeof data13;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data13;
+const _errs44 = errors;
+if(typeof data14 !== "string"){
+let dataType16 = typeof data14;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data14;
 }
-else if(data13 === null){
-coerced15 = "";
+else if(data14 === null){
+coerced16 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -750,15 +794,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data13 = coerced15;
+if(coerced16 !== undefined){
+data14 = coerced16;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced16;
 }
 }
 }
-if("trace" !== data13){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
+if("trace" !== data14){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -767,22 +811,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs42 === errors;
+var _valid0 = _errs44 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs44 = errors;
-if(typeof data13 !== "string"){
-let dataType16 = typeof data13;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data13;
+const _errs46 = errors;
+if(typeof data14 !== "string"){
+let dataType17 = typeof data14;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data14;
 }
-else if(data13 === null){
-coerced16 = "";
+else if(data14 === null){
+coerced17 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -792,15 +836,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data13 = coerced16;
+if(coerced17 !== undefined){
+data14 = coerced17;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced17;
 }
 }
 }
-if("silent" !== data13){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
+if("silent" !== data14){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -809,7 +853,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs44 === errors;
+var _valid0 = _errs46 === errors;
 valid4 = valid4 || _valid0;
 }
 }
@@ -818,7 +862,7 @@ valid4 = valid4 || _valid0;
 }
 }
 if(!valid4){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data13};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data14};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -830,89 +874,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs31;
+errors = _errs33;
 if(vErrors !== null){
-if(_errs31){
-vErrors.length = _errs31;
+if(_errs33){
+vErrors.length = _errs33;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs32 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data14 = data.limits;
-const _errs46 = errors;
-if(errors === _errs46){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let data15 = data.limits;
 const _errs48 = errors;
-for(const key3 in data14){
-if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data14}];
-return false;
-break;
-}
-}
-if(_errs48 === errors){
-if(data14.key !== undefined){
-let data15 = data14.key;
-const _errs49 = errors;
-if(errors === _errs49){
+if(errors === _errs48){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs51 = errors;
-for(const key4 in data15){
-if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data15}];
+const _errs50 = errors;
+for(const key3 in data15){
+if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data15}];
 return false;
 break;
 }
 }
-if(_errs51 === errors){
-if(data15.rpm !== undefined){
-let data16 = data15.rpm;
-const _errs52 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-let dataType17 = typeof data16;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 === "boolean" || data16 === null
-              || (dataType17 === "string" && data16 && data16 == +data16 && !(data16 % 1))){
-coerced17 = +data16;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
+if(_errs50 === errors){
+if(data15.key !== undefined){
+let data16 = data15.key;
+const _errs51 = errors;
+if(errors === _errs51){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+const _errs53 = errors;
+for(const key4 in data16){
+if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data16}];
 return false;
+break;
 }
 }
-if(coerced17 !== undefined){
-data16 = coerced17;
-if(data15 !== undefined){
-data15["rpm"] = coerced17;
-}
-}
-}
-if(errors === _errs52){
-if(typeof data16 == "number"){
-if(data16 < 1 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
-return false;
-}
-}
-}
-var valid6 = _errs52 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data15.rps !== undefined){
-let data17 = data15.rps;
+if(_errs53 === errors){
+if(data16.rpm !== undefined){
+let data17 = data16.rpm;
 const _errs54 = errors;
 if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
 let dataType18 = typeof data17;
@@ -923,21 +930,21 @@ if(dataType18 === "boolean" || data17 === null
 coerced18 = +data17;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
 return false;
 }
 }
 if(coerced18 !== undefined){
 data17 = coerced18;
-if(data15 !== undefined){
-data15["rps"] = coerced18;
+if(data16 !== undefined){
+data16["rpm"] = coerced18;
 }
 }
 }
 if(errors === _errs54){
 if(typeof data17 == "number"){
 if(data17 < 1 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
 return false;
 }
 }
@@ -948,8 +955,8 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data15.tpm !== undefined){
-let data18 = data15.tpm;
+if(data16.rps !== undefined){
+let data18 = data16.rps;
 const _errs56 = errors;
 if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
 let dataType19 = typeof data18;
@@ -960,21 +967,21 @@ if(dataType19 === "boolean" || data18 === null
 coerced19 = +data18;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
 return false;
 }
 }
 if(coerced19 !== undefined){
 data18 = coerced19;
-if(data15 !== undefined){
-data15["tpm"] = coerced19;
+if(data16 !== undefined){
+data16["rps"] = coerced19;
 }
 }
 }
 if(errors === _errs56){
 if(typeof data18 == "number"){
 if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
 return false;
 }
 }
@@ -984,74 +991,74 @@ var valid6 = _errs56 === errors;
 else {
 var valid6 = true;
 }
+if(valid6){
+if(data16.tpm !== undefined){
+let data19 = data16.tpm;
+const _errs58 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+let dataType20 = typeof data19;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data19 === null
+              || (dataType20 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
+coerced20 = +data19;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+return false;
+}
+}
+if(coerced20 !== undefined){
+data19 = coerced20;
+if(data16 !== undefined){
+data16["tpm"] = coerced20;
+}
+}
+}
+if(errors === _errs58){
+if(typeof data19 == "number"){
+if(data19 < 1 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+return false;
+}
+}
+}
+var valid6 = _errs58 === errors;
+}
+else {
+var valid6 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data15}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data16}];
 return false;
 }
 }
-var valid5 = _errs49 === errors;
+var valid5 = _errs51 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data14.ip !== undefined){
-let data19 = data14.ip;
-const _errs58 = errors;
-if(errors === _errs58){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data15.ip !== undefined){
+let data20 = data15.ip;
 const _errs60 = errors;
-for(const key5 in data19){
+if(errors === _errs60){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+const _errs62 = errors;
+for(const key5 in data20){
 if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
 return false;
 break;
 }
 }
-if(_errs60 === errors){
-if(data19.rpm !== undefined){
-let data20 = data19.rpm;
-const _errs61 = errors;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-let dataType20 = typeof data20;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 === "boolean" || data20 === null
-              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
-coerced20 = +data20;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
-return false;
-}
-}
-if(coerced20 !== undefined){
-data20 = coerced20;
-if(data19 !== undefined){
-data19["rpm"] = coerced20;
-}
-}
-}
-if(errors === _errs61){
-if(typeof data20 == "number"){
-if(data20 < 1 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
-return false;
-}
-}
-}
-var valid7 = _errs61 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data19.rps !== undefined){
-let data21 = data19.rps;
+if(_errs62 === errors){
+if(data20.rpm !== undefined){
+let data21 = data20.rpm;
 const _errs63 = errors;
 if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
 let dataType21 = typeof data21;
@@ -1062,21 +1069,21 @@ if(dataType21 === "boolean" || data21 === null
 coerced21 = +data21;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
 return false;
 }
 }
 if(coerced21 !== undefined){
 data21 = coerced21;
-if(data19 !== undefined){
-data19["rps"] = coerced21;
+if(data20 !== undefined){
+data20["rpm"] = coerced21;
 }
 }
 }
 if(errors === _errs63){
 if(typeof data21 == "number"){
 if(data21 < 1 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
 return false;
 }
 }
@@ -1087,8 +1094,8 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data19.tpm !== undefined){
-let data22 = data19.tpm;
+if(data20.rps !== undefined){
+let data22 = data20.rps;
 const _errs65 = errors;
 if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
 let dataType22 = typeof data22;
@@ -1099,21 +1106,21 @@ if(dataType22 === "boolean" || data22 === null
 coerced22 = +data22;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
 return false;
 }
 }
 if(coerced22 !== undefined){
 data22 = coerced22;
-if(data19 !== undefined){
-data19["tpm"] = coerced22;
+if(data20 !== undefined){
+data20["rps"] = coerced22;
 }
 }
 }
 if(errors === _errs65){
 if(typeof data22 == "number"){
 if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
 return false;
 }
 }
@@ -1123,74 +1130,74 @@ var valid7 = _errs65 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data20.tpm !== undefined){
+let data23 = data20.tpm;
+const _errs67 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let dataType23 = typeof data23;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data23 === null
+              || (dataType23 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
+coerced23 = +data23;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data23 = coerced23;
+if(data20 !== undefined){
+data20["tpm"] = coerced23;
+}
+}
+}
+if(errors === _errs67){
+if(typeof data23 == "number"){
+if(data23 < 1 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
+return false;
+}
+}
+}
+var valid7 = _errs67 === errors;
+}
+else {
+var valid7 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
 return false;
 }
 }
-var valid5 = _errs58 === errors;
+var valid5 = _errs60 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data14.account !== undefined){
-let data23 = data14.account;
-const _errs67 = errors;
-if(errors === _errs67){
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data15.account !== undefined){
+let data24 = data15.account;
 const _errs69 = errors;
-for(const key6 in data23){
+if(errors === _errs69){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+const _errs71 = errors;
+for(const key6 in data24){
 if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data23}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data24}];
 return false;
 break;
 }
 }
-if(_errs69 === errors){
-if(data23.rpm !== undefined){
-let data24 = data23.rpm;
-const _errs70 = errors;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-let dataType23 = typeof data24;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data24 === null
-              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
-coerced23 = +data24;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data24 = coerced23;
-if(data23 !== undefined){
-data23["rpm"] = coerced23;
-}
-}
-}
-if(errors === _errs70){
-if(typeof data24 == "number"){
-if(data24 < 1 || isNaN(data24)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
-return false;
-}
-}
-}
-var valid8 = _errs70 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data23.rps !== undefined){
-let data25 = data23.rps;
+if(_errs71 === errors){
+if(data24.rpm !== undefined){
+let data25 = data24.rpm;
 const _errs72 = errors;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
 let dataType24 = typeof data25;
@@ -1201,21 +1208,21 @@ if(dataType24 === "boolean" || data25 === null
 coerced24 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
 return false;
 }
 }
 if(coerced24 !== undefined){
 data25 = coerced24;
-if(data23 !== undefined){
-data23["rps"] = coerced24;
+if(data24 !== undefined){
+data24["rpm"] = coerced24;
 }
 }
 }
 if(errors === _errs72){
 if(typeof data25 == "number"){
 if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
 return false;
 }
 }
@@ -1226,8 +1233,8 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data23.tpm !== undefined){
-let data26 = data23.tpm;
+if(data24.rps !== undefined){
+let data26 = data24.rps;
 const _errs74 = errors;
 if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
 let dataType25 = typeof data26;
@@ -1238,21 +1245,21 @@ if(dataType25 === "boolean" || data26 === null
 coerced25 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
 return false;
 }
 }
 if(coerced25 !== undefined){
 data26 = coerced25;
-if(data23 !== undefined){
-data23["tpm"] = coerced25;
+if(data24 !== undefined){
+data24["rps"] = coerced25;
 }
 }
 }
 if(errors === _errs74){
 if(typeof data26 == "number"){
 if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
 return false;
 }
 }
@@ -1262,16 +1269,53 @@ var valid8 = _errs74 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data24.tpm !== undefined){
+let data27 = data24.tpm;
+const _errs76 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType26 = typeof data27;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 === "boolean" || data27 === null
+              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced26 = +data27;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data27 = coerced26;
+if(data24 !== undefined){
+data24["tpm"] = coerced26;
+}
+}
+}
+if(errors === _errs76){
+if(typeof data27 == "number"){
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
+return false;
+}
+}
+}
+var valid8 = _errs76 === errors;
+}
+else {
+var valid8 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data23}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data24}];
 return false;
 }
 }
-var valid5 = _errs67 === errors;
+var valid5 = _errs69 === errors;
 }
 else {
 var valid5 = true;
@@ -1281,126 +1325,65 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data15}];
 return false;
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data27 = data.failover;
-const _errs76 = errors;
-if(errors === _errs76){
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let data28 = data.failover;
 const _errs78 = errors;
-for(const key7 in data27){
+if(errors === _errs78){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+const _errs80 = errors;
+for(const key7 in data28){
 if(!((key7 === "max_attempts") || (key7 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data28}];
 return false;
 break;
 }
 }
-if(_errs78 === errors){
-if(data27.max_attempts !== undefined){
-let data28 = data27.max_attempts;
-const _errs79 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType26 = typeof data28;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data28 === null
-              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced26 = +data28;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data28 = coerced26;
-if(data27 !== undefined){
-data27["max_attempts"] = coerced26;
-}
-}
-}
-if(errors === _errs79){
-if(typeof data28 == "number"){
-if(data28 > 20 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-else {
-if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-}
-}
-}
-var valid9 = _errs79 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data27.retry_on_status !== undefined){
-let data29 = data27.retry_on_status;
+if(_errs80 === errors){
+if(data28.max_attempts !== undefined){
+let data29 = data28.max_attempts;
 const _errs81 = errors;
-if(errors === _errs81){
-if(Array.isArray(data29)){
-var valid10 = true;
-const len1 = data29.length;
-for(let i1=0; i1<len1; i1++){
-let data30 = data29[i1];
-const _errs83 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType27 = typeof data30;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+let dataType27 = typeof data29;
 let coerced27 = undefined;
 if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data30 === null
-              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced27 = +data30;
+if(dataType27 === "boolean" || data29 === null
+              || (dataType27 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
+coerced27 = +data29;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 }
 if(coerced27 !== undefined){
-data30 = coerced27;
-if(data29 !== undefined){
-data29[i1] = coerced27;
+data29 = coerced27;
+if(data28 !== undefined){
+data28["max_attempts"] = coerced27;
 }
 }
 }
-if(errors === _errs83){
-if(typeof data30 == "number"){
-if(data30 > 599 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+if(errors === _errs81){
+if(typeof data29 == "number"){
+if(data29 > 20 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 else {
-if(data30 < 400 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+if(data29 < 1 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 }
-}
-}
-var valid10 = _errs83 === errors;
-if(!valid10){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data29}];
-return false;
 }
 }
 var valid9 = _errs81 === errors;
@@ -1408,73 +1391,97 @@ var valid9 = _errs81 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data28.retry_on_status !== undefined){
+let data30 = data28.retry_on_status;
+const _errs83 = errors;
+if(errors === _errs83){
+if(Array.isArray(data30)){
+var valid10 = true;
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+const _errs85 = errors;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+let dataType28 = typeof data31;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data31 === null
+              || (dataType28 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
+coerced28 = +data31;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+}
+if(coerced28 !== undefined){
+data31 = coerced28;
+if(data30 !== undefined){
+data30[i1] = coerced28;
+}
+}
+}
+if(errors === _errs85){
+if(typeof data31 == "number"){
+if(data31 > 599 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+else {
+if(data31 < 400 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+}
+}
+}
+var valid10 = _errs85 === errors;
+if(!valid10){
+break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data30}];
 return false;
 }
 }
-var valid0 = _errs76 === errors;
+var valid9 = _errs83 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data28}];
+return false;
+}
+}
+var valid0 = _errs78 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data31 = data.timeouts;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+let data32 = data.timeouts;
 const _errs87 = errors;
-for(const key8 in data31){
+if(errors === _errs87){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+const _errs89 = errors;
+for(const key8 in data32){
 if(!((((key8 === "connect_ms") || (key8 === "first_byte_ms")) || (key8 === "idle_ms")) || (key8 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data32}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data31.connect_ms !== undefined){
-let data32 = data31.connect_ms;
-const _errs88 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType28 = typeof data32;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data32 === null
-              || (dataType28 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced28 = +data32;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
-return false;
-}
-}
-if(coerced28 !== undefined){
-data32 = coerced28;
-if(data31 !== undefined){
-data31["connect_ms"] = coerced28;
-}
-}
-}
-if(errors === _errs88){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
-return false;
-}
-}
-}
-var valid11 = _errs88 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data31.first_byte_ms !== undefined){
-let data33 = data31.first_byte_ms;
+if(_errs89 === errors){
+if(data32.connect_ms !== undefined){
+let data33 = data32.connect_ms;
 const _errs90 = errors;
 if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
 let dataType29 = typeof data33;
@@ -1485,21 +1492,21 @@ if(dataType29 === "boolean" || data33 === null
 coerced29 = +data33;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
 return false;
 }
 }
 if(coerced29 !== undefined){
 data33 = coerced29;
-if(data31 !== undefined){
-data31["first_byte_ms"] = coerced29;
+if(data32 !== undefined){
+data32["connect_ms"] = coerced29;
 }
 }
 }
 if(errors === _errs90){
 if(typeof data33 == "number"){
 if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
 return false;
 }
 }
@@ -1510,8 +1517,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.idle_ms !== undefined){
-let data34 = data31.idle_ms;
+if(data32.first_byte_ms !== undefined){
+let data34 = data32.first_byte_ms;
 const _errs92 = errors;
 if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 let dataType30 = typeof data34;
@@ -1522,21 +1529,21 @@ if(dataType30 === "boolean" || data34 === null
 coerced30 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data34 = coerced30;
-if(data31 !== undefined){
-data31["idle_ms"] = coerced30;
+if(data32 !== undefined){
+data32["first_byte_ms"] = coerced30;
 }
 }
 }
 if(errors === _errs92){
 if(typeof data34 == "number"){
 if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
 return false;
 }
 }
@@ -1547,8 +1554,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.total_ms !== undefined){
-let data35 = data31.total_ms;
+if(data32.idle_ms !== undefined){
+let data35 = data32.idle_ms;
 const _errs94 = errors;
 if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
 let dataType31 = typeof data35;
@@ -1559,26 +1566,63 @@ if(dataType31 === "boolean" || data35 === null
 coerced31 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
 return false;
 }
 }
 if(coerced31 !== undefined){
 data35 = coerced31;
-if(data31 !== undefined){
-data31["total_ms"] = coerced31;
+if(data32 !== undefined){
+data32["idle_ms"] = coerced31;
 }
 }
 }
 if(errors === _errs94){
 if(typeof data35 == "number"){
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
 return false;
 }
 }
 }
 var valid11 = _errs94 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data32.total_ms !== undefined){
+let data36 = data32.total_ms;
+const _errs96 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType32 = typeof data36;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data36 === null
+              || (dataType32 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced32 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data36 = coerced32;
+if(data32 !== undefined){
+data32["total_ms"] = coerced32;
+}
+}
+}
+if(errors === _errs96){
+if(typeof data36 == "number"){
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+return false;
+}
+}
+}
+var valid11 = _errs96 === errors;
 }
 else {
 var valid11 = true;
@@ -1589,69 +1633,32 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data32}];
 return false;
 }
 }
-var valid0 = _errs85 === errors;
+var valid0 = _errs87 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data36 = data.health;
-const _errs96 = errors;
-if(errors === _errs96){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let data37 = data.health;
 const _errs98 = errors;
-for(const key9 in data36){
+if(errors === _errs98){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+const _errs100 = errors;
+for(const key9 in data37){
 if(!((((((key9 === "failure_threshold") || (key9 === "base_ejection_ms")) || (key9 === "max_ejection_ms")) || (key9 === "probe_interval_ms")) || (key9 === "probe_path")) || (key9 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data37}];
 return false;
 break;
 }
 }
-if(_errs98 === errors){
-if(data36.failure_threshold !== undefined){
-let data37 = data36.failure_threshold;
-const _errs99 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType32 = typeof data37;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data37 === null
-              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced32 = +data37;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data37 = coerced32;
-if(data36 !== undefined){
-data36["failure_threshold"] = coerced32;
-}
-}
-}
-if(errors === _errs99){
-if(typeof data37 == "number"){
-if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data37}];
-return false;
-}
-}
-}
-var valid12 = _errs99 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data36.base_ejection_ms !== undefined){
-let data38 = data36.base_ejection_ms;
+if(_errs100 === errors){
+if(data37.failure_threshold !== undefined){
+let data38 = data37.failure_threshold;
 const _errs101 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType33 = typeof data38;
@@ -1662,21 +1669,21 @@ if(dataType33 === "boolean" || data38 === null
 coerced33 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data38}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data38 = coerced33;
-if(data36 !== undefined){
-data36["base_ejection_ms"] = coerced33;
+if(data37 !== undefined){
+data37["failure_threshold"] = coerced33;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data38 == "number"){
 if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data38}];
 return false;
 }
 }
@@ -1687,8 +1694,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data36.max_ejection_ms !== undefined){
-let data39 = data36.max_ejection_ms;
+if(data37.base_ejection_ms !== undefined){
+let data39 = data37.base_ejection_ms;
 const _errs103 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 let dataType34 = typeof data39;
@@ -1699,21 +1706,21 @@ if(dataType34 === "boolean" || data39 === null
 coerced34 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data39}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data39 = coerced34;
-if(data36 !== undefined){
-data36["max_ejection_ms"] = coerced34;
+if(data37 !== undefined){
+data37["base_ejection_ms"] = coerced34;
 }
 }
 }
 if(errors === _errs103){
 if(typeof data39 == "number"){
 if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data39}];
 return false;
 }
 }
@@ -1724,8 +1731,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data36.probe_interval_ms !== undefined){
-let data40 = data36.probe_interval_ms;
+if(data37.max_ejection_ms !== undefined){
+let data40 = data37.max_ejection_ms;
 const _errs105 = errors;
 if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
 let dataType35 = typeof data40;
@@ -1736,21 +1743,21 @@ if(dataType35 === "boolean" || data40 === null
 coerced35 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data40}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data40 = coerced35;
-if(data36 !== undefined){
-data36["probe_interval_ms"] = coerced35;
+if(data37 !== undefined){
+data37["max_ejection_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs105){
 if(typeof data40 == "number"){
-if(data40 < 0 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data40}];
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data40}];
 return false;
 }
 }
@@ -1761,35 +1768,33 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data36.probe_path !== undefined){
-let data41 = data36.probe_path;
+if(data37.probe_interval_ms !== undefined){
+let data41 = data37.probe_interval_ms;
 const _errs107 = errors;
-if(typeof data41 !== "string"){
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType36 = typeof data41;
 let coerced36 = undefined;
 if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data41;
-}
-else if(data41 === null){
-coerced36 = "";
+if(dataType36 === "boolean" || data41 === null
+              || (dataType36 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced36 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data41}];
 return false;
 }
 }
 if(coerced36 !== undefined){
 data41 = coerced36;
-if(data36 !== undefined){
-data36["probe_path"] = coerced36;
+if(data37 !== undefined){
+data37["probe_interval_ms"] = coerced36;
 }
 }
 }
 if(errors === _errs107){
-if(typeof data41 === "string"){
-if(!pattern2.test(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data41}];
+if(typeof data41 == "number"){
+if(data41 < 0 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data41}];
 return false;
 }
 }
@@ -1800,38 +1805,77 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data36.probe_timeout_ms !== undefined){
-let data42 = data36.probe_timeout_ms;
+if(data37.probe_path !== undefined){
+let data42 = data37.probe_path;
 const _errs109 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+if(typeof data42 !== "string"){
 let dataType37 = typeof data42;
 let coerced37 = undefined;
 if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data42 === null
-              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced37 = +data42;
+if(dataType37 == "number" || dataType37 == "boolean"){
+coerced37 = "" + data42;
+}
+else if(data42 === null){
+coerced37 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data42}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data42 = coerced37;
-if(data36 !== undefined){
-data36["probe_timeout_ms"] = coerced37;
+if(data37 !== undefined){
+data37["probe_path"] = coerced37;
 }
 }
 }
 if(errors === _errs109){
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data42}];
+if(typeof data42 === "string"){
+if(!pattern2.test(data42)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data42}];
 return false;
 }
 }
 }
 var valid12 = _errs109 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data37.probe_timeout_ms !== undefined){
+let data43 = data37.probe_timeout_ms;
+const _errs111 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType38 = typeof data43;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data43 === null
+              || (dataType38 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced38 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data43}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data43 = coerced38;
+if(data37 !== undefined){
+data37["probe_timeout_ms"] = coerced38;
+}
+}
+}
+if(errors === _errs111){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data43}];
+return false;
+}
+}
+}
+var valid12 = _errs111 === errors;
 }
 else {
 var valid12 = true;
@@ -1844,69 +1888,32 @@ var valid12 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data37}];
 return false;
 }
 }
-var valid0 = _errs96 === errors;
+var valid0 = _errs98 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data43 = data.http;
-const _errs111 = errors;
-if(errors === _errs111){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let data44 = data.http;
 const _errs113 = errors;
-for(const key10 in data43){
+if(errors === _errs113){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs115 = errors;
+for(const key10 in data44){
 if(!(func2.call(schema11.properties.http.properties, key10))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data44}];
 return false;
 break;
 }
 }
-if(_errs113 === errors){
-if(data43.body_limit_bytes !== undefined){
-let data44 = data43.body_limit_bytes;
-const _errs114 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType38 = typeof data44;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data44 === null
-              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced38 = +data44;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
-return false;
-}
-}
-if(coerced38 !== undefined){
-data44 = coerced38;
-if(data43 !== undefined){
-data43["body_limit_bytes"] = coerced38;
-}
-}
-}
-if(errors === _errs114){
-if(typeof data44 == "number"){
-if(data44 < 1024 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data44}];
-return false;
-}
-}
-}
-var valid13 = _errs114 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data43.sse_keepalive_ms !== undefined){
-let data45 = data43.sse_keepalive_ms;
+if(_errs115 === errors){
+if(data44.body_limit_bytes !== undefined){
+let data45 = data44.body_limit_bytes;
 const _errs116 = errors;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 let dataType39 = typeof data45;
@@ -1917,21 +1924,21 @@ if(dataType39 === "boolean" || data45 === null
 coerced39 = +data45;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data45}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data45 = coerced39;
-if(data43 !== undefined){
-data43["sse_keepalive_ms"] = coerced39;
+if(data44 !== undefined){
+data44["body_limit_bytes"] = coerced39;
 }
 }
 }
 if(errors === _errs116){
 if(typeof data45 == "number"){
-if(data45 < 100 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data45}];
+if(data45 < 1024 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data45}];
 return false;
 }
 }
@@ -1942,8 +1949,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.headers_timeout_ms !== undefined){
-let data46 = data43.headers_timeout_ms;
+if(data44.sse_keepalive_ms !== undefined){
+let data46 = data44.sse_keepalive_ms;
 const _errs118 = errors;
 if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
 let dataType40 = typeof data46;
@@ -1954,21 +1961,21 @@ if(dataType40 === "boolean" || data46 === null
 coerced40 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data46}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data46 = coerced40;
-if(data43 !== undefined){
-data43["headers_timeout_ms"] = coerced40;
+if(data44 !== undefined){
+data44["sse_keepalive_ms"] = coerced40;
 }
 }
 }
 if(errors === _errs118){
 if(typeof data46 == "number"){
 if(data46 < 100 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data46}];
 return false;
 }
 }
@@ -1979,8 +1986,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.request_timeout_ms !== undefined){
-let data47 = data43.request_timeout_ms;
+if(data44.headers_timeout_ms !== undefined){
+let data47 = data44.headers_timeout_ms;
 const _errs120 = errors;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType41 = typeof data47;
@@ -1991,21 +1998,21 @@ if(dataType41 === "boolean" || data47 === null
 coerced41 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data47}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data47 = coerced41;
-if(data43 !== undefined){
-data43["request_timeout_ms"] = coerced41;
+if(data44 !== undefined){
+data44["headers_timeout_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs120){
 if(typeof data47 == "number"){
-if(data47 < 0 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data47}];
+if(data47 < 100 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data47}];
 return false;
 }
 }
@@ -2016,8 +2023,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.body_idle_timeout_ms !== undefined){
-let data48 = data43.body_idle_timeout_ms;
+if(data44.request_timeout_ms !== undefined){
+let data48 = data44.request_timeout_ms;
 const _errs122 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType42 = typeof data48;
@@ -2028,21 +2035,21 @@ if(dataType42 === "boolean" || data48 === null
 coerced42 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data48}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data48 = coerced42;
-if(data43 !== undefined){
-data43["body_idle_timeout_ms"] = coerced42;
+if(data44 !== undefined){
+data44["request_timeout_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs122){
 if(typeof data48 == "number"){
-if(data48 < 100 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data48}];
+if(data48 < 0 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data48}];
 return false;
 }
 }
@@ -2053,8 +2060,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.keep_alive_timeout_ms !== undefined){
-let data49 = data43.keep_alive_timeout_ms;
+if(data44.body_idle_timeout_ms !== undefined){
+let data49 = data44.body_idle_timeout_ms;
 const _errs124 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType43 = typeof data49;
@@ -2065,21 +2072,21 @@ if(dataType43 === "boolean" || data49 === null
 coerced43 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data49}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data49 = coerced43;
-if(data43 !== undefined){
-data43["keep_alive_timeout_ms"] = coerced43;
+if(data44 !== undefined){
+data44["body_idle_timeout_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data49 == "number"){
-if(data49 < 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data49}];
+if(data49 < 100 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data49}];
 return false;
 }
 }
@@ -2090,8 +2097,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.max_connections !== undefined){
-let data50 = data43.max_connections;
+if(data44.keep_alive_timeout_ms !== undefined){
+let data50 = data44.keep_alive_timeout_ms;
 const _errs126 = errors;
 if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType44 = typeof data50;
@@ -2102,21 +2109,21 @@ if(dataType44 === "boolean" || data50 === null
 coerced44 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data50}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data50 = coerced44;
-if(data43 !== undefined){
-data43["max_connections"] = coerced44;
+if(data44 !== undefined){
+data44["keep_alive_timeout_ms"] = coerced44;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data50 == "number"){
 if(data50 < 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data50}];
 return false;
 }
 }
@@ -2127,8 +2134,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.listen_backlog !== undefined){
-let data51 = data43.listen_backlog;
+if(data44.max_connections !== undefined){
+let data51 = data44.max_connections;
 const _errs128 = errors;
 if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 let dataType45 = typeof data51;
@@ -2139,21 +2146,21 @@ if(dataType45 === "boolean" || data51 === null
 coerced45 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data51}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data51 = coerced45;
-if(data43 !== undefined){
-data43["listen_backlog"] = coerced45;
+if(data44 !== undefined){
+data44["max_connections"] = coerced45;
 }
 }
 }
 if(errors === _errs128){
 if(typeof data51 == "number"){
-if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data51}];
+if(data51 < 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data51}];
 return false;
 }
 }
@@ -2164,8 +2171,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.max_messages !== undefined){
-let data52 = data43.max_messages;
+if(data44.listen_backlog !== undefined){
+let data52 = data44.listen_backlog;
 const _errs130 = errors;
 if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
 let dataType46 = typeof data52;
@@ -2176,21 +2183,21 @@ if(dataType46 === "boolean" || data52 === null
 coerced46 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data52}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data52 = coerced46;
-if(data43 !== undefined){
-data43["max_messages"] = coerced46;
+if(data44 !== undefined){
+data44["listen_backlog"] = coerced46;
 }
 }
 }
 if(errors === _errs130){
 if(typeof data52 == "number"){
 if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data52}];
 return false;
 }
 }
@@ -2201,8 +2208,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data43.max_choices !== undefined){
-let data53 = data43.max_choices;
+if(data44.max_messages !== undefined){
+let data53 = data44.max_messages;
 const _errs132 = errors;
 if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
 let dataType47 = typeof data53;
@@ -2213,32 +2220,69 @@ if(dataType47 === "boolean" || data53 === null
 coerced47 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data53}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data53 = coerced47;
-if(data43 !== undefined){
-data43["max_choices"] = coerced47;
+if(data44 !== undefined){
+data44["max_messages"] = coerced47;
 }
 }
 }
 if(errors === _errs132){
 if(typeof data53 == "number"){
-if(data53 > 128 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
-return false;
-}
-else {
 if(data53 < 1 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data53}];
 return false;
-}
 }
 }
 }
 var valid13 = _errs132 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data44.max_choices !== undefined){
+let data54 = data44.max_choices;
+const _errs134 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType48 = typeof data54;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data54 === null
+              || (dataType48 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced48 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data54}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data54 = coerced48;
+if(data44 !== undefined){
+data44["max_choices"] = coerced48;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data54 == "number"){
+if(data54 > 128 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data54}];
+return false;
+}
+else {
+if(data54 < 1 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data54}];
+return false;
+}
+}
+}
+}
+var valid13 = _errs134 === errors;
 }
 else {
 var valid13 = true;
@@ -2255,78 +2299,78 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data44}];
 return false;
 }
 }
-var valid0 = _errs111 === errors;
+var valid0 = _errs113 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data54 = data.log;
-const _errs134 = errors;
-if(errors === _errs134){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+let data55 = data.log;
 const _errs136 = errors;
-for(const key11 in data54){
+if(errors === _errs136){
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+const _errs138 = errors;
+for(const key11 in data55){
 if(!((key11 === "bodies") || (key11 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data55}];
 return false;
 break;
 }
 }
-if(_errs136 === errors){
-if(data54.bodies !== undefined){
-let data55 = data54.bodies;
-const _errs137 = errors;
-if(typeof data55 !== "boolean"){
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(data55 === "false" || data55 === 0 || data55 === null){
-coerced48 = false;
+if(_errs138 === errors){
+if(data55.bodies !== undefined){
+let data56 = data55.bodies;
+const _errs139 = errors;
+if(typeof data56 !== "boolean"){
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(data56 === "false" || data56 === 0 || data56 === null){
+coerced49 = false;
 }
-else if(data55 === "true" || data55 === 1){
-coerced48 = true;
+else if(data56 === "true" || data56 === 1){
+coerced49 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data56}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data55 = coerced48;
-if(data54 !== undefined){
-data54["bodies"] = coerced48;
+if(coerced49 !== undefined){
+data56 = coerced49;
+if(data55 !== undefined){
+data55["bodies"] = coerced49;
 }
 }
 }
-var valid14 = _errs137 === errors;
+var valid14 = _errs139 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data54.format !== undefined){
-let data56 = data54.format;
-const _errs139 = errors;
-const _errs140 = errors;
-let valid15 = false;
+if(data55.format !== undefined){
+let data57 = data55.format;
 const _errs141 = errors;
-if(typeof data56 !== "string"){
-let dataType49 = typeof data56;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data56;
+const _errs142 = errors;
+let valid15 = false;
+const _errs143 = errors;
+if(typeof data57 !== "string"){
+let dataType50 = typeof data57;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data57;
 }
-else if(data56 === null){
-coerced49 = "";
+else if(data57 === null){
+coerced50 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data57};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2336,15 +2380,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced49 !== undefined){
-data56 = coerced49;
-if(data54 !== undefined){
-data54["format"] = coerced49;
+if(coerced50 !== undefined){
+data57 = coerced50;
+if(data55 !== undefined){
+data55["format"] = coerced50;
 }
 }
 }
-if("auto" !== data56){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data56};
+if("auto" !== data57){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data57};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2353,22 +2397,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs141 === errors;
+var _valid1 = _errs143 === errors;
 valid15 = valid15 || _valid1;
 if(!valid15){
-const _errs143 = errors;
-if(typeof data56 !== "string"){
-let dataType50 = typeof data56;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data56;
+const _errs145 = errors;
+if(typeof data57 !== "string"){
+let dataType51 = typeof data57;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data57;
 }
-else if(data56 === null){
-coerced50 = "";
+else if(data57 === null){
+coerced51 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data57};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2378,15 +2422,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced50 !== undefined){
-data56 = coerced50;
-if(data54 !== undefined){
-data54["format"] = coerced50;
+if(coerced51 !== undefined){
+data57 = coerced51;
+if(data55 !== undefined){
+data55["format"] = coerced51;
 }
 }
 }
-if("json" !== data56){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data56};
+if("json" !== data57){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data57};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2395,22 +2439,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs143 === errors;
+var _valid1 = _errs145 === errors;
 valid15 = valid15 || _valid1;
 if(!valid15){
-const _errs145 = errors;
-if(typeof data56 !== "string"){
-let dataType51 = typeof data56;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data56;
+const _errs147 = errors;
+if(typeof data57 !== "string"){
+let dataType52 = typeof data57;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data57;
 }
-else if(data56 === null){
-coerced51 = "";
+else if(data57 === null){
+coerced52 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data57};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2420,15 +2464,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced51 !== undefined){
-data56 = coerced51;
-if(data54 !== undefined){
-data54["format"] = coerced51;
+if(coerced52 !== undefined){
+data57 = coerced52;
+if(data55 !== undefined){
+data55["format"] = coerced52;
 }
 }
 }
-if("pretty" !== data56){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data56};
+if("pretty" !== data57){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data57};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2437,12 +2481,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs145 === errors;
+var _valid1 = _errs147 === errors;
 valid15 = valid15 || _valid1;
 }
 }
 if(!valid15){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data56};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data57};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2454,17 +2498,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs140;
+errors = _errs142;
 if(vErrors !== null){
-if(_errs140){
-vErrors.length = _errs140;
+if(_errs142){
+vErrors.length = _errs142;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid14 = _errs139 === errors;
+var valid14 = _errs141 === errors;
 }
 else {
 var valid14 = true;
@@ -2473,153 +2517,110 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data55}];
 return false;
 }
 }
-var valid0 = _errs134 === errors;
+var valid0 = _errs136 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data57 = data.metrics;
-const _errs147 = errors;
-if(errors === _errs147){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+let data58 = data.metrics;
 const _errs149 = errors;
-for(const key12 in data57){
+if(errors === _errs149){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+const _errs151 = errors;
+for(const key12 in data58){
 if(!((key12 === "enabled") || (key12 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data58}];
 return false;
 break;
 }
 }
-if(_errs149 === errors){
-if(data57.enabled !== undefined){
-let data58 = data57.enabled;
-const _errs150 = errors;
-if(typeof data58 !== "boolean"){
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(data58 === "false" || data58 === 0 || data58 === null){
-coerced52 = false;
+if(_errs151 === errors){
+if(data58.enabled !== undefined){
+let data59 = data58.enabled;
+const _errs152 = errors;
+if(typeof data59 !== "boolean"){
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(data59 === "false" || data59 === 0 || data59 === null){
+coerced53 = false;
 }
-else if(data58 === "true" || data58 === 1){
-coerced52 = true;
+else if(data59 === "true" || data59 === 1){
+coerced53 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data59}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data58 = coerced52;
-if(data57 !== undefined){
-data57["enabled"] = coerced52;
+if(coerced53 !== undefined){
+data59 = coerced53;
+if(data58 !== undefined){
+data58["enabled"] = coerced53;
 }
 }
 }
-var valid16 = _errs150 === errors;
+var valid16 = _errs152 === errors;
 }
 else {
 var valid16 = true;
 }
 if(valid16){
-if(data57.listen !== undefined){
-let data59 = data57.listen;
-const _errs152 = errors;
-if(errors === _errs152){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data58.listen !== undefined){
+let data60 = data58.listen;
+const _errs154 = errors;
+if(errors === _errs154){
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
 let missing1;
-if((data59.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
+if((data60.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data60}];
 return false;
 }
 else {
-const _errs154 = errors;
-for(const key13 in data59){
+const _errs156 = errors;
+for(const key13 in data60){
 if(!((key13 === "host") || (key13 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data60}];
 return false;
 break;
 }
 }
-if(_errs154 === errors){
-if(data59.host !== undefined){
-let data60 = data59.host;
-const _errs155 = errors;
-if(typeof data60 !== "string"){
-let dataType53 = typeof data60;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data60;
-}
-else if(data60 === null){
-coerced53 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data60 = coerced53;
-if(data59 !== undefined){
-data59["host"] = coerced53;
-}
-}
-}
-if(errors === _errs155){
-if(typeof data60 === "string"){
-if(func3(data60) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data60}];
-return false;
-}
-}
-}
-var valid17 = _errs155 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data59.port !== undefined){
-let data61 = data59.port;
+if(_errs156 === errors){
+if(data60.host !== undefined){
+let data61 = data60.host;
 const _errs157 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+if(typeof data61 !== "string"){
 let dataType54 = typeof data61;
 let coerced54 = undefined;
 if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data61 === null
-              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced54 = +data61;
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data61;
+}
+else if(data61 === null){
+coerced54 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data61}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data61 = coerced54;
-if(data59 !== undefined){
-data59["port"] = coerced54;
+if(data60 !== undefined){
+data60["host"] = coerced54;
 }
 }
 }
 if(errors === _errs157){
-if(typeof data61 == "number"){
-if(data61 > 65535 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
+if(typeof data61 === "string"){
+if(func3(data61) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data61}];
 return false;
-}
-else {
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data61}];
-return false;
-}
 }
 }
 }
@@ -2628,16 +2629,59 @@ var valid17 = _errs157 === errors;
 else {
 var valid17 = true;
 }
+if(valid17){
+if(data60.port !== undefined){
+let data62 = data60.port;
+const _errs159 = errors;
+if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
+let dataType55 = typeof data62;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data62 === null
+              || (dataType55 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
+coerced55 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data62}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data62 = coerced55;
+if(data60 !== undefined){
+data60["port"] = coerced55;
+}
+}
+}
+if(errors === _errs159){
+if(typeof data62 == "number"){
+if(data62 > 65535 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data62}];
+return false;
+}
+else {
+if(data62 < 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data62}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs159 === errors;
+}
+else {
+var valid17 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data60}];
 return false;
 }
 }
-var valid16 = _errs152 === errors;
+var valid16 = _errs154 === errors;
 }
 else {
 var valid16 = true;
@@ -2646,57 +2690,57 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data58}];
 return false;
 }
 }
-var valid0 = _errs147 === errors;
+var valid0 = _errs149 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data62 = data.shutdown;
-const _errs159 = errors;
-if(errors === _errs159){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+let data63 = data.shutdown;
 const _errs161 = errors;
-for(const key14 in data62){
+if(errors === _errs161){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+const _errs163 = errors;
+for(const key14 in data63){
 if(!(key14 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data63}];
 return false;
 break;
 }
 }
-if(_errs161 === errors){
-if(data62.grace_ms !== undefined){
-let data63 = data62.grace_ms;
-const _errs162 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-let dataType55 = typeof data63;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data63 === null
-              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced55 = +data63;
+if(_errs163 === errors){
+if(data63.grace_ms !== undefined){
+let data64 = data63.grace_ms;
+const _errs164 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType56 = typeof data64;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data64 === null
+              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced56 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data64}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data63 = coerced55;
-if(data62 !== undefined){
-data62["grace_ms"] = coerced55;
+if(coerced56 !== undefined){
+data64 = coerced56;
+if(data63 !== undefined){
+data63["grace_ms"] = coerced56;
 }
 }
 }
-if(errors === _errs162){
-if(typeof data63 == "number"){
-if(data63 < 0 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data63}];
+if(errors === _errs164){
+if(typeof data64 == "number"){
+if(data64 < 0 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data64}];
 return false;
 }
 }
@@ -2705,99 +2749,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data63}];
 return false;
 }
 }
-var valid0 = _errs159 === errors;
+var valid0 = _errs161 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data64 = data.nodes;
-const _errs164 = errors;
-if(errors === _errs164){
-if(Array.isArray(data64)){
-if(data64.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data64}];
+let data65 = data.nodes;
+const _errs166 = errors;
+if(errors === _errs166){
+if(Array.isArray(data65)){
+if(data65.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data65}];
 return false;
 }
 else {
 var valid19 = true;
-const len2 = data64.length;
+const len2 = data65.length;
 for(let i2=0; i2<len2; i2++){
-let data65 = data64[i2];
-const _errs166 = errors;
-if(errors === _errs166){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data65[i2];
+const _errs168 = errors;
+if(errors === _errs168){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
 let missing2;
-if(((data65.id === undefined) && (missing2 = "id")) || ((data65.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data65}];
+if(((data66.id === undefined) && (missing2 = "id")) || ((data66.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data66}];
 return false;
 }
 else {
-const _errs168 = errors;
-for(const key15 in data65){
+const _errs170 = errors;
+for(const key15 in data66){
 if(!(func2.call(schema11.properties.nodes.items.properties, key15))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data66}];
 return false;
 break;
 }
 }
-if(_errs168 === errors){
-if(data65.id !== undefined){
-let data66 = data65.id;
-const _errs169 = errors;
-if(typeof data66 !== "string"){
-let dataType56 = typeof data66;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data66;
-}
-else if(data66 === null){
-coerced56 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
-return false;
-}
-}
-if(coerced56 !== undefined){
-data66 = coerced56;
-if(data65 !== undefined){
-data65["id"] = coerced56;
-}
-}
-}
-if(errors === _errs169){
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
-return false;
-}
-else {
-if(!pattern3.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data66}];
-return false;
-}
-}
-}
-}
-var valid20 = _errs169 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data65.provider !== undefined){
-let data67 = data65.provider;
+if(_errs170 === errors){
+if(data66.id !== undefined){
+let data67 = data66.id;
 const _errs171 = errors;
-const _errs172 = errors;
-let valid21 = false;
-const _errs173 = errors;
 if(typeof data67 !== "string"){
 let dataType57 = typeof data67;
 let coerced57 = undefined;
@@ -2809,184 +2805,28 @@ else if(data67 === null){
 coerced57 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data67}];
+return false;
 }
 }
 if(coerced57 !== undefined){
 data67 = coerced57;
-if(data65 !== undefined){
-data65["provider"] = coerced57;
+if(data66 !== undefined){
+data66["id"] = coerced57;
 }
 }
 }
-if("openai" !== data67){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data67};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs173 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs175 = errors;
-if(typeof data67 !== "string"){
-let dataType58 = typeof data67;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data67;
-}
-else if(data67 === null){
-coerced58 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced58 !== undefined){
-data67 = coerced58;
-if(data65 !== undefined){
-data65["provider"] = coerced58;
-}
-}
-}
-if("anthropic" !== data67){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data67};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs175 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs177 = errors;
-if(typeof data67 !== "string"){
-let dataType59 = typeof data67;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data67;
-}
-else if(data67 === null){
-coerced59 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced59 !== undefined){
-data67 = coerced59;
-if(data65 !== undefined){
-data65["provider"] = coerced59;
-}
-}
-}
-if("gemini" !== data67){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data67};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs177 === errors;
-valid21 = valid21 || _valid2;
-if(!valid21){
-const _errs179 = errors;
-if(typeof data67 !== "string"){
-let dataType60 = typeof data67;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data67;
-}
-else if(data67 === null){
-coerced60 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced60 !== undefined){
-data67 = coerced60;
-if(data65 !== undefined){
-data65["provider"] = coerced60;
-}
-}
-}
-if("simulated" !== data67){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data67};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs179 === errors;
-valid21 = valid21 || _valid2;
-}
-}
-}
-if(!valid21){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data67};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs171){
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data67}];
 return false;
 }
 else {
-errors = _errs172;
-if(vErrors !== null){
-if(_errs172){
-vErrors.length = _errs172;
+if(!pattern3.test(data67)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data67}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -2996,8 +2836,137 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.base_url !== undefined){
-let data68 = data65.base_url;
+if(data66.provider !== undefined){
+let data68 = data66.provider;
+const _errs173 = errors;
+const _errs174 = errors;
+let valid21 = false;
+const _errs175 = errors;
+if(typeof data68 !== "string"){
+let dataType58 = typeof data68;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data68;
+}
+else if(data68 === null){
+coerced58 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data68};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced58 !== undefined){
+data68 = coerced58;
+if(data66 !== undefined){
+data66["provider"] = coerced58;
+}
+}
+}
+if("openai" !== data68){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data68};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs175 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
+const _errs177 = errors;
+if(typeof data68 !== "string"){
+let dataType59 = typeof data68;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data68;
+}
+else if(data68 === null){
+coerced59 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data68};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced59 !== undefined){
+data68 = coerced59;
+if(data66 !== undefined){
+data66["provider"] = coerced59;
+}
+}
+}
+if("anthropic" !== data68){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data68};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs177 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
+const _errs179 = errors;
+if(typeof data68 !== "string"){
+let dataType60 = typeof data68;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data68;
+}
+else if(data68 === null){
+coerced60 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data68};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced60 !== undefined){
+data68 = coerced60;
+if(data66 !== undefined){
+data66["provider"] = coerced60;
+}
+}
+}
+if("gemini" !== data68){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data68};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs179 === errors;
+valid21 = valid21 || _valid2;
+if(!valid21){
 const _errs181 = errors;
 if(typeof data68 !== "string"){
 let dataType61 = typeof data68;
@@ -3010,33 +2979,69 @@ else if(data68 === null){
 coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data68};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced61 !== undefined){
 data68 = coerced61;
-if(data65 !== undefined){
-data65["base_url"] = coerced61;
+if(data66 !== undefined){
+data66["provider"] = coerced61;
 }
 }
 }
-if(errors === _errs181){
-if(typeof data68 === "string"){
-if(!pattern4.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data68}];
+if("simulated" !== data68){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data68};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs181 === errors;
+valid21 = valid21 || _valid2;
+}
+}
+}
+if(!valid21){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data68};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs174;
+if(vErrors !== null){
+if(_errs174){
+vErrors.length = _errs174;
+}
+else {
+vErrors = null;
 }
 }
-var valid20 = _errs181 === errors;
+}
+var valid20 = _errs173 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.api_key !== undefined){
-let data69 = data65.api_key;
+if(data66.base_url !== undefined){
+let data69 = data66.base_url;
 const _errs183 = errors;
 if(typeof data69 !== "string"){
 let dataType62 = typeof data69;
@@ -3049,14 +3054,22 @@ else if(data69 === null){
 coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data69}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data69 = coerced62;
-if(data65 !== undefined){
-data65["api_key"] = coerced62;
+if(data66 !== undefined){
+data66["base_url"] = coerced62;
+}
+}
+}
+if(errors === _errs183){
+if(typeof data69 === "string"){
+if(!pattern4.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data69}];
+return false;
 }
 }
 }
@@ -3066,34 +3079,28 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.max_concurrency !== undefined){
-let data70 = data65.max_concurrency;
+if(data66.api_key !== undefined){
+let data70 = data66.api_key;
 const _errs185 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+if(typeof data70 !== "string"){
 let dataType63 = typeof data70;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data70 === null
-              || (dataType63 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced63 = +data70;
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data70;
+}
+else if(data70 === null){
+coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data70}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data70 = coerced63;
-if(data65 !== undefined){
-data65["max_concurrency"] = coerced63;
-}
-}
-}
-if(errors === _errs185){
-if(typeof data70 == "number"){
-if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data70}];
-return false;
+if(data66 !== undefined){
+data66["api_key"] = coerced63;
 }
 }
 }
@@ -3103,33 +3110,33 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.weight !== undefined){
-let data71 = data65.weight;
+if(data66.max_concurrency !== undefined){
+let data71 = data66.max_concurrency;
 const _errs187 = errors;
-if(!(typeof data71 == "number")){
+if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
 let dataType64 = typeof data71;
 let coerced64 = undefined;
 if(!(coerced64 !== undefined)){
-if(dataType64 == "boolean" || data71 === null
-              || (dataType64 == "string" && data71 && data71 == +data71)){
+if(dataType64 === "boolean" || data71 === null
+              || (dataType64 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
 coerced64 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data71}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data71 = coerced64;
-if(data65 !== undefined){
-data65["weight"] = coerced64;
+if(data66 !== undefined){
+data66["max_concurrency"] = coerced64;
 }
 }
 }
 if(errors === _errs187){
 if(typeof data71 == "number"){
-if(data71 <= 0 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data71}];
+if(data71 < 1 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data71}];
 return false;
 }
 }
@@ -3140,59 +3147,59 @@ else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.timeouts !== undefined){
-let data72 = data65.timeouts;
+if(data66.weight !== undefined){
+let data72 = data66.weight;
 const _errs189 = errors;
-if(errors === _errs189){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-const _errs191 = errors;
-for(const key16 in data72){
-if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
-return false;
-break;
-}
-}
-if(_errs191 === errors){
-if(data72.connect_ms !== undefined){
-let data73 = data72.connect_ms;
-const _errs192 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-let dataType65 = typeof data73;
+if(!(typeof data72 == "number")){
+let dataType65 = typeof data72;
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data73 === null
-              || (dataType65 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced65 = +data73;
+if(dataType65 == "boolean" || data72 === null
+              || (dataType65 == "string" && data72 && data72 == +data72)){
+coerced65 = +data72;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data72}];
 return false;
 }
 }
 if(coerced65 !== undefined){
-data73 = coerced65;
-if(data72 !== undefined){
-data72["connect_ms"] = coerced65;
+data72 = coerced65;
+if(data66 !== undefined){
+data66["weight"] = coerced65;
 }
 }
 }
-if(errors === _errs192){
-if(typeof data73 == "number"){
-if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data73}];
+if(errors === _errs189){
+if(typeof data72 == "number"){
+if(data72 <= 0 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data72}];
 return false;
 }
 }
 }
-var valid22 = _errs192 === errors;
+var valid20 = _errs189 === errors;
 }
 else {
-var valid22 = true;
+var valid20 = true;
 }
-if(valid22){
-if(data72.first_byte_ms !== undefined){
-let data74 = data72.first_byte_ms;
+if(valid20){
+if(data66.timeouts !== undefined){
+let data73 = data66.timeouts;
+const _errs191 = errors;
+if(errors === _errs191){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs193 = errors;
+for(const key16 in data73){
+if(!((((key16 === "connect_ms") || (key16 === "first_byte_ms")) || (key16 === "idle_ms")) || (key16 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data73}];
+return false;
+break;
+}
+}
+if(_errs193 === errors){
+if(data73.connect_ms !== undefined){
+let data74 = data73.connect_ms;
 const _errs194 = errors;
 if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
 let dataType66 = typeof data74;
@@ -3203,21 +3210,21 @@ if(dataType66 === "boolean" || data74 === null
 coerced66 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data74}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data74 = coerced66;
-if(data72 !== undefined){
-data72["first_byte_ms"] = coerced66;
+if(data73 !== undefined){
+data73["connect_ms"] = coerced66;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data74 == "number"){
 if(data74 < 1 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data74}];
 return false;
 }
 }
@@ -3228,8 +3235,8 @@ else {
 var valid22 = true;
 }
 if(valid22){
-if(data72.idle_ms !== undefined){
-let data75 = data72.idle_ms;
+if(data73.first_byte_ms !== undefined){
+let data75 = data73.first_byte_ms;
 const _errs196 = errors;
 if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
 let dataType67 = typeof data75;
@@ -3240,21 +3247,21 @@ if(dataType67 === "boolean" || data75 === null
 coerced67 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data75}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data75 = coerced67;
-if(data72 !== undefined){
-data72["idle_ms"] = coerced67;
+if(data73 !== undefined){
+data73["first_byte_ms"] = coerced67;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data75 == "number"){
 if(data75 < 1 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data75}];
 return false;
 }
 }
@@ -3265,8 +3272,8 @@ else {
 var valid22 = true;
 }
 if(valid22){
-if(data72.total_ms !== undefined){
-let data76 = data72.total_ms;
+if(data73.idle_ms !== undefined){
+let data76 = data73.idle_ms;
 const _errs198 = errors;
 if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
 let dataType68 = typeof data76;
@@ -3277,26 +3284,63 @@ if(dataType68 === "boolean" || data76 === null
 coerced68 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data76}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data76 = coerced68;
-if(data72 !== undefined){
-data72["total_ms"] = coerced68;
+if(data73 !== undefined){
+data73["idle_ms"] = coerced68;
 }
 }
 }
 if(errors === _errs198){
 if(typeof data76 == "number"){
 if(data76 < 1 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data76}];
 return false;
 }
 }
 }
 var valid22 = _errs198 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data73.total_ms !== undefined){
+let data77 = data73.total_ms;
+const _errs200 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType69 = typeof data77;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data77 === null
+              || (dataType69 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced69 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data77}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data77 = coerced69;
+if(data73 !== undefined){
+data73["total_ms"] = coerced69;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data77 == "number"){
+if(data77 < 1 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data77}];
+return false;
+}
+}
+}
+var valid22 = _errs200 === errors;
 }
 else {
 var valid22 = true;
@@ -3307,34 +3351,34 @@ var valid22 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data73}];
 return false;
 }
 }
-var valid20 = _errs189 === errors;
+var valid20 = _errs191 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.reasoning_param !== undefined){
-let data77 = data65.reasoning_param;
-const _errs200 = errors;
-const _errs201 = errors;
-let valid23 = false;
+if(data66.reasoning_param !== undefined){
+let data78 = data66.reasoning_param;
 const _errs202 = errors;
-if(typeof data77 !== "string"){
-let dataType69 = typeof data77;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data77;
+const _errs203 = errors;
+let valid23 = false;
+const _errs204 = errors;
+if(typeof data78 !== "string"){
+let dataType70 = typeof data78;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data78;
 }
-else if(data77 === null){
-coerced69 = "";
+else if(data78 === null){
+coerced70 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data78};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3344,15 +3388,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced69 !== undefined){
-data77 = coerced69;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced69;
+if(coerced70 !== undefined){
+data78 = coerced70;
+if(data66 !== undefined){
+data66["reasoning_param"] = coerced70;
 }
 }
 }
-if("reasoning_effort" !== data77){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data77};
+if("reasoning_effort" !== data78){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data78};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3361,22 +3405,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs202 === errors;
+var _valid3 = _errs204 === errors;
 valid23 = valid23 || _valid3;
 if(!valid23){
-const _errs204 = errors;
-if(typeof data77 !== "string"){
-let dataType70 = typeof data77;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data77;
+const _errs206 = errors;
+if(typeof data78 !== "string"){
+let dataType71 = typeof data78;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data78;
 }
-else if(data77 === null){
-coerced70 = "";
+else if(data78 === null){
+coerced71 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data78};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3386,15 +3430,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data77 = coerced70;
-if(data65 !== undefined){
-data65["reasoning_param"] = coerced70;
+if(coerced71 !== undefined){
+data78 = coerced71;
+if(data66 !== undefined){
+data66["reasoning_param"] = coerced71;
 }
 }
 }
-if("reasoning" !== data77){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data77};
+if("reasoning" !== data78){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data78};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3403,11 +3447,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs204 === errors;
+var _valid3 = _errs206 === errors;
 valid23 = valid23 || _valid3;
 }
 if(!valid23){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data77};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data78};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3419,100 +3463,63 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs201;
+errors = _errs203;
 if(vErrors !== null){
-if(_errs201){
-vErrors.length = _errs201;
+if(_errs203){
+vErrors.length = _errs203;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid20 = _errs200 === errors;
+var valid20 = _errs202 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data65.simulated !== undefined){
-let data78 = data65.simulated;
-const _errs206 = errors;
-if(errors === _errs206){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+if(data66.simulated !== undefined){
+let data79 = data66.simulated;
 const _errs208 = errors;
-for(const key17 in data78){
+if(errors === _errs208){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs210 = errors;
+for(const key17 in data79){
 if(!(((((key17 === "first_byte_ms") || (key17 === "tokens_per_second")) || (key17 === "reasoning_field")) || (key17 === "port")) || (key17 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data79}];
 return false;
 break;
 }
 }
-if(_errs208 === errors){
-if(data78.first_byte_ms !== undefined){
-let data79 = data78.first_byte_ms;
-const _errs209 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType71 = typeof data79;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data79 === null
-              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced71 = +data79;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data79 = coerced71;
-if(data78 !== undefined){
-data78["first_byte_ms"] = coerced71;
-}
-}
-}
-if(errors === _errs209){
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data79}];
-return false;
-}
-}
-}
-var valid24 = _errs209 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.tokens_per_second !== undefined){
-let data80 = data78.tokens_per_second;
+if(_errs210 === errors){
+if(data79.first_byte_ms !== undefined){
+let data80 = data79.first_byte_ms;
 const _errs211 = errors;
-if(!(typeof data80 == "number")){
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
 let dataType72 = typeof data80;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
+if(dataType72 === "boolean" || data80 === null
+              || (dataType72 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
 coerced72 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data80}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data80 = coerced72;
-if(data78 !== undefined){
-data78["tokens_per_second"] = coerced72;
+if(data79 !== undefined){
+data79["first_byte_ms"] = coerced72;
 }
 }
 }
 if(errors === _errs211){
 if(typeof data80 == "number"){
 if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data80}];
 return false;
 }
 }
@@ -3523,24 +3530,61 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data78.reasoning_field !== undefined){
-let data81 = data78.reasoning_field;
+if(data79.tokens_per_second !== undefined){
+let data81 = data79.tokens_per_second;
 const _errs213 = errors;
-const _errs214 = errors;
-let valid25 = false;
-const _errs215 = errors;
-if(typeof data81 !== "string"){
+if(!(typeof data81 == "number")){
 let dataType73 = typeof data81;
 let coerced73 = undefined;
 if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data81;
-}
-else if(data81 === null){
-coerced73 = "";
+if(dataType73 == "boolean" || data81 === null
+              || (dataType73 == "string" && data81 && data81 == +data81)){
+coerced73 = +data81;
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data81}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data81 = coerced73;
+if(data79 !== undefined){
+data79["tokens_per_second"] = coerced73;
+}
+}
+}
+if(errors === _errs213){
+if(typeof data81 == "number"){
+if(data81 < 0 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data81}];
+return false;
+}
+}
+}
+var valid24 = _errs213 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data79.reasoning_field !== undefined){
+let data82 = data79.reasoning_field;
+const _errs215 = errors;
+const _errs216 = errors;
+let valid25 = false;
+const _errs217 = errors;
+if(typeof data82 !== "string"){
+let dataType74 = typeof data82;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data82;
+}
+else if(data82 === null){
+coerced74 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data82};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3550,15 +3594,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data81 = coerced73;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced73;
+if(coerced74 !== undefined){
+data82 = coerced74;
+if(data79 !== undefined){
+data79["reasoning_field"] = coerced74;
 }
 }
 }
-if("reasoning_content" !== data81){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data81};
+if("reasoning_content" !== data82){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data82};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3567,22 +3611,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs215 === errors;
+var _valid4 = _errs217 === errors;
 valid25 = valid25 || _valid4;
 if(!valid25){
-const _errs217 = errors;
-if(typeof data81 !== "string"){
-let dataType74 = typeof data81;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data81;
+const _errs219 = errors;
+if(typeof data82 !== "string"){
+let dataType75 = typeof data82;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data82;
 }
-else if(data81 === null){
-coerced74 = "";
+else if(data82 === null){
+coerced75 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data82};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3592,15 +3636,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data81 = coerced74;
-if(data78 !== undefined){
-data78["reasoning_field"] = coerced74;
+if(coerced75 !== undefined){
+data82 = coerced75;
+if(data79 !== undefined){
+data79["reasoning_field"] = coerced75;
 }
 }
 }
-if("reasoning" !== data81){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data81};
+if("reasoning" !== data82){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data82};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3609,11 +3653,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs217 === errors;
+var _valid4 = _errs219 === errors;
 valid25 = valid25 || _valid4;
 }
 if(!valid25){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data81};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data82};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3625,83 +3669,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs214;
+errors = _errs216;
 if(vErrors !== null){
-if(_errs214){
-vErrors.length = _errs214;
+if(_errs216){
+vErrors.length = _errs216;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs213 === errors;
+var valid24 = _errs215 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data78.port !== undefined){
-let data82 = data78.port;
-const _errs219 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
-let dataType75 = typeof data82;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data82 === null
-              || (dataType75 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced75 = +data82;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data82 = coerced75;
-if(data78 !== undefined){
-data78["port"] = coerced75;
-}
-}
-}
-if(errors === _errs219){
-if(typeof data82 == "number"){
-if(data82 > 65535 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-else {
-if(data82 < 0 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data82}];
-return false;
-}
-}
-}
-}
-var valid24 = _errs219 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data78.protocol !== undefined){
-let data83 = data78.protocol;
+if(data79.port !== undefined){
+let data83 = data79.port;
 const _errs221 = errors;
-const _errs222 = errors;
-let valid26 = false;
-const _errs223 = errors;
-if(typeof data83 !== "string"){
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
 let dataType76 = typeof data83;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data83;
-}
-else if(data83 === null){
-coerced76 = "";
+if(dataType76 === "boolean" || data83 === null
+              || (dataType76 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced76 = +data83;
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data83 = coerced76;
+if(data79 !== undefined){
+data79["port"] = coerced76;
+}
+}
+}
+if(errors === _errs221){
+if(typeof data83 == "number"){
+if(data83 > 65535 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+else {
+if(data83 < 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data83}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs221 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data79.protocol !== undefined){
+let data84 = data79.protocol;
+const _errs223 = errors;
+const _errs224 = errors;
+let valid26 = false;
+const _errs225 = errors;
+if(typeof data84 !== "string"){
+let dataType77 = typeof data84;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data84;
+}
+else if(data84 === null){
+coerced77 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3711,15 +3755,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced76 !== undefined){
-data83 = coerced76;
-if(data78 !== undefined){
-data78["protocol"] = coerced76;
+if(coerced77 !== undefined){
+data84 = coerced77;
+if(data79 !== undefined){
+data79["protocol"] = coerced77;
 }
 }
 }
-if("openai" !== data83){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data83};
+if("openai" !== data84){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3728,22 +3772,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs223 === errors;
+var _valid5 = _errs225 === errors;
 valid26 = valid26 || _valid5;
 if(!valid26){
-const _errs225 = errors;
-if(typeof data83 !== "string"){
-let dataType77 = typeof data83;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data83;
+const _errs227 = errors;
+if(typeof data84 !== "string"){
+let dataType78 = typeof data84;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data84;
 }
-else if(data83 === null){
-coerced77 = "";
+else if(data84 === null){
+coerced78 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3753,15 +3797,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data83 = coerced77;
-if(data78 !== undefined){
-data78["protocol"] = coerced77;
+if(coerced78 !== undefined){
+data84 = coerced78;
+if(data79 !== undefined){
+data79["protocol"] = coerced78;
 }
 }
 }
-if("anthropic" !== data83){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data83};
+if("anthropic" !== data84){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3770,22 +3814,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs225 === errors;
+var _valid5 = _errs227 === errors;
 valid26 = valid26 || _valid5;
 if(!valid26){
-const _errs227 = errors;
-if(typeof data83 !== "string"){
-let dataType78 = typeof data83;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data83;
+const _errs229 = errors;
+if(typeof data84 !== "string"){
+let dataType79 = typeof data84;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data84;
 }
-else if(data83 === null){
-coerced78 = "";
+else if(data84 === null){
+coerced79 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3795,15 +3839,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data83 = coerced78;
-if(data78 !== undefined){
-data78["protocol"] = coerced78;
+if(coerced79 !== undefined){
+data84 = coerced79;
+if(data79 !== undefined){
+data79["protocol"] = coerced79;
 }
 }
 }
-if("gemini" !== data83){
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data83};
+if("gemini" !== data84){
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3812,12 +3856,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs227 === errors;
+var _valid5 = _errs229 === errors;
 valid26 = valid26 || _valid5;
 }
 }
 if(!valid26){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data83};
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data84};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3829,17 +3873,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs222;
+errors = _errs224;
 if(vErrors !== null){
-if(_errs222){
-vErrors.length = _errs222;
+if(_errs224){
+vErrors.length = _errs224;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs221 === errors;
+var valid24 = _errs223 === errors;
 }
 else {
 var valid24 = true;
@@ -3851,11 +3895,11 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data79}];
 return false;
 }
 }
-var valid20 = _errs206 === errors;
+var valid20 = _errs208 === errors;
 }
 else {
 var valid20 = true;
@@ -3872,11 +3916,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data66}];
 return false;
 }
 }
-var valid19 = _errs166 === errors;
+var valid19 = _errs168 === errors;
 if(!valid19){
 break;
 }
@@ -3884,89 +3928,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data65}];
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs166 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data84 = data.models;
-const _errs229 = errors;
-if(errors === _errs229){
-if(Array.isArray(data84)){
-if(data84.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data84}];
+let data85 = data.models;
+const _errs231 = errors;
+if(errors === _errs231){
+if(Array.isArray(data85)){
+if(data85.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data85}];
 return false;
 }
 else {
 var valid27 = true;
-const len3 = data84.length;
+const len3 = data85.length;
 for(let i3=0; i3<len3; i3++){
-let data85 = data84[i3];
-const _errs231 = errors;
-if(errors === _errs231){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data86 = data85[i3];
+const _errs233 = errors;
+if(errors === _errs233){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
 let missing3;
-if(((data85.id === undefined) && (missing3 = "id")) || ((data85.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data85}];
+if(((data86.id === undefined) && (missing3 = "id")) || ((data86.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 }
 else {
-const _errs233 = errors;
-for(const key18 in data85){
+const _errs235 = errors;
+for(const key18 in data86){
 if(!((((((((key18 === "id") || (key18 === "owned_by")) || (key18 === "context_length")) || (key18 === "max_output_tokens")) || (key18 === "default_max_tokens")) || (key18 === "reasoning")) || (key18 === "pricing")) || (key18 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data85.id !== undefined){
-let data86 = data85.id;
-const _errs234 = errors;
-if(typeof data86 !== "string"){
-let dataType79 = typeof data86;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data86;
-}
-else if(data86 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data86 = coerced79;
-if(data85 !== undefined){
-data85["id"] = coerced79;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data86}];
-return false;
-}
-}
-}
-var valid28 = _errs234 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data85.owned_by !== undefined){
-let data87 = data85.owned_by;
+if(_errs235 === errors){
+if(data86.id !== undefined){
+let data87 = data86.id;
 const _errs236 = errors;
 if(typeof data87 !== "string"){
 let dataType80 = typeof data87;
@@ -3979,21 +3984,21 @@ else if(data87 === null){
 coerced80 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data87}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data87 = coerced80;
-if(data85 !== undefined){
-data85["owned_by"] = coerced80;
+if(data86 !== undefined){
+data86["id"] = coerced80;
 }
 }
 }
 if(errors === _errs236){
 if(typeof data87 === "string"){
 if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data87}];
 return false;
 }
 }
@@ -4004,33 +4009,35 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.context_length !== undefined){
-let data88 = data85.context_length;
+if(data86.owned_by !== undefined){
+let data88 = data86.owned_by;
 const _errs238 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+if(typeof data88 !== "string"){
 let dataType81 = typeof data88;
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data88 === null
-              || (dataType81 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced81 = +data88;
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data88;
+}
+else if(data88 === null){
+coerced81 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data88}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data88 = coerced81;
-if(data85 !== undefined){
-data85["context_length"] = coerced81;
+if(data86 !== undefined){
+data86["owned_by"] = coerced81;
 }
 }
 }
 if(errors === _errs238){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data88}];
+if(typeof data88 === "string"){
+if(func3(data88) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data88}];
 return false;
 }
 }
@@ -4041,8 +4048,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.max_output_tokens !== undefined){
-let data89 = data85.max_output_tokens;
+if(data86.context_length !== undefined){
+let data89 = data86.context_length;
 const _errs240 = errors;
 if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
 let dataType82 = typeof data89;
@@ -4053,21 +4060,21 @@ if(dataType82 === "boolean" || data89 === null
 coerced82 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data89}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data89 = coerced82;
-if(data85 !== undefined){
-data85["max_output_tokens"] = coerced82;
+if(data86 !== undefined){
+data86["context_length"] = coerced82;
 }
 }
 }
 if(errors === _errs240){
 if(typeof data89 == "number"){
 if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data89}];
 return false;
 }
 }
@@ -4078,8 +4085,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.default_max_tokens !== undefined){
-let data90 = data85.default_max_tokens;
+if(data86.max_output_tokens !== undefined){
+let data90 = data86.max_output_tokens;
 const _errs242 = errors;
 if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
 let dataType83 = typeof data90;
@@ -4090,21 +4097,21 @@ if(dataType83 === "boolean" || data90 === null
 coerced83 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data90}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data90 = coerced83;
-if(data85 !== undefined){
-data85["default_max_tokens"] = coerced83;
+if(data86 !== undefined){
+data86["max_output_tokens"] = coerced83;
 }
 }
 }
 if(errors === _errs242){
 if(typeof data90 == "number"){
 if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data90}];
 return false;
 }
 }
@@ -4115,44 +4122,81 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.reasoning !== undefined){
-let data91 = data85.reasoning;
+if(data86.default_max_tokens !== undefined){
+let data91 = data86.default_max_tokens;
 const _errs244 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType84 = typeof data91;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data91 === null
+              || (dataType84 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced84 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data91}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data91 = coerced84;
+if(data86 !== undefined){
+data86["default_max_tokens"] = coerced84;
+}
+}
+}
 if(errors === _errs244){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(typeof data91 == "number"){
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data91}];
+return false;
+}
+}
+}
+var valid28 = _errs244 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data86.reasoning !== undefined){
+let data92 = data86.reasoning;
+const _errs246 = errors;
+if(errors === _errs246){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
 let missing4;
-if((data91.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+if((data92.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
 return false;
 }
 else {
-const _errs246 = errors;
-for(const key19 in data91){
+const _errs248 = errors;
+for(const key19 in data92){
 if(!((((key19 === "default_effort") || (key19 === "style")) || (key19 === "budgets")) || (key19 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data91.default_effort !== undefined){
-let data92 = data91.default_effort;
-const _errs247 = errors;
-const _errs248 = errors;
-let valid30 = false;
+if(_errs248 === errors){
+if(data92.default_effort !== undefined){
+let data93 = data92.default_effort;
 const _errs249 = errors;
-if(typeof data92 !== "string"){
-let dataType84 = typeof data92;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data92;
+const _errs250 = errors;
+let valid30 = false;
+const _errs251 = errors;
+if(typeof data93 !== "string"){
+let dataType85 = typeof data93;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data93;
 }
-else if(data92 === null){
-coerced84 = "";
+else if(data93 === null){
+coerced85 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+const err48 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4162,15 +4206,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data92 = coerced84;
-if(data91 !== undefined){
-data91["default_effort"] = coerced84;
+if(coerced85 !== undefined){
+data93 = coerced85;
+if(data92 !== undefined){
+data92["default_effort"] = coerced85;
 }
 }
 }
-if("low" !== data92){
-const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data92};
+if("low" !== data93){
+const err49 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4179,22 +4223,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs249 === errors;
+var _valid6 = _errs251 === errors;
 valid30 = valid30 || _valid6;
 if(!valid30){
-const _errs251 = errors;
-if(typeof data92 !== "string"){
-let dataType85 = typeof data92;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data92;
+const _errs253 = errors;
+if(typeof data93 !== "string"){
+let dataType86 = typeof data93;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data93;
 }
-else if(data92 === null){
-coerced85 = "";
+else if(data93 === null){
+coerced86 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+const err50 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4204,15 +4248,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data92 = coerced85;
-if(data91 !== undefined){
-data91["default_effort"] = coerced85;
+if(coerced86 !== undefined){
+data93 = coerced86;
+if(data92 !== undefined){
+data92["default_effort"] = coerced86;
 }
 }
 }
-if("medium" !== data92){
-const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data92};
+if("medium" !== data93){
+const err51 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4221,87 +4265,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs251 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs253 = errors;
-if(typeof data92 !== "string"){
-let dataType86 = typeof data92;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data92;
-}
-else if(data92 === null){
-coerced86 = "";
-}
-else {
-const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(coerced86 !== undefined){
-data92 = coerced86;
-if(data91 !== undefined){
-data91["default_effort"] = coerced86;
-}
-}
-}
-if("high" !== data92){
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data92};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
 var _valid6 = _errs253 === errors;
 valid30 = valid30 || _valid6;
-}
-}
 if(!valid30){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data92};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs248;
-if(vErrors !== null){
-if(_errs248){
-vErrors.length = _errs248;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs247 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data91.style !== undefined){
-let data93 = data91.style;
 const _errs255 = errors;
-const _errs256 = errors;
-let valid31 = false;
-const _errs257 = errors;
 if(typeof data93 !== "string"){
 let dataType87 = typeof data93;
 let coerced87 = undefined;
@@ -4313,7 +4280,84 @@ else if(data93 === null){
 coerced87 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+const err52 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data93};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(coerced87 !== undefined){
+data93 = coerced87;
+if(data92 !== undefined){
+data92["default_effort"] = coerced87;
+}
+}
+}
+if("high" !== data93){
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data93};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid6 = _errs255 === errors;
+valid30 = valid30 || _valid6;
+}
+}
+if(!valid30){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data93};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs250;
+if(vErrors !== null){
+if(_errs250){
+vErrors.length = _errs250;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid29 = _errs249 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data92.style !== undefined){
+let data94 = data92.style;
+const _errs257 = errors;
+const _errs258 = errors;
+let valid31 = false;
+const _errs259 = errors;
+if(typeof data94 !== "string"){
+let dataType88 = typeof data94;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data94;
+}
+else if(data94 === null){
+coerced88 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4323,15 +4367,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data93 = coerced87;
-if(data91 !== undefined){
-data91["style"] = coerced87;
+if(coerced88 !== undefined){
+data94 = coerced88;
+if(data92 !== undefined){
+data92["style"] = coerced88;
 }
 }
 }
-if("budget" !== data93){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data93};
+if("budget" !== data94){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4340,22 +4384,22 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs257 === errors;
+var _valid7 = _errs259 === errors;
 valid31 = valid31 || _valid7;
 if(!valid31){
-const _errs259 = errors;
-if(typeof data93 !== "string"){
-let dataType88 = typeof data93;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data93;
+const _errs261 = errors;
+if(typeof data94 !== "string"){
+let dataType89 = typeof data94;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data94;
 }
-else if(data93 === null){
-coerced88 = "";
+else if(data94 === null){
+coerced89 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4365,15 +4409,15 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data93 = coerced88;
-if(data91 !== undefined){
-data91["style"] = coerced88;
+if(coerced89 !== undefined){
+data94 = coerced89;
+if(data92 !== undefined){
+data92["style"] = coerced89;
 }
 }
 }
-if("level" !== data93){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data93};
+if("level" !== data94){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4382,11 +4426,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs259 === errors;
+var _valid7 = _errs261 === errors;
 valid31 = valid31 || _valid7;
 }
 if(!valid31){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data93};
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data94};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4398,75 +4442,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs256;
+errors = _errs258;
 if(vErrors !== null){
-if(_errs256){
-vErrors.length = _errs256;
+if(_errs258){
+vErrors.length = _errs258;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs255 === errors;
+var valid29 = _errs257 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data91.budgets !== undefined){
-let data94 = data91.budgets;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data92.budgets !== undefined){
+let data95 = data92.budgets;
 const _errs263 = errors;
-for(const key20 in data94){
+if(errors === _errs263){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs265 = errors;
+for(const key20 in data95){
 if(!(((key20 === "low") || (key20 === "medium")) || (key20 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data95}];
 return false;
 break;
 }
 }
-if(_errs263 === errors){
-if(data94.low !== undefined){
-let data95 = data94.low;
-const _errs264 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType89 = typeof data95;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data95 === null
-              || (dataType89 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced89 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data95 = coerced89;
-if(data94 !== undefined){
-data94["low"] = coerced89;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data95}];
-return false;
-}
-}
-}
-var valid32 = _errs264 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data94.medium !== undefined){
-let data96 = data94.medium;
+if(_errs265 === errors){
+if(data95.low !== undefined){
+let data96 = data95.low;
 const _errs266 = errors;
 if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
 let dataType90 = typeof data96;
@@ -4477,21 +4484,21 @@ if(dataType90 === "boolean" || data96 === null
 coerced90 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data96}];
 return false;
 }
 }
 if(coerced90 !== undefined){
 data96 = coerced90;
-if(data94 !== undefined){
-data94["medium"] = coerced90;
+if(data95 !== undefined){
+data95["low"] = coerced90;
 }
 }
 }
 if(errors === _errs266){
 if(typeof data96 == "number"){
 if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data96}];
 return false;
 }
 }
@@ -4502,8 +4509,8 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data94.high !== undefined){
-let data97 = data94.high;
+if(data95.medium !== undefined){
+let data97 = data95.medium;
 const _errs268 = errors;
 if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
 let dataType91 = typeof data97;
@@ -4514,21 +4521,21 @@ if(dataType91 === "boolean" || data97 === null
 coerced91 = +data97;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data97}];
 return false;
 }
 }
 if(coerced91 !== undefined){
 data97 = coerced91;
-if(data94 !== undefined){
-data94["high"] = coerced91;
+if(data95 !== undefined){
+data95["medium"] = coerced91;
 }
 }
 }
 if(errors === _errs268){
 if(typeof data97 == "number"){
 if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data97}];
 return false;
 }
 }
@@ -4538,53 +4545,90 @@ var valid32 = _errs268 === errors;
 else {
 var valid32 = true;
 }
+if(valid32){
+if(data95.high !== undefined){
+let data98 = data95.high;
+const _errs270 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType92 = typeof data98;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data98 === null
+              || (dataType92 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced92 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data98}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data98 = coerced92;
+if(data95 !== undefined){
+data95["high"] = coerced92;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data98 == "number"){
+if(data98 < 1 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data98}];
+return false;
+}
+}
+}
+var valid32 = _errs270 === errors;
+}
+else {
+var valid32 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data95}];
 return false;
 }
 }
-var valid29 = _errs261 === errors;
+var valid29 = _errs263 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data91.levels !== undefined){
-let data98 = data91.levels;
-const _errs270 = errors;
-if(errors === _errs270){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data92.levels !== undefined){
+let data99 = data92.levels;
 const _errs272 = errors;
-for(const key21 in data98){
+if(errors === _errs272){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs274 = errors;
+for(const key21 in data99){
 if(!(((key21 === "low") || (key21 === "medium")) || (key21 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data99}];
 return false;
 break;
 }
 }
-if(_errs272 === errors){
-if(data98.low !== undefined){
-let data99 = data98.low;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
+if(_errs274 === errors){
+if(data99.low !== undefined){
+let data100 = data99.low;
 const _errs275 = errors;
-if(typeof data99 !== "string"){
-let dataType92 = typeof data99;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data99;
+const _errs276 = errors;
+let valid34 = false;
+const _errs277 = errors;
+if(typeof data100 !== "string"){
+let dataType93 = typeof data100;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data100;
 }
-else if(data99 === null){
-coerced92 = "";
+else if(data100 === null){
+coerced93 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4594,15 +4638,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data99 = coerced92;
-if(data98 !== undefined){
-data98["low"] = coerced92;
+if(coerced93 !== undefined){
+data100 = coerced93;
+if(data99 !== undefined){
+data99["low"] = coerced93;
 }
 }
 }
-if("minimal" !== data99){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data99};
+if("minimal" !== data100){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4611,22 +4655,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs275 === errors;
+var _valid8 = _errs277 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs277 = errors;
-if(typeof data99 !== "string"){
-let dataType93 = typeof data99;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data99;
+const _errs279 = errors;
+if(typeof data100 !== "string"){
+let dataType94 = typeof data100;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data100;
 }
-else if(data99 === null){
-coerced93 = "";
+else if(data100 === null){
+coerced94 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4636,15 +4680,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data99 = coerced93;
-if(data98 !== undefined){
-data98["low"] = coerced93;
+if(coerced94 !== undefined){
+data100 = coerced94;
+if(data99 !== undefined){
+data99["low"] = coerced94;
 }
 }
 }
-if("low" !== data99){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data99};
+if("low" !== data100){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4653,22 +4697,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs277 === errors;
+var _valid8 = _errs279 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs279 = errors;
-if(typeof data99 !== "string"){
-let dataType94 = typeof data99;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data99;
+const _errs281 = errors;
+if(typeof data100 !== "string"){
+let dataType95 = typeof data100;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data100;
 }
-else if(data99 === null){
-coerced94 = "";
+else if(data100 === null){
+coerced95 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4678,15 +4722,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data99 = coerced94;
-if(data98 !== undefined){
-data98["low"] = coerced94;
+if(coerced95 !== undefined){
+data100 = coerced95;
+if(data99 !== undefined){
+data99["low"] = coerced95;
 }
 }
 }
-if("medium" !== data99){
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data99};
+if("medium" !== data100){
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4695,22 +4739,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs279 === errors;
+var _valid8 = _errs281 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs281 = errors;
-if(typeof data99 !== "string"){
-let dataType95 = typeof data99;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data99;
+const _errs283 = errors;
+if(typeof data100 !== "string"){
+let dataType96 = typeof data100;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data100;
 }
-else if(data99 === null){
-coerced95 = "";
+else if(data100 === null){
+coerced96 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4720,15 +4764,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data99 = coerced95;
-if(data98 !== undefined){
-data98["low"] = coerced95;
+if(coerced96 !== undefined){
+data100 = coerced96;
+if(data99 !== undefined){
+data99["low"] = coerced96;
 }
 }
 }
-if("high" !== data99){
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data99};
+if("high" !== data100){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data100};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4737,22 +4781,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs281 === errors;
+var _valid8 = _errs283 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs283 = errors;
-if(typeof data99 !== "string"){
-let dataType96 = typeof data99;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data99;
+const _errs285 = errors;
+if(typeof data100 !== "string"){
+let dataType97 = typeof data100;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data100;
 }
-else if(data99 === null){
-coerced96 = "";
+else if(data100 === null){
+coerced97 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4762,15 +4806,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data99 = coerced96;
-if(data98 !== undefined){
-data98["low"] = coerced96;
+if(coerced97 !== undefined){
+data100 = coerced97;
+if(data99 !== undefined){
+data99["low"] = coerced97;
 }
 }
 }
-if("xhigh" !== data99){
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data99};
+if("xhigh" !== data100){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data100};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4779,90 +4823,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs283 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs285 = errors;
-if(typeof data99 !== "string"){
-let dataType97 = typeof data99;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data99;
-}
-else if(data99 === null){
-coerced97 = "";
-}
-else {
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-if(coerced97 !== undefined){
-data99 = coerced97;
-if(data98 !== undefined){
-data98["low"] = coerced97;
-}
-}
-}
-if("max" !== data99){
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data99};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
 var _valid8 = _errs285 === errors;
 valid34 = valid34 || _valid8;
-}
-}
-}
-}
-}
 if(!valid34){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data99};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs274;
-if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs273 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data98.medium !== undefined){
-let data100 = data98.medium;
 const _errs287 = errors;
-const _errs288 = errors;
-let valid35 = false;
-const _errs289 = errors;
 if(typeof data100 !== "string"){
 let dataType98 = typeof data100;
 let coerced98 = undefined;
@@ -4874,7 +4838,87 @@ else if(data100 === null){
 coerced98 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data100};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(coerced98 !== undefined){
+data100 = coerced98;
+if(data99 !== undefined){
+data99["low"] = coerced98;
+}
+}
+}
+if("max" !== data100){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data100};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid8 = _errs287 === errors;
+valid34 = valid34 || _valid8;
+}
+}
+}
+}
+}
+if(!valid34){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data100};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs276;
+if(vErrors !== null){
+if(_errs276){
+vErrors.length = _errs276;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid33 = _errs275 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data99.medium !== undefined){
+let data101 = data99.medium;
+const _errs289 = errors;
+const _errs290 = errors;
+let valid35 = false;
+const _errs291 = errors;
+if(typeof data101 !== "string"){
+let dataType99 = typeof data101;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data101;
+}
+else if(data101 === null){
+coerced99 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -4884,15 +4928,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data100 = coerced98;
-if(data98 !== undefined){
-data98["medium"] = coerced98;
+if(coerced99 !== undefined){
+data101 = coerced99;
+if(data99 !== undefined){
+data99["medium"] = coerced99;
 }
 }
 }
-if("minimal" !== data100){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data100};
+if("minimal" !== data101){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -4901,22 +4945,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs289 === errors;
+var _valid9 = _errs291 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs291 = errors;
-if(typeof data100 !== "string"){
-let dataType99 = typeof data100;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data100;
+const _errs293 = errors;
+if(typeof data101 !== "string"){
+let dataType100 = typeof data101;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data101;
 }
-else if(data100 === null){
-coerced99 = "";
+else if(data101 === null){
+coerced100 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4926,15 +4970,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data100 = coerced99;
-if(data98 !== undefined){
-data98["medium"] = coerced99;
+if(coerced100 !== undefined){
+data101 = coerced100;
+if(data99 !== undefined){
+data99["medium"] = coerced100;
 }
 }
 }
-if("low" !== data100){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data100};
+if("low" !== data101){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4943,22 +4987,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs291 === errors;
+var _valid9 = _errs293 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs293 = errors;
-if(typeof data100 !== "string"){
-let dataType100 = typeof data100;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data100;
+const _errs295 = errors;
+if(typeof data101 !== "string"){
+let dataType101 = typeof data101;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data101;
 }
-else if(data100 === null){
-coerced100 = "";
+else if(data101 === null){
+coerced101 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4968,15 +5012,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data100 = coerced100;
-if(data98 !== undefined){
-data98["medium"] = coerced100;
+if(coerced101 !== undefined){
+data101 = coerced101;
+if(data99 !== undefined){
+data99["medium"] = coerced101;
 }
 }
 }
-if("medium" !== data100){
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data100};
+if("medium" !== data101){
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4985,22 +5029,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs293 === errors;
+var _valid9 = _errs295 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs295 = errors;
-if(typeof data100 !== "string"){
-let dataType101 = typeof data100;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data100;
+const _errs297 = errors;
+if(typeof data101 !== "string"){
+let dataType102 = typeof data101;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data101;
 }
-else if(data100 === null){
-coerced101 = "";
+else if(data101 === null){
+coerced102 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5010,15 +5054,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data100 = coerced101;
-if(data98 !== undefined){
-data98["medium"] = coerced101;
+if(coerced102 !== undefined){
+data101 = coerced102;
+if(data99 !== undefined){
+data99["medium"] = coerced102;
 }
 }
 }
-if("high" !== data100){
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data100};
+if("high" !== data101){
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data101};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5027,22 +5071,22 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs295 === errors;
+var _valid9 = _errs297 === errors;
 valid35 = valid35 || _valid9;
 if(!valid35){
-const _errs297 = errors;
-if(typeof data100 !== "string"){
-let dataType102 = typeof data100;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data100;
+const _errs299 = errors;
+if(typeof data101 !== "string"){
+let dataType103 = typeof data101;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data101;
 }
-else if(data100 === null){
-coerced102 = "";
+else if(data101 === null){
+coerced103 = "";
 }
 else {
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5052,15 +5096,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data100 = coerced102;
-if(data98 !== undefined){
-data98["medium"] = coerced102;
+if(coerced103 !== undefined){
+data101 = coerced103;
+if(data99 !== undefined){
+data99["medium"] = coerced103;
 }
 }
 }
-if("xhigh" !== data100){
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data100};
+if("xhigh" !== data101){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data101};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5069,90 +5113,10 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs297 === errors;
-valid35 = valid35 || _valid9;
-if(!valid35){
-const _errs299 = errors;
-if(typeof data100 !== "string"){
-let dataType103 = typeof data100;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data100;
-}
-else if(data100 === null){
-coerced103 = "";
-}
-else {
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(coerced103 !== undefined){
-data100 = coerced103;
-if(data98 !== undefined){
-data98["medium"] = coerced103;
-}
-}
-}
-if("max" !== data100){
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data100};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
 var _valid9 = _errs299 === errors;
 valid35 = valid35 || _valid9;
-}
-}
-}
-}
-}
 if(!valid35){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data100};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs287 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data98.high !== undefined){
-let data101 = data98.high;
 const _errs301 = errors;
-const _errs302 = errors;
-let valid36 = false;
-const _errs303 = errors;
 if(typeof data101 !== "string"){
 let dataType104 = typeof data101;
 let coerced104 = undefined;
@@ -5164,7 +5128,87 @@ else if(data101 === null){
 coerced104 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data101};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(coerced104 !== undefined){
+data101 = coerced104;
+if(data99 !== undefined){
+data99["medium"] = coerced104;
+}
+}
+}
+if("max" !== data101){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data101};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid9 = _errs301 === errors;
+valid35 = valid35 || _valid9;
+}
+}
+}
+}
+}
+if(!valid35){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data101};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs290;
+if(vErrors !== null){
+if(_errs290){
+vErrors.length = _errs290;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid33 = _errs289 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data99.high !== undefined){
+let data102 = data99.high;
+const _errs303 = errors;
+const _errs304 = errors;
+let valid36 = false;
+const _errs305 = errors;
+if(typeof data102 !== "string"){
+let dataType105 = typeof data102;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data102;
+}
+else if(data102 === null){
+coerced105 = "";
+}
+else {
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5174,15 +5218,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data101 = coerced104;
-if(data98 !== undefined){
-data98["high"] = coerced104;
+if(coerced105 !== undefined){
+data102 = coerced105;
+if(data99 !== undefined){
+data99["high"] = coerced105;
 }
 }
 }
-if("minimal" !== data101){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data101};
+if("minimal" !== data102){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5191,22 +5235,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs303 === errors;
+var _valid10 = _errs305 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs305 = errors;
-if(typeof data101 !== "string"){
-let dataType105 = typeof data101;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data101;
+const _errs307 = errors;
+if(typeof data102 !== "string"){
+let dataType106 = typeof data102;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data102;
 }
-else if(data101 === null){
-coerced105 = "";
+else if(data102 === null){
+coerced106 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5216,15 +5260,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data101 = coerced105;
-if(data98 !== undefined){
-data98["high"] = coerced105;
+if(coerced106 !== undefined){
+data102 = coerced106;
+if(data99 !== undefined){
+data99["high"] = coerced106;
 }
 }
 }
-if("low" !== data101){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data101};
+if("low" !== data102){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5233,22 +5277,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs305 === errors;
+var _valid10 = _errs307 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs307 = errors;
-if(typeof data101 !== "string"){
-let dataType106 = typeof data101;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data101;
+const _errs309 = errors;
+if(typeof data102 !== "string"){
+let dataType107 = typeof data102;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data102;
 }
-else if(data101 === null){
-coerced106 = "";
+else if(data102 === null){
+coerced107 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data102};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5258,15 +5302,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data101 = coerced106;
-if(data98 !== undefined){
-data98["high"] = coerced106;
+if(coerced107 !== undefined){
+data102 = coerced107;
+if(data99 !== undefined){
+data99["high"] = coerced107;
 }
 }
 }
-if("medium" !== data101){
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data101};
+if("medium" !== data102){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data102};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5275,22 +5319,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs307 === errors;
+var _valid10 = _errs309 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs309 = errors;
-if(typeof data101 !== "string"){
-let dataType107 = typeof data101;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data101;
+const _errs311 = errors;
+if(typeof data102 !== "string"){
+let dataType108 = typeof data102;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data102;
 }
-else if(data101 === null){
-coerced107 = "";
+else if(data102 === null){
+coerced108 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data102};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5300,15 +5344,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data101 = coerced107;
-if(data98 !== undefined){
-data98["high"] = coerced107;
+if(coerced108 !== undefined){
+data102 = coerced108;
+if(data99 !== undefined){
+data99["high"] = coerced108;
 }
 }
 }
-if("high" !== data101){
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data101};
+if("high" !== data102){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data102};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5317,22 +5361,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs309 === errors;
+var _valid10 = _errs311 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs311 = errors;
-if(typeof data101 !== "string"){
-let dataType108 = typeof data101;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data101;
+const _errs313 = errors;
+if(typeof data102 !== "string"){
+let dataType109 = typeof data102;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data102;
 }
-else if(data101 === null){
-coerced108 = "";
+else if(data102 === null){
+coerced109 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data102};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5342,15 +5386,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data101 = coerced108;
-if(data98 !== undefined){
-data98["high"] = coerced108;
+if(coerced109 !== undefined){
+data102 = coerced109;
+if(data99 !== undefined){
+data99["high"] = coerced109;
 }
 }
 }
-if("xhigh" !== data101){
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data101};
+if("xhigh" !== data102){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data102};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5359,22 +5403,22 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs311 === errors;
+var _valid10 = _errs313 === errors;
 valid36 = valid36 || _valid10;
 if(!valid36){
-const _errs313 = errors;
-if(typeof data101 !== "string"){
-let dataType109 = typeof data101;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data101;
+const _errs315 = errors;
+if(typeof data102 !== "string"){
+let dataType110 = typeof data102;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data102;
 }
-else if(data101 === null){
-coerced109 = "";
+else if(data102 === null){
+coerced110 = "";
 }
 else {
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data102};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5384,15 +5428,15 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data101 = coerced109;
-if(data98 !== undefined){
-data98["high"] = coerced109;
+if(coerced110 !== undefined){
+data102 = coerced110;
+if(data99 !== undefined){
+data99["high"] = coerced110;
 }
 }
 }
-if("max" !== data101){
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data101};
+if("max" !== data102){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data102};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5401,7 +5445,7 @@ vErrors.push(err97);
 }
 errors++;
 }
-var _valid10 = _errs313 === errors;
+var _valid10 = _errs315 === errors;
 valid36 = valid36 || _valid10;
 }
 }
@@ -5409,7 +5453,7 @@ valid36 = valid36 || _valid10;
 }
 }
 if(!valid36){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data101};
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data102};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5421,17 +5465,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs302;
+errors = _errs304;
 if(vErrors !== null){
-if(_errs302){
-vErrors.length = _errs302;
+if(_errs304){
+vErrors.length = _errs304;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs301 === errors;
+var valid33 = _errs303 === errors;
 }
 else {
 var valid33 = true;
@@ -5441,11 +5485,11 @@ var valid33 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data99}];
 return false;
 }
 }
-var valid29 = _errs270 === errors;
+var valid29 = _errs272 === errors;
 }
 else {
 var valid29 = true;
@@ -5457,75 +5501,38 @@ var valid29 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data92}];
 return false;
 }
 }
-var valid28 = _errs244 === errors;
+var valid28 = _errs246 === errors;
 }
 else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.pricing !== undefined){
-let data102 = data85.pricing;
-const _errs315 = errors;
-if(errors === _errs315){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+if(data86.pricing !== undefined){
+let data103 = data86.pricing;
+const _errs317 = errors;
+if(errors === _errs317){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
 let missing5;
-if(((data102.input === undefined) && (missing5 = "input")) || ((data102.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+if(((data103.input === undefined) && (missing5 = "input")) || ((data103.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
 return false;
 }
 else {
-const _errs317 = errors;
-for(const key22 in data102){
+const _errs319 = errors;
+for(const key22 in data103){
 if(!((((key22 === "input") || (key22 === "output")) || (key22 === "cached_input")) || (key22 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
 return false;
 break;
 }
 }
-if(_errs317 === errors){
-if(data102.input !== undefined){
-let data103 = data102.input;
-const _errs318 = errors;
-if(!(typeof data103 == "number")){
-let dataType110 = typeof data103;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "boolean" || data103 === null
-              || (dataType110 == "string" && data103 && data103 == +data103)){
-coerced110 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data103 = coerced110;
-if(data102 !== undefined){
-data102["input"] = coerced110;
-}
-}
-}
-if(errors === _errs318){
-if(typeof data103 == "number"){
-if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data103}];
-return false;
-}
-}
-}
-var valid37 = _errs318 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data102.output !== undefined){
-let data104 = data102.output;
+if(_errs319 === errors){
+if(data103.input !== undefined){
+let data104 = data103.input;
 const _errs320 = errors;
 if(!(typeof data104 == "number")){
 let dataType111 = typeof data104;
@@ -5536,21 +5543,21 @@ if(dataType111 == "boolean" || data104 === null
 coerced111 = +data104;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data104}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data104 = coerced111;
-if(data102 !== undefined){
-data102["output"] = coerced111;
+if(data103 !== undefined){
+data103["input"] = coerced111;
 }
 }
 }
 if(errors === _errs320){
 if(typeof data104 == "number"){
 if(data104 < 0 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data104}];
 return false;
 }
 }
@@ -5561,8 +5568,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data102.cached_input !== undefined){
-let data105 = data102.cached_input;
+if(data103.output !== undefined){
+let data105 = data103.output;
 const _errs322 = errors;
 if(!(typeof data105 == "number")){
 let dataType112 = typeof data105;
@@ -5573,21 +5580,21 @@ if(dataType112 == "boolean" || data105 === null
 coerced112 = +data105;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data105}];
 return false;
 }
 }
 if(coerced112 !== undefined){
 data105 = coerced112;
-if(data102 !== undefined){
-data102["cached_input"] = coerced112;
+if(data103 !== undefined){
+data103["output"] = coerced112;
 }
 }
 }
 if(errors === _errs322){
 if(typeof data105 == "number"){
 if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data105}];
 return false;
 }
 }
@@ -5598,8 +5605,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data102.reasoning !== undefined){
-let data106 = data102.reasoning;
+if(data103.cached_input !== undefined){
+let data106 = data103.cached_input;
 const _errs324 = errors;
 if(!(typeof data106 == "number")){
 let dataType113 = typeof data106;
@@ -5610,26 +5617,63 @@ if(dataType113 == "boolean" || data106 === null
 coerced113 = +data106;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data106}];
 return false;
 }
 }
 if(coerced113 !== undefined){
 data106 = coerced113;
-if(data102 !== undefined){
-data102["reasoning"] = coerced113;
+if(data103 !== undefined){
+data103["cached_input"] = coerced113;
 }
 }
 }
 if(errors === _errs324){
 if(typeof data106 == "number"){
 if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data106}];
 return false;
 }
 }
 }
 var valid37 = _errs324 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data103.reasoning !== undefined){
+let data107 = data103.reasoning;
+const _errs326 = errors;
+if(!(typeof data107 == "number")){
+let dataType114 = typeof data107;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "boolean" || data107 === null
+              || (dataType114 == "string" && data107 && data107 == +data107)){
+coerced114 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data107}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data107 = coerced114;
+if(data103 !== undefined){
+data103["reasoning"] = coerced114;
+}
+}
+}
+if(errors === _errs326){
+if(typeof data107 == "number"){
+if(data107 < 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data107}];
+return false;
+}
+}
+}
+var valid37 = _errs326 === errors;
 }
 else {
 var valid37 = true;
@@ -5641,89 +5685,50 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data103}];
 return false;
 }
 }
-var valid28 = _errs315 === errors;
+var valid28 = _errs317 === errors;
 }
 else {
 var valid28 = true;
 }
 if(valid28){
-if(data85.routes !== undefined){
-let data107 = data85.routes;
-const _errs326 = errors;
-if(errors === _errs326){
-if(Array.isArray(data107)){
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
+if(data86.routes !== undefined){
+let data108 = data86.routes;
+const _errs328 = errors;
+if(errors === _errs328){
+if(Array.isArray(data108)){
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data108}];
 return false;
 }
 else {
 var valid38 = true;
-const len4 = data107.length;
+const len4 = data108.length;
 for(let i4=0; i4<len4; i4++){
-let data108 = data107[i4];
-const _errs328 = errors;
-if(errors === _errs328){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+let data109 = data108[i4];
+const _errs330 = errors;
+if(errors === _errs330){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 let missing6;
-if((data108.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+if((data109.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
 return false;
 }
 else {
-const _errs330 = errors;
-for(const key23 in data108){
+const _errs332 = errors;
+for(const key23 in data109){
 if(!((((key23 === "node") || (key23 === "model")) || (key23 === "weight")) || (key23 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
 return false;
 break;
 }
 }
-if(_errs330 === errors){
-if(data108.node !== undefined){
-let data109 = data108.node;
-const _errs331 = errors;
-if(typeof data109 !== "string"){
-let dataType114 = typeof data109;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data109;
-}
-else if(data109 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data109 = coerced114;
-if(data108 !== undefined){
-data108["node"] = coerced114;
-}
-}
-}
-if(errors === _errs331){
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data109}];
-return false;
-}
-}
-}
-var valid39 = _errs331 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data108.model !== undefined){
-let data110 = data108.model;
+if(_errs332 === errors){
+if(data109.node !== undefined){
+let data110 = data109.node;
 const _errs333 = errors;
 if(typeof data110 !== "string"){
 let dataType115 = typeof data110;
@@ -5736,21 +5741,21 @@ else if(data110 === null){
 coerced115 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data110}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data110 = coerced115;
-if(data108 !== undefined){
-data108["model"] = coerced115;
+if(data109 !== undefined){
+data109["node"] = coerced115;
 }
 }
 }
 if(errors === _errs333){
 if(typeof data110 === "string"){
 if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data110}];
 return false;
 }
 }
@@ -5761,33 +5766,35 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.weight !== undefined){
-let data111 = data108.weight;
+if(data109.model !== undefined){
+let data111 = data109.model;
 const _errs335 = errors;
-if(!(typeof data111 == "number")){
+if(typeof data111 !== "string"){
 let dataType116 = typeof data111;
 let coerced116 = undefined;
 if(!(coerced116 !== undefined)){
-if(dataType116 == "boolean" || data111 === null
-              || (dataType116 == "string" && data111 && data111 == +data111)){
-coerced116 = +data111;
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data111;
+}
+else if(data111 === null){
+coerced116 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data111}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data111 = coerced116;
-if(data108 !== undefined){
-data108["weight"] = coerced116;
+if(data109 !== undefined){
+data109["model"] = coerced116;
 }
 }
 }
 if(errors === _errs335){
-if(typeof data111 == "number"){
-if(data111 <= 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data111}];
+if(typeof data111 === "string"){
+if(func3(data111) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data111}];
 return false;
 }
 }
@@ -5798,38 +5805,75 @@ else {
 var valid39 = true;
 }
 if(valid39){
-if(data108.priority !== undefined){
-let data112 = data108.priority;
+if(data109.weight !== undefined){
+let data112 = data109.weight;
 const _errs337 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+if(!(typeof data112 == "number")){
 let dataType117 = typeof data112;
 let coerced117 = undefined;
 if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data112 === null
-              || (dataType117 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+if(dataType117 == "boolean" || data112 === null
+              || (dataType117 == "string" && data112 && data112 == +data112)){
 coerced117 = +data112;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data112}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data112 = coerced117;
-if(data108 !== undefined){
-data108["priority"] = coerced117;
+if(data109 !== undefined){
+data109["weight"] = coerced117;
 }
 }
 }
 if(errors === _errs337){
 if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data112}];
+if(data112 <= 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data112}];
 return false;
 }
 }
 }
 var valid39 = _errs337 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data109.priority !== undefined){
+let data113 = data109.priority;
+const _errs339 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType118 = typeof data113;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data113 === null
+              || (dataType118 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced118 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data113}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data113 = coerced118;
+if(data109 !== undefined){
+data109["priority"] = coerced118;
+}
+}
+}
+if(errors === _errs339){
+if(typeof data113 == "number"){
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data113}];
+return false;
+}
+}
+}
+var valid39 = _errs339 === errors;
 }
 else {
 var valid39 = true;
@@ -5841,11 +5885,11 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data109}];
 return false;
 }
 }
-var valid38 = _errs328 === errors;
+var valid38 = _errs330 === errors;
 if(!valid38){
 break;
 }
@@ -5853,11 +5897,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data108}];
 return false;
 }
 }
-var valid28 = _errs326 === errors;
+var valid28 = _errs328 === errors;
 }
 else {
 var valid28 = true;
@@ -5873,11 +5917,11 @@ var valid28 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data86}];
 return false;
 }
 }
-var valid27 = _errs231 === errors;
+var valid27 = _errs233 === errors;
 if(!valid27){
 break;
 }
@@ -5885,90 +5929,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data85}];
 return false;
 }
 }
-var valid0 = _errs229 === errors;
+var valid0 = _errs231 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data113 = data.accounts;
-const _errs339 = errors;
-if(errors === _errs339){
-if(Array.isArray(data113)){
-var valid40 = true;
-const len5 = data113.length;
-for(let i5=0; i5<len5; i5++){
-let data114 = data113[i5];
+let data114 = data.accounts;
 const _errs341 = errors;
 if(errors === _errs341){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(Array.isArray(data114)){
+var valid40 = true;
+const len5 = data114.length;
+for(let i5=0; i5<len5; i5++){
+let data115 = data114[i5];
+const _errs343 = errors;
+if(errors === _errs343){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing7;
-if((data114.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data114}];
+if((data115.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data115}];
 return false;
 }
 else {
-const _errs343 = errors;
-for(const key24 in data114){
+const _errs345 = errors;
+for(const key24 in data115){
 if(!((((((key24 === "id") || (key24 === "name")) || (key24 === "balance")) || (key24 === "allowed_models")) || (key24 === "limits")) || (key24 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data115}];
 return false;
 break;
 }
 }
-if(_errs343 === errors){
-if(data114.id !== undefined){
-let data115 = data114.id;
-const _errs344 = errors;
-if(typeof data115 !== "string"){
-let dataType118 = typeof data115;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data115;
-}
-else if(data115 === null){
-coerced118 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data115 = coerced118;
-if(data114 !== undefined){
-data114["id"] = coerced118;
-}
-}
-}
-if(errors === _errs344){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-else {
-if(!pattern5.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data115}];
-return false;
-}
-}
-}
-}
-var valid41 = _errs344 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data114.name !== undefined){
-let data116 = data114.name;
+if(_errs345 === errors){
+if(data115.id !== undefined){
+let data116 = data115.id;
 const _errs346 = errors;
 if(typeof data116 !== "string"){
 let dataType119 = typeof data116;
@@ -5981,14 +5980,28 @@ else if(data116 === null){
 coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data116 = coerced119;
-if(data114 !== undefined){
-data114["name"] = coerced119;
+if(data115 !== undefined){
+data115["id"] = coerced119;
+}
+}
+}
+if(errors === _errs346){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
+return false;
+}
+else {
+if(!pattern5.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data116}];
+return false;
+}
 }
 }
 }
@@ -5998,26 +6011,28 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.balance !== undefined){
-let data117 = data114.balance;
+if(data115.name !== undefined){
+let data117 = data115.name;
 const _errs348 = errors;
-if(!(typeof data117 == "number")){
+if(typeof data117 !== "string"){
 let dataType120 = typeof data117;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 == "boolean" || data117 === null
-              || (dataType120 == "string" && data117 && data117 == +data117)){
-coerced120 = +data117;
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data117;
+}
+else if(data117 === null){
+coerced120 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data117}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data117 = coerced120;
-if(data114 !== undefined){
-data114["balance"] = coerced120;
+if(data115 !== undefined){
+data115["name"] = coerced120;
 }
 }
 }
@@ -6027,55 +6042,27 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.allowed_models !== undefined){
-let data118 = data114.allowed_models;
+if(data115.balance !== undefined){
+let data118 = data115.balance;
 const _errs350 = errors;
-if(errors === _errs350){
-if(Array.isArray(data118)){
-var valid42 = true;
-const len6 = data118.length;
-for(let i6=0; i6<len6; i6++){
-let data119 = data118[i6];
-const _errs352 = errors;
-if(typeof data119 !== "string"){
-let dataType121 = typeof data119;
+if(!(typeof data118 == "number")){
+let dataType121 = typeof data118;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data119;
-}
-else if(data119 === null){
-coerced121 = "";
+if(dataType121 == "boolean" || data118 === null
+              || (dataType121 == "string" && data118 && data118 == +data118)){
+coerced121 = +data118;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data118}];
 return false;
 }
 }
 if(coerced121 !== undefined){
-data119 = coerced121;
-if(data118 !== undefined){
-data118[i6] = coerced121;
+data118 = coerced121;
+if(data115 !== undefined){
+data115["balance"] = coerced121;
 }
-}
-}
-if(errors === _errs352){
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data119}];
-return false;
-}
-}
-}
-var valid42 = _errs352 === errors;
-if(!valid42){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data118}];
-return false;
 }
 }
 var valid41 = _errs350 === errors;
@@ -6084,59 +6071,79 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.limits !== undefined){
-let data120 = data114.limits;
+if(data115.allowed_models !== undefined){
+let data119 = data115.allowed_models;
+const _errs352 = errors;
+if(errors === _errs352){
+if(Array.isArray(data119)){
+var valid42 = true;
+const len6 = data119.length;
+for(let i6=0; i6<len6; i6++){
+let data120 = data119[i6];
 const _errs354 = errors;
-if(errors === _errs354){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs356 = errors;
-for(const key25 in data120){
-if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
-return false;
-break;
-}
-}
-if(_errs356 === errors){
-if(data120.rpm !== undefined){
-let data121 = data120.rpm;
-const _errs357 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
-let dataType122 = typeof data121;
+if(typeof data120 !== "string"){
+let dataType122 = typeof data120;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data121 === null
-              || (dataType122 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced122 = +data121;
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data120;
+}
+else if(data120 === null){
+coerced122 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data120}];
 return false;
 }
 }
 if(coerced122 !== undefined){
-data121 = coerced122;
-if(data120 !== undefined){
-data120["rpm"] = coerced122;
+data120 = coerced122;
+if(data119 !== undefined){
+data119[i6] = coerced122;
 }
 }
 }
-if(errors === _errs357){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data121}];
+if(errors === _errs354){
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data120}];
 return false;
 }
 }
 }
-var valid43 = _errs357 === errors;
+var valid42 = _errs354 === errors;
+if(!valid42){
+break;
+}
+}
 }
 else {
-var valid43 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data119}];
+return false;
 }
-if(valid43){
-if(data120.rps !== undefined){
-let data122 = data120.rps;
+}
+var valid41 = _errs352 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data115.limits !== undefined){
+let data121 = data115.limits;
+const _errs356 = errors;
+if(errors === _errs356){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs358 = errors;
+for(const key25 in data121){
+if(!(((key25 === "rpm") || (key25 === "rps")) || (key25 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data121}];
+return false;
+break;
+}
+}
+if(_errs358 === errors){
+if(data121.rpm !== undefined){
+let data122 = data121.rpm;
 const _errs359 = errors;
 if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
 let dataType123 = typeof data122;
@@ -6147,21 +6154,21 @@ if(dataType123 === "boolean" || data122 === null
 coerced123 = +data122;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data122}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data122 = coerced123;
-if(data120 !== undefined){
-data120["rps"] = coerced123;
+if(data121 !== undefined){
+data121["rpm"] = coerced123;
 }
 }
 }
 if(errors === _errs359){
 if(typeof data122 == "number"){
 if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data122}];
 return false;
 }
 }
@@ -6172,8 +6179,8 @@ else {
 var valid43 = true;
 }
 if(valid43){
-if(data120.tpm !== undefined){
-let data123 = data120.tpm;
+if(data121.rps !== undefined){
+let data123 = data121.rps;
 const _errs361 = errors;
 if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
 let dataType124 = typeof data123;
@@ -6184,21 +6191,21 @@ if(dataType124 === "boolean" || data123 === null
 coerced124 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data123}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data123 = coerced124;
-if(data120 !== undefined){
-data120["tpm"] = coerced124;
+if(data121 !== undefined){
+data121["rps"] = coerced124;
 }
 }
 }
 if(errors === _errs361){
 if(typeof data123 == "number"){
 if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data123}];
 return false;
 }
 }
@@ -6208,83 +6215,120 @@ var valid43 = _errs361 === errors;
 else {
 var valid43 = true;
 }
+if(valid43){
+if(data121.tpm !== undefined){
+let data124 = data121.tpm;
+const _errs363 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType125 = typeof data124;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data124 === null
+              || (dataType125 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced125 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data124}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data124 = coerced125;
+if(data121 !== undefined){
+data121["tpm"] = coerced125;
+}
+}
+}
+if(errors === _errs363){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data124}];
+return false;
+}
+}
+}
+var valid43 = _errs363 === errors;
+}
+else {
+var valid43 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data121}];
 return false;
 }
 }
-var valid41 = _errs354 === errors;
+var valid41 = _errs356 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data114.policy !== undefined){
-let data124 = data114.policy;
-const _errs363 = errors;
-if(errors === _errs363){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+if(data115.policy !== undefined){
+let data125 = data115.policy;
 const _errs365 = errors;
-for(const key26 in data124){
+if(errors === _errs365){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs367 = errors;
+for(const key26 in data125){
 if(!((key26 === "streaming") || (key26 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data125}];
 return false;
 break;
 }
 }
-if(_errs365 === errors){
-if(data124.streaming !== undefined){
-let data125 = data124.streaming;
-const _errs366 = errors;
-if(typeof data125 !== "boolean"){
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(data125 === "false" || data125 === 0 || data125 === null){
-coerced125 = false;
+if(_errs367 === errors){
+if(data125.streaming !== undefined){
+let data126 = data125.streaming;
+const _errs368 = errors;
+if(typeof data126 !== "boolean"){
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(data126 === "false" || data126 === 0 || data126 === null){
+coerced126 = false;
 }
-else if(data125 === "true" || data125 === 1){
-coerced125 = true;
+else if(data126 === "true" || data126 === 1){
+coerced126 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data126}];
 return false;
 }
 }
-if(coerced125 !== undefined){
-data125 = coerced125;
-if(data124 !== undefined){
-data124["streaming"] = coerced125;
+if(coerced126 !== undefined){
+data126 = coerced126;
+if(data125 !== undefined){
+data125["streaming"] = coerced126;
 }
 }
 }
-var valid44 = _errs366 === errors;
+var valid44 = _errs368 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data124.max_reasoning_effort !== undefined){
-let data126 = data124.max_reasoning_effort;
-const _errs368 = errors;
-const _errs369 = errors;
-let valid45 = false;
+if(data125.max_reasoning_effort !== undefined){
+let data127 = data125.max_reasoning_effort;
 const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType126 = typeof data126;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data126;
+const _errs371 = errors;
+let valid45 = false;
+const _errs372 = errors;
+if(typeof data127 !== "string"){
+let dataType127 = typeof data127;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data127;
 }
-else if(data126 === null){
-coerced126 = "";
+else if(data127 === null){
+coerced127 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
+const err99 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6294,15 +6338,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data126 = coerced126;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced126;
+if(coerced127 !== undefined){
+data127 = coerced127;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced127;
 }
 }
 }
-if("low" !== data126){
-const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data126};
+if("low" !== data127){
+const err100 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6311,22 +6355,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
+var _valid11 = _errs372 === errors;
 valid45 = valid45 || _valid11;
 if(!valid45){
-const _errs372 = errors;
-if(typeof data126 !== "string"){
-let dataType127 = typeof data126;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data126;
+const _errs374 = errors;
+if(typeof data127 !== "string"){
+let dataType128 = typeof data127;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data127;
 }
-else if(data126 === null){
-coerced127 = "";
+else if(data127 === null){
+coerced128 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
+const err101 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6336,15 +6380,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data126 = coerced127;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced127;
+if(coerced128 !== undefined){
+data127 = coerced128;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced128;
 }
 }
 }
-if("medium" !== data126){
-const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data126};
+if("medium" !== data127){
+const err102 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6353,22 +6397,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs372 === errors;
+var _valid11 = _errs374 === errors;
 valid45 = valid45 || _valid11;
 if(!valid45){
-const _errs374 = errors;
-if(typeof data126 !== "string"){
-let dataType128 = typeof data126;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data126;
+const _errs376 = errors;
+if(typeof data127 !== "string"){
+let dataType129 = typeof data127;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data127;
 }
-else if(data126 === null){
-coerced128 = "";
+else if(data127 === null){
+coerced129 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
+const err103 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6378,15 +6422,15 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data126 = coerced128;
-if(data124 !== undefined){
-data124["max_reasoning_effort"] = coerced128;
+if(coerced129 !== undefined){
+data127 = coerced129;
+if(data125 !== undefined){
+data125["max_reasoning_effort"] = coerced129;
 }
 }
 }
-if("high" !== data126){
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data126};
+if("high" !== data127){
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6395,12 +6439,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
+var _valid11 = _errs376 === errors;
 valid45 = valid45 || _valid11;
 }
 }
 if(!valid45){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data126};
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data127};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6412,17 +6456,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs369;
+errors = _errs371;
 if(vErrors !== null){
-if(_errs369){
-vErrors.length = _errs369;
+if(_errs371){
+vErrors.length = _errs371;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs368 === errors;
+var valid44 = _errs370 === errors;
 }
 else {
 var valid44 = true;
@@ -6431,11 +6475,11 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data125}];
 return false;
 }
 }
-var valid41 = _errs363 === errors;
+var valid41 = _errs365 === errors;
 }
 else {
 var valid41 = true;
@@ -6449,95 +6493,56 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data115}];
 return false;
 }
 }
-var valid40 = _errs341 === errors;
+var valid40 = _errs343 === errors;
 if(!valid40){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data114}];
 return false;
 }
 }
-var valid0 = _errs339 === errors;
+var valid0 = _errs341 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data127 = data.keys;
-const _errs376 = errors;
-if(errors === _errs376){
-if(Array.isArray(data127)){
-var valid46 = true;
-const len7 = data127.length;
-for(let i7=0; i7<len7; i7++){
-let data128 = data127[i7];
+let data128 = data.keys;
 const _errs378 = errors;
 if(errors === _errs378){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+if(Array.isArray(data128)){
+var valid46 = true;
+const len7 = data128.length;
+for(let i7=0; i7<len7; i7++){
+let data129 = data128[i7];
+const _errs380 = errors;
+if(errors === _errs380){
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
 let missing8;
-if((data128.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data128}];
+if((data129.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data129}];
 return false;
 }
 else {
-const _errs380 = errors;
-for(const key27 in data128){
+const _errs382 = errors;
+for(const key27 in data129){
 if(!((((((((key27 === "key") || (key27 === "account")) || (key27 === "name")) || (key27 === "spend_limit")) || (key27 === "limits")) || (key27 === "allowed_models")) || (key27 === "policy")) || (key27 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data129}];
 return false;
 break;
 }
 }
-if(_errs380 === errors){
-if(data128.key !== undefined){
-let data129 = data128.key;
-const _errs381 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
-}
-else if(data129 === null){
-coerced129 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["key"] = coerced129;
-}
-}
-}
-if(errors === _errs381){
-if(typeof data129 === "string"){
-if(func3(data129) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs381 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.account !== undefined){
-let data130 = data128.account;
+if(_errs382 === errors){
+if(data129.key !== undefined){
+let data130 = data129.key;
 const _errs383 = errors;
 if(typeof data130 !== "string"){
 let dataType130 = typeof data130;
@@ -6550,21 +6555,21 @@ else if(data130 === null){
 coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data130}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data130 = coerced130;
-if(data128 !== undefined){
-data128["account"] = coerced130;
+if(data129 !== undefined){
+data129["key"] = coerced130;
 }
 }
 }
 if(errors === _errs383){
 if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data130}];
+if(func3(data130) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data130}];
 return false;
 }
 }
@@ -6575,8 +6580,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.name !== undefined){
-let data131 = data128.name;
+if(data129.account !== undefined){
+let data131 = data129.account;
 const _errs385 = errors;
 if(typeof data131 !== "string"){
 let dataType131 = typeof data131;
@@ -6589,14 +6594,22 @@ else if(data131 === null){
 coerced131 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data131}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data131 = coerced131;
-if(data128 !== undefined){
-data128["name"] = coerced131;
+if(data129 !== undefined){
+data129["account"] = coerced131;
+}
+}
+}
+if(errors === _errs385){
+if(typeof data131 === "string"){
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data131}];
+return false;
 }
 }
 }
@@ -6606,34 +6619,28 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.spend_limit !== undefined){
-let data132 = data128.spend_limit;
+if(data129.name !== undefined){
+let data132 = data129.name;
 const _errs387 = errors;
-if(!(typeof data132 == "number")){
+if(typeof data132 !== "string"){
 let dataType132 = typeof data132;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data132 === null
-              || (dataType132 == "string" && data132 && data132 == +data132)){
-coerced132 = +data132;
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data132;
+}
+else if(data132 === null){
+coerced132 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data132}];
 return false;
 }
 }
 if(coerced132 !== undefined){
 data132 = coerced132;
-if(data128 !== undefined){
-data128["spend_limit"] = coerced132;
-}
-}
-}
-if(errors === _errs387){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data132}];
-return false;
+if(data129 !== undefined){
+data129["name"] = coerced132;
 }
 }
 }
@@ -6643,59 +6650,59 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.limits !== undefined){
-let data133 = data128.limits;
+if(data129.spend_limit !== undefined){
+let data133 = data129.spend_limit;
 const _errs389 = errors;
-if(errors === _errs389){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs391 = errors;
-for(const key28 in data133){
-if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
-return false;
-break;
-}
-}
-if(_errs391 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
-const _errs392 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType133 = typeof data134;
+if(!(typeof data133 == "number")){
+let dataType133 = typeof data133;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data134 === null
-              || (dataType133 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced133 = +data134;
+if(dataType133 == "boolean" || data133 === null
+              || (dataType133 == "string" && data133 && data133 == +data133)){
+coerced133 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data133}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data134 = coerced133;
-if(data133 !== undefined){
-data133["rpm"] = coerced133;
+data133 = coerced133;
+if(data129 !== undefined){
+data129["spend_limit"] = coerced133;
 }
 }
 }
-if(errors === _errs392){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data134}];
+if(errors === _errs389){
+if(typeof data133 == "number"){
+if(data133 < 0 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data133}];
 return false;
 }
 }
 }
-var valid48 = _errs392 === errors;
+var valid47 = _errs389 === errors;
 }
 else {
-var valid48 = true;
+var valid47 = true;
 }
-if(valid48){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
+if(valid47){
+if(data129.limits !== undefined){
+let data134 = data129.limits;
+const _errs391 = errors;
+if(errors === _errs391){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+const _errs393 = errors;
+for(const key28 in data134){
+if(!(((key28 === "rpm") || (key28 === "rps")) || (key28 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data134}];
+return false;
+break;
+}
+}
+if(_errs393 === errors){
+if(data134.rpm !== undefined){
+let data135 = data134.rpm;
 const _errs394 = errors;
 if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
 let dataType134 = typeof data135;
@@ -6706,21 +6713,21 @@ if(dataType134 === "boolean" || data135 === null
 coerced134 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data135}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data135 = coerced134;
-if(data133 !== undefined){
-data133["rps"] = coerced134;
+if(data134 !== undefined){
+data134["rpm"] = coerced134;
 }
 }
 }
 if(errors === _errs394){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data135}];
 return false;
 }
 }
@@ -6731,8 +6738,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
+if(data134.rps !== undefined){
+let data136 = data134.rps;
 const _errs396 = errors;
 if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
 let dataType135 = typeof data136;
@@ -6743,21 +6750,21 @@ if(dataType135 === "boolean" || data136 === null
 coerced135 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data136}];
 return false;
 }
 }
 if(coerced135 !== undefined){
 data136 = coerced135;
-if(data133 !== undefined){
-data133["tpm"] = coerced135;
+if(data134 !== undefined){
+data134["rps"] = coerced135;
 }
 }
 }
 if(errors === _errs396){
 if(typeof data136 == "number"){
 if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data136}];
 return false;
 }
 }
@@ -6767,140 +6774,177 @@ var valid48 = _errs396 === errors;
 else {
 var valid48 = true;
 }
+if(valid48){
+if(data134.tpm !== undefined){
+let data137 = data134.tpm;
+const _errs398 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType136 = typeof data137;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 === "boolean" || data137 === null
+              || (dataType136 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced136 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data137}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data137 = coerced136;
+if(data134 !== undefined){
+data134["tpm"] = coerced136;
+}
+}
+}
+if(errors === _errs398){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data137}];
+return false;
+}
+}
+}
+var valid48 = _errs398 === errors;
+}
+else {
+var valid48 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data134}];
 return false;
 }
 }
-var valid47 = _errs389 === errors;
+var valid47 = _errs391 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.allowed_models !== undefined){
-let data137 = data128.allowed_models;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data137)){
-var valid49 = true;
-const len8 = data137.length;
-for(let i8=0; i8<len8; i8++){
-let data138 = data137[i8];
+if(data129.allowed_models !== undefined){
+let data138 = data129.allowed_models;
 const _errs400 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+if(errors === _errs400){
+if(Array.isArray(data138)){
+var valid49 = true;
+const len8 = data138.length;
+for(let i8=0; i8<len8; i8++){
+let data139 = data138[i8];
+const _errs402 = errors;
+if(typeof data139 !== "string"){
+let dataType137 = typeof data139;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data139;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data139 === null){
+coerced137 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data139}];
 return false;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data137 !== undefined){
-data137[i8] = coerced136;
+if(coerced137 !== undefined){
+data139 = coerced137;
+if(data138 !== undefined){
+data138[i8] = coerced137;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data138 === "string"){
-if(func3(data138) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data138}];
+if(errors === _errs402){
+if(typeof data139 === "string"){
+if(func3(data139) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data139}];
 return false;
 }
 }
 }
-var valid49 = _errs400 === errors;
+var valid49 = _errs402 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data138}];
 return false;
 }
 }
-var valid47 = _errs398 === errors;
+var valid47 = _errs400 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.policy !== undefined){
-let data139 = data128.policy;
-const _errs402 = errors;
-if(errors === _errs402){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+if(data129.policy !== undefined){
+let data140 = data129.policy;
 const _errs404 = errors;
-for(const key29 in data139){
+if(errors === _errs404){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs406 = errors;
+for(const key29 in data140){
 if(!((key29 === "streaming") || (key29 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data140}];
 return false;
 break;
 }
 }
-if(_errs404 === errors){
-if(data139.streaming !== undefined){
-let data140 = data139.streaming;
-const _errs405 = errors;
-if(typeof data140 !== "boolean"){
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(data140 === "false" || data140 === 0 || data140 === null){
-coerced137 = false;
+if(_errs406 === errors){
+if(data140.streaming !== undefined){
+let data141 = data140.streaming;
+const _errs407 = errors;
+if(typeof data141 !== "boolean"){
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(data141 === "false" || data141 === 0 || data141 === null){
+coerced138 = false;
 }
-else if(data140 === "true" || data140 === 1){
-coerced137 = true;
+else if(data141 === "true" || data141 === 1){
+coerced138 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data141}];
 return false;
 }
 }
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["streaming"] = coerced137;
+if(coerced138 !== undefined){
+data141 = coerced138;
+if(data140 !== undefined){
+data140["streaming"] = coerced138;
 }
 }
 }
-var valid50 = _errs405 === errors;
+var valid50 = _errs407 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data139.max_reasoning_effort !== undefined){
-let data141 = data139.max_reasoning_effort;
-const _errs407 = errors;
-const _errs408 = errors;
-let valid51 = false;
+if(data140.max_reasoning_effort !== undefined){
+let data142 = data140.max_reasoning_effort;
 const _errs409 = errors;
-if(typeof data141 !== "string"){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data141;
+const _errs410 = errors;
+let valid51 = false;
+const _errs411 = errors;
+if(typeof data142 !== "string"){
+let dataType139 = typeof data142;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data142;
 }
-else if(data141 === null){
-coerced138 = "";
+else if(data142 === null){
+coerced139 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+const err106 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6910,15 +6954,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced138;
+if(coerced139 !== undefined){
+data142 = coerced139;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced139;
 }
 }
 }
-if("low" !== data141){
-const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
+if("low" !== data142){
+const err107 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6927,22 +6971,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs409 === errors;
+var _valid12 = _errs411 === errors;
 valid51 = valid51 || _valid12;
 if(!valid51){
-const _errs411 = errors;
-if(typeof data141 !== "string"){
-let dataType139 = typeof data141;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data141;
+const _errs413 = errors;
+if(typeof data142 !== "string"){
+let dataType140 = typeof data142;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data142;
 }
-else if(data141 === null){
-coerced139 = "";
+else if(data142 === null){
+coerced140 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+const err108 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6952,15 +6996,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data141 = coerced139;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced139;
+if(coerced140 !== undefined){
+data142 = coerced140;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced140;
 }
 }
 }
-if("medium" !== data141){
-const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
+if("medium" !== data142){
+const err109 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6969,100 +7013,10 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs411 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs413 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
-}
-else if(data141 === null){
-coerced140 = "";
-}
-else {
-const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced140;
-}
-}
-}
-if("high" !== data141){
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
 var _valid12 = _errs413 === errors;
 valid51 = valid51 || _valid12;
-}
-}
 if(!valid51){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data141};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs408;
-if(vErrors !== null){
-if(_errs408){
-vErrors.length = _errs408;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs407 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data139}];
-return false;
-}
-}
-var valid47 = _errs402 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.status !== undefined){
-let data142 = data128.status;
 const _errs415 = errors;
-const _errs416 = errors;
-let valid52 = false;
-const _errs417 = errors;
 if(typeof data142 !== "string"){
 let dataType141 = typeof data142;
 let coerced141 = undefined;
@@ -7074,7 +7028,97 @@ else if(data142 === null){
 coerced141 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+const err110 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data142};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+if(coerced141 !== undefined){
+data142 = coerced141;
+if(data140 !== undefined){
+data140["max_reasoning_effort"] = coerced141;
+}
+}
+}
+if("high" !== data142){
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data142};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+var _valid12 = _errs415 === errors;
+valid51 = valid51 || _valid12;
+}
+}
+if(!valid51){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data142};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs410;
+if(vErrors !== null){
+if(_errs410){
+vErrors.length = _errs410;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid50 = _errs409 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data140}];
+return false;
+}
+}
+var valid47 = _errs404 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data129.status !== undefined){
+let data143 = data129.status;
+const _errs417 = errors;
+const _errs418 = errors;
+let valid52 = false;
+const _errs419 = errors;
+if(typeof data143 !== "string"){
+let dataType142 = typeof data143;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data143;
+}
+else if(data143 === null){
+coerced142 = "";
+}
+else {
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7084,15 +7128,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data128 !== undefined){
-data128["status"] = coerced141;
+if(coerced142 !== undefined){
+data143 = coerced142;
+if(data129 !== undefined){
+data129["status"] = coerced142;
 }
 }
 }
-if("active" !== data142){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data142};
+if("active" !== data143){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7101,22 +7145,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs417 === errors;
+var _valid13 = _errs419 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs419 = errors;
-if(typeof data142 !== "string"){
-let dataType142 = typeof data142;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data142;
+const _errs421 = errors;
+if(typeof data143 !== "string"){
+let dataType143 = typeof data143;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data143;
 }
-else if(data142 === null){
-coerced142 = "";
+else if(data143 === null){
+coerced143 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7126,15 +7170,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data142 = coerced142;
-if(data128 !== undefined){
-data128["status"] = coerced142;
+if(coerced143 !== undefined){
+data143 = coerced143;
+if(data129 !== undefined){
+data129["status"] = coerced143;
 }
 }
 }
-if("blocked" !== data142){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data142};
+if("blocked" !== data143){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7143,22 +7187,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs419 === errors;
+var _valid13 = _errs421 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs421 = errors;
-if(typeof data142 !== "string"){
-let dataType143 = typeof data142;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data142;
+const _errs423 = errors;
+if(typeof data143 !== "string"){
+let dataType144 = typeof data143;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data143;
 }
-else if(data142 === null){
-coerced143 = "";
+else if(data143 === null){
+coerced144 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7168,15 +7212,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data142 = coerced143;
-if(data128 !== undefined){
-data128["status"] = coerced143;
+if(coerced144 !== undefined){
+data143 = coerced144;
+if(data129 !== undefined){
+data129["status"] = coerced144;
 }
 }
 }
-if("revoked" !== data142){
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data142};
+if("revoked" !== data143){
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7185,22 +7229,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs421 === errors;
+var _valid13 = _errs423 === errors;
 valid52 = valid52 || _valid13;
 if(!valid52){
-const _errs423 = errors;
-if(typeof data142 !== "string"){
-let dataType144 = typeof data142;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data142;
+const _errs425 = errors;
+if(typeof data143 !== "string"){
+let dataType145 = typeof data143;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data143;
 }
-else if(data142 === null){
-coerced144 = "";
+else if(data143 === null){
+coerced145 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7210,15 +7254,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data142 = coerced144;
-if(data128 !== undefined){
-data128["status"] = coerced144;
+if(coerced145 !== undefined){
+data143 = coerced145;
+if(data129 !== undefined){
+data129["status"] = coerced145;
 }
 }
 }
-if("deleted" !== data142){
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data142};
+if("deleted" !== data143){
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7227,13 +7271,13 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs423 === errors;
+var _valid13 = _errs425 === errors;
 valid52 = valid52 || _valid13;
 }
 }
 }
 if(!valid52){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data142};
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data143};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7245,17 +7289,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs416;
+errors = _errs418;
 if(vErrors !== null){
-if(_errs416){
-vErrors.length = _errs416;
+if(_errs418){
+vErrors.length = _errs418;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs415 === errors;
+var valid47 = _errs417 === errors;
 }
 else {
 var valid47 = true;
@@ -7271,22 +7315,22 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data129}];
 return false;
 }
 }
-var valid46 = _errs378 === errors;
+var valid46 = _errs380 === errors;
 if(!valid46){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data128}];
 return false;
 }
 }
-var valid0 = _errs376 === errors;
+var valid0 = _errs378 === errors;
 }
 else {
 var valid0 = true;
