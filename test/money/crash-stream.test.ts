@@ -24,7 +24,7 @@ function pricing(model: string): string {
   return `{ ${Object.entries(PRICES[model] ?? {}).map(([name, value]) => `${name}: ${value}`).join(', ')} }`;
 }
 
-/** A gateway file of its own: its account, key and journal directory (tests run side by side on one store). */
+/** A gateway file of its own: its account, key and journal directory (the backend's store is shared by the tests of the file). */
 function configFor(backend: StoreBackend, accountId: string, start: number, cleanup: (work: () => void) => void, flushIntervalMs = 60_000): { file: string; key: string; journalDir: string } {
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-crash-stream-'));
   cleanup(() => rmSync(directory, { recursive: true, force: true }));
