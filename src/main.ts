@@ -80,7 +80,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   if (config.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
   const store = await openStore(parseStoreLocation(config.store));
   const accounts = new AccountCache(store);
-  const journal = config.usage.journalDir === undefined ? undefined : new UsageJournal(config.usage.journalDir);
+  const journal =
+    config.usage.journalDir === undefined
+      ? undefined
+      : new UsageJournal(config.usage.journalDir, {
+          streamProgressIntervalMs: config.usage.streamProgressIntervalMs,
+          onProgressError: (error) => logger.error({ err: error }, 'stream progress could not be written to the usage journal'),
+        });
   const holds = store.spendHolds === undefined ? undefined : new SpendHoldBook(store.spendHolds, accounts, logger);
   if (holds !== undefined) store.onChange((change) => holds.onStoreChange(change));
   const usage = new UsageLedger(store, accounts, journal, logger, config.usage, holds?.holder);

@@ -4,11 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { ReplySummary } from '../providers/types.js';
+import type { UsageRow } from '../store/records.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
+import { streamedUsage } from './booked-usage.js';
 import { countPromptTokens, outputCapOf, type OutputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
-import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices } from './prices.js';
+import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices, type PricedTokens } from './prices.js';
 import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
 import { isoNow } from '../time/iso-now.js';
@@ -28,6 +31,7 @@ export interface RequestOutcome {
  */
 export class RequestCharge {
   private settled = false;
+  private untrack: (() => void) | undefined;
 
   constructor(
     private readonly ledger: UsageLedger,
@@ -38,23 +42,48 @@ export class RequestCharge {
     private readonly reservedNano: number,
     /** The per-choice output cap the reservation was priced on; the node is sent the same. */
     readonly outputCap: OutputCap,
+    /** The prompt as the reservation counted it (paid models); a cut stream's progress is booked on it. */
+    private readonly reservedPromptTokens?: number,
   ) {}
 
   settle(context: RequestContext, outcome: RequestOutcome): void {
     if (this.settled) return;
     this.settled = true;
+    // The final row supersedes the stream's progress records; none is written after it.
+    this.untrack?.();
     this.key.reservedNano -= this.reservedNano;
     if (this.account !== undefined) this.account.reservedNano -= this.reservedNano;
     const record = context.record;
     // Only a request that reached a node is booked (issue 4: one row per such request).
     if (record.attempts.length === 0) return;
     const tokens = record.usage === undefined ? NO_TOKENS : tokensOf(record.usage);
-    const costNano = this.prices === undefined ? 0 : costOf(tokens, this.prices);
+    const costNano = this.costOf(tokens);
     this.key.pendingNano += costNano;
     if (this.account !== undefined) this.account.pendingNano += costNano;
     record.costUsd = nanoToUsd(costNano);
+    this.ledger.book(this.row(context, tokens, costNano, record.usageEstimated === true, outcome));
+  }
+
+  /**
+   * Journals the committed stream's usage so far until it settles, so a process killed
+   * mid-stream still charges what was streamed (README "Crash guarantee").
+   */
+  trackStream(context: RequestContext, request: ChatRequest, summary: ReplySummary): void {
+    if (this.settled || this.untrack !== undefined) return;
+    this.untrack = this.ledger.trackStream(() => {
+      const tokens = tokensOf(streamedUsage(request, summary, this.reservedPromptTokens));
+      return this.row(context, tokens, this.costOf(tokens), true, { status: 200 });
+    });
+  }
+
+  private costOf(tokens: PricedTokens): number {
+    return this.prices === undefined ? 0 : costOf(tokens, this.prices);
+  }
+
+  private row(context: RequestContext, tokens: PricedTokens, costNano: number, estimated: boolean, outcome: RequestOutcome): UsageRow {
+    const record = context.record;
     const lastAttempt = record.attempts[record.attempts.length - 1];
-    this.ledger.book({
+    return {
       requestId: context.requestId,
       correlationId: context.correlationId,
       keyId: this.key.record.id,
@@ -67,7 +96,7 @@ export class RequestCharge {
       reasoningTokens: tokens.reasoning,
       cachedTokens: tokens.cached,
       costNano,
-      estimated: record.usageEstimated === true,
+      estimated,
       status: outcome.status,
       errorCode: outcome.errorCode ?? null,
       latencyMs: Math.round((performance.now() - context.startedAt) * 100) / 100,
@@ -75,7 +104,7 @@ export class RequestCharge {
       stream: record.stream,
       finishReason: record.finishReason ?? null,
       createdAt: isoNow(),
-    });
+    };
   }
 }
 
@@ -150,17 +179,25 @@ export class Billing {
     const cap = outputCapOf(request, model, promptTokens);
     const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices);
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap);
+    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);
     holds?.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
+    return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
   }
 
   /** Checks the cached figures and reserves; nothing awaits from the check to the reservation. */
-  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, prices: NanoPrices, estimateNano: number, cap: OutputCap): RequestCharge {
+  private reserveEstimate(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    model: ModelConfig,
+    prices: NanoPrices,
+    estimateNano: number,
+    cap: OutputCap,
+    promptTokens: number,
+  ): RequestCharge {
     checkCachedFunds(key, account, estimateNano);
     if (account !== undefined) account.reservedNano += estimateNano;
     key.reservedNano += estimateNano;
-    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano, cap);
+    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano, cap, promptTokens);
   }
 
   /**
@@ -178,6 +215,7 @@ export class Billing {
     prices: NanoPrices,
     estimateNano: number,
     cap: OutputCap,
+    promptTokens: number,
   ): Promise<RequestCharge> {
     const keyLimited = key.record.spendLimitNano !== null;
     for (let asks = 0, waits = 0; ; ) {
@@ -195,7 +233,7 @@ export class Billing {
         await sleep(wait);
         continue;
       }
-      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
+      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
       if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id)) throw gatewayError('insufficient_balance');
@@ -209,11 +247,11 @@ export class Billing {
       try {
         await holds.cover(requests);
       } catch {
-        return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
+        return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
       }
     }
     holds.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano, cap);
+    return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
   }
 }
 

@@ -68,3 +68,16 @@ export function bookUsage(record: RequestRecord, request: ChatRequest, summary: 
   record.usageEstimated = true;
   return (record.usage = estimateUsage(request, summary));
 }
+
+/**
+ * The usage of a stream still running, for its crash-journal record: the node's counts if
+ * it already reported them, else an estimate of the text streamed so far, with the prompt
+ * as the reservation counted it (when it did: paid models).
+ */
+export function streamedUsage(request: ChatRequest, summary: ReplySummary, reservedPromptTokens: number | undefined): Usage {
+  const counted = countedUsage(summary.usage);
+  if (counted !== undefined) return counted;
+  const estimate = estimateUsage(request, summary);
+  if (reservedPromptTokens === undefined) return estimate;
+  return { ...estimate, prompt_tokens: reservedPromptTokens, total_tokens: reservedPromptTokens + estimate.completion_tokens };
+}

@@ -182,6 +182,8 @@ export const ConfigFileSchema = Type.Object(
           flush_interval_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
           max_batch_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
           max_waiting_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+          /** 0: streams in flight are not journaled (a crash loses their charge). */
+          stream_progress_interval_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
         },
         { additionalProperties: false },
       ),

@@ -9,6 +9,7 @@ export const DEFAULTS = {
   usageFlushIntervalMs: 200,
   usageMaxBatchRows: 1000,
   usageMaxWaitingRows: 100_000,
+  usageStreamProgressIntervalMs: 2_000,
   logLevel: 'info',
   maxAttempts: 3,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],

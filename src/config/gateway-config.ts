@@ -154,6 +154,8 @@ export interface UsageSettings {
   readonly maxBatchRows: number;
   /** Rows that may wait while the store is unreachable; beyond, requests get 503 usage_backlog_full. */
   readonly maxWaitingRows: number;
+  /** How often a stream in flight journals its usage so far (0 = never): a crash loses at most this much streaming. */
+  readonly streamProgressIntervalMs: number;
 }
 
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */

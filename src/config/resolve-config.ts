@@ -224,6 +224,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       flushIntervalMs: file.usage?.flush_interval_ms ?? DEFAULTS.usageFlushIntervalMs,
       maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
       maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
+      streamProgressIntervalMs: file.usage?.stream_progress_interval_ms ?? DEFAULTS.usageStreamProgressIntervalMs,
     },
     redis: file.redis,
     limits: resolveLimits(file.limits),

@@ -2,7 +2,8 @@ import type { AccountCache } from '../billing/account-cache.js';
 import type { Logger } from '../observability/logger.js';
 import type { UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { UsageJournal } from './usage-journal.js';
+import { replayableRows, STREAM_CUT_BY_CRASH } from './replayable-rows.js';
+import type { StreamSnapshot, UsageJournal } from './usage-journal.js';
 
 export interface UsageLedgerSettings {
   /** How long a booked row may wait before its batch is written. */
@@ -60,17 +61,28 @@ export class UsageLedger {
     return this.pendingRows >= this.settings.maxWaitingRows;
   }
 
-  /** Replays what a previous process left in the journal; call before serving. */
+  /**
+   * Replays what a previous process left in the journal; call before serving. Every file
+   * is read first: a stream's final row and its progress records may be in different files.
+   */
   async replayJournal(): Promise<number> {
     if (this.journal === undefined) return 0;
-    let replayed = 0;
-    for (const { path, rows } of this.journal.leftovers()) {
-      for (let start = 0; start < rows.length; start += 1000) await this.store.recordUsage(rows.slice(start, start + 1000));
-      this.journal.remove(path);
-      replayed += rows.length;
-    }
-    if (replayed > 0) this.logger.info({ rows: replayed }, 'usage journal replayed into the store');
-    return replayed;
+    const files = this.journal.leftovers();
+    const rows = replayableRows(files.flatMap((file) => file.rows));
+    for (let start = 0; start < rows.length; start += 1000) await this.store.recordUsage(rows.slice(start, start + 1000));
+    for (const { path } of files) this.journal.remove(path);
+    const inFlight = rows.filter((row) => row.errorCode === STREAM_CUT_BY_CRASH).length;
+    if (rows.length > 0) this.logger.info({ rows: rows.length, streams_in_flight: inFlight }, 'usage journal replayed into the store');
+    return rows.length;
+  }
+
+  /**
+   * Journals a stream in flight (its usage so far, every `usage.stream_progress_interval_ms`)
+   * until the returned function is called, right before its final row is booked. Undefined
+   * without a journal or with progress off.
+   */
+  trackStream(snapshot: StreamSnapshot): (() => void) | undefined {
+    return this.journal?.track(snapshot);
   }
 
   book(row: UsageRow): void {

@@ -93,6 +93,8 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
         response.end(execution.body);
         return;
       }
+      // The stream is committed: the crash journal follows its usage until it settles.
+      charge.trackStream(context, chatRequest, execution.reader.mapper.summary);
       await relayStream(context, execution.reader, execution.first, sink as SseResponse, {
         request: chatRequest,
         node: execution.node,

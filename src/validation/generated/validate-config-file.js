@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -188,7 +188,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 const _errs13 = errors;
 for(const key2 in data4){
-if(!((((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows")) || (key2 === "max_waiting_rows"))){
+if(!(((((key2 === "journal_dir") || (key2 === "flush_interval_ms")) || (key2 === "max_batch_rows")) || (key2 === "max_waiting_rows")) || (key2 === "stream_progress_interval_ms"))){
 validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.usage,data:data4}];
 return false;
 break;
@@ -362,6 +362,50 @@ var valid2 = _errs20 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data4.stream_progress_interval_ms !== undefined){
+let data9 = data4.stream_progress_interval_ms;
+const _errs22 = errors;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+let dataType7 = typeof data9;
+let coerced7 = undefined;
+if(!(coerced7 !== undefined)){
+if(dataType7 === "boolean" || data9 === null
+              || (dataType7 === "string" && data9 && data9 == +data9 && !(data9 % 1))){
+coerced7 = +data9;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.usage.properties.stream_progress_interval_ms.type,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+}
+if(coerced7 !== undefined){
+data9 = coerced7;
+if(data4 !== undefined){
+data4["stream_progress_interval_ms"] = coerced7;
+}
+}
+}
+if(errors === _errs22){
+if(typeof data9 == "number"){
+if(data9 > 600000 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+else {
+if(data9 < 0 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/usage/stream_progress_interval_ms",schemaPath:"#/properties/usage/properties/stream_progress_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.usage.properties.stream_progress_interval_ms,data:data9}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -379,93 +423,36 @@ var valid0 = true;
 }
 if(valid0){
 if(data.redis !== undefined){
-let data9 = data.redis;
-const _errs22 = errors;
-if(typeof data9 !== "string"){
-let dataType7 = typeof data9;
-let coerced7 = undefined;
-if(!(coerced7 !== undefined)){
-if(dataType7 == "number" || dataType7 == "boolean"){
-coerced7 = "" + data9;
-}
-else if(data9 === null){
-coerced7 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data9}];
-return false;
-}
-}
-if(coerced7 !== undefined){
-data9 = coerced7;
-if(data !== undefined){
-data["redis"] = coerced7;
-}
-}
-}
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if(!pattern1.test(data9)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data9}];
-return false;
-}
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trusted_proxies !== undefined){
-let data10 = data.trusted_proxies;
+let data10 = data.redis;
 const _errs24 = errors;
-if(errors === _errs24){
-if(Array.isArray(data10)){
-var valid3 = true;
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-const _errs26 = errors;
-if(typeof data11 !== "string"){
-let dataType8 = typeof data11;
+if(typeof data10 !== "string"){
+let dataType8 = typeof data10;
 let coerced8 = undefined;
 if(!(coerced8 !== undefined)){
 if(dataType8 == "number" || dataType8 == "boolean"){
-coerced8 = "" + data11;
+coerced8 = "" + data10;
 }
-else if(data11 === null){
+else if(data10 === null){
 coerced8 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data10}];
 return false;
 }
 }
 if(coerced8 !== undefined){
-data11 = coerced8;
-if(data10 !== undefined){
-data10[i0] = coerced8;
+data10 = coerced8;
+if(data !== undefined){
+data["redis"] = coerced8;
 }
 }
 }
-if(errors === _errs26){
-if(typeof data11 === "string"){
-if(func3(data11) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data11}];
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data10}];
 return false;
 }
-}
-}
-var valid3 = _errs26 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data10}];
-return false;
 }
 }
 var valid0 = _errs24 === errors;
@@ -474,8 +461,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.admin_key !== undefined){
-let data12 = data.admin_key;
+if(data.trusted_proxies !== undefined){
+let data11 = data.trusted_proxies;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data11)){
+var valid3 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
 const _errs28 = errors;
 if(typeof data12 !== "string"){
 let dataType9 = typeof data12;
@@ -488,37 +482,45 @@ else if(data12 === null){
 coerced9 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data12}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
 return false;
 }
 }
 if(coerced9 !== undefined){
 data12 = coerced9;
-if(data !== undefined){
-data["admin_key"] = coerced9;
+if(data11 !== undefined){
+data11[i0] = coerced9;
 }
 }
 }
 if(errors === _errs28){
 if(typeof data12 === "string"){
-if(func3(data12) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data12}];
+if(func3(data12) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
 return false;
 }
 }
 }
-var valid0 = _errs28 === errors;
+var valid3 = _errs28 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data11}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log_level !== undefined){
-let data13 = data.log_level;
+if(data.admin_key !== undefined){
+let data13 = data.admin_key;
 const _errs30 = errors;
-const _errs31 = errors;
-let valid4 = false;
-const _errs32 = errors;
 if(typeof data13 !== "string"){
 let dataType10 = typeof data13;
 let coerced10 = undefined;
@@ -530,7 +532,49 @@ else if(data13 === null){
 coerced10 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data13}];
+return false;
+}
+}
+if(coerced10 !== undefined){
+data13 = coerced10;
+if(data !== undefined){
+data["admin_key"] = coerced10;
+}
+}
+}
+if(errors === _errs30){
+if(typeof data13 === "string"){
+if(func3(data13) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data13}];
+return false;
+}
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log_level !== undefined){
+let data14 = data.log_level;
+const _errs32 = errors;
+const _errs33 = errors;
+let valid4 = false;
+const _errs34 = errors;
+if(typeof data14 !== "string"){
+let dataType11 = typeof data14;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data14;
+}
+else if(data14 === null){
+coerced11 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -540,15 +584,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced10 !== undefined){
-data13 = coerced10;
+if(coerced11 !== undefined){
+data14 = coerced11;
 if(data !== undefined){
-data["log_level"] = coerced10;
+data["log_level"] = coerced11;
 }
 }
 }
-if("fatal" !== data13){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data13};
+if("fatal" !== data14){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -557,22 +601,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
+var _valid0 = _errs34 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs34 = errors;
-if(typeof data13 !== "string"){
-let dataType11 = typeof data13;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data13;
+const _errs36 = errors;
+if(typeof data14 !== "string"){
+let dataType12 = typeof data14;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 == "number" || dataType12 == "boolean"){
+coerced12 = "" + data14;
 }
-else if(data13 === null){
-coerced11 = "";
+else if(data14 === null){
+coerced12 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -582,15 +626,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced11 !== undefined){
-data13 = coerced11;
+if(coerced12 !== undefined){
+data14 = coerced12;
 if(data !== undefined){
-data["log_level"] = coerced11;
+data["log_level"] = coerced12;
 }
 }
 }
-if("error" !== data13){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data13};
+if("error" !== data14){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -599,22 +643,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
+var _valid0 = _errs36 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs36 = errors;
-if(typeof data13 !== "string"){
-let dataType12 = typeof data13;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data13;
+const _errs38 = errors;
+if(typeof data14 !== "string"){
+let dataType13 = typeof data14;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data14;
 }
-else if(data13 === null){
-coerced12 = "";
+else if(data14 === null){
+coerced13 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -624,15 +668,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced12 !== undefined){
-data13 = coerced12;
+if(coerced13 !== undefined){
+data14 = coerced13;
 if(data !== undefined){
-data["log_level"] = coerced12;
+data["log_level"] = coerced13;
 }
 }
 }
-if("warn" !== data13){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data13};
+if("warn" !== data14){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -641,22 +685,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
+var _valid0 = _errs38 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs38 = errors;
-if(typeof data13 !== "string"){
-let dataType13 = typeof data13;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 == "number" || dataType13 == "boolean"){
-coerced13 = "" + data13;
+const _errs40 = errors;
+if(typeof data14 !== "string"){
+let dataType14 = typeof data14;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data14;
 }
-else if(data13 === null){
-coerced13 = "";
+else if(data14 === null){
+coerced14 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -666,15 +710,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced13 !== undefined){
-data13 = coerced13;
+if(coerced14 !== undefined){
+data14 = coerced14;
 if(data !== undefined){
-data["log_level"] = coerced13;
+data["log_level"] = coerced14;
 }
 }
 }
-if("info" !== data13){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data13};
+if("info" !== data14){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -683,22 +727,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
+var _valid0 = _errs40 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs40 = errors;
-if(typeof data13 !== "string"){
-let dataType14 = typeof data13;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data13;
+const _errs42 = errors;
+if(typeof data14 !== "string"){
+let dataType15 = typeof data14;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "number" || dataType15 == "boolean"){
+coerced15 = "" + data14;
 }
-else if(data13 === null){
-coerced14 = "";
+else if(data14 === null){
+coerced15 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -708,15 +752,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data13 = coerced14;
+if(coerced15 !== undefined){
+data14 = coerced15;
 if(data !== undefined){
-data["log_level"] = coerced14;
+data["log_level"] = coerced15;
 }
 }
 }
-if("debug" !== data13){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data13};
+if("debug" !== data14){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -725,22 +769,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs40 === errors;
+var _valid0 = _errs42 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs42 = errors;
-if(typeof data13 !== "string"){
-let dataType15 = typeof data13;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data13;
+const _errs44 = errors;
+if(typeof data14 !== "string"){
+let dataType16 = typeof data14;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data14;
 }
-else if(data13 === null){
-coerced15 = "";
+else if(data14 === null){
+coerced16 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -750,15 +794,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data13 = coerced15;
+if(coerced16 !== undefined){
+data14 = coerced16;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced16;
 }
 }
 }
-if("trace" !== data13){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data13};
+if("trace" !== data14){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -767,22 +811,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs42 === errors;
+var _valid0 = _errs44 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
-const _errs44 = errors;
-if(typeof data13 !== "string"){
-let dataType16 = typeof data13;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data13;
+const _errs46 = errors;
+if(typeof data14 !== "string"){
+let dataType17 = typeof data14;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data14;
 }
-else if(data13 === null){
-coerced16 = "";
+else if(data14 === null){
+coerced17 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -792,15 +836,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data13 = coerced16;
+if(coerced17 !== undefined){
+data14 = coerced17;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced17;
 }
 }
 }
-if("silent" !== data13){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data13};
+if("silent" !== data14){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -809,7 +853,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs44 === errors;
+var _valid0 = _errs46 === errors;
 valid4 = valid4 || _valid0;
 }
 }
@@ -818,7 +862,7 @@ valid4 = valid4 || _valid0;
 }
 }
 if(!valid4){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data13};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data14};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -830,89 +874,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs31;
+errors = _errs33;
 if(vErrors !== null){
-if(_errs31){
-vErrors.length = _errs31;
+if(_errs33){
+vErrors.length = _errs33;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs32 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data14 = data.limits;
-const _errs46 = errors;
-if(errors === _errs46){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let data15 = data.limits;
 const _errs48 = errors;
-for(const key3 in data14){
-if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data14}];
-return false;
-break;
-}
-}
-if(_errs48 === errors){
-if(data14.key !== undefined){
-let data15 = data14.key;
-const _errs49 = errors;
-if(errors === _errs49){
+if(errors === _errs48){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs51 = errors;
-for(const key4 in data15){
-if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data15}];
+const _errs50 = errors;
+for(const key3 in data15){
+if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data15}];
 return false;
 break;
 }
 }
-if(_errs51 === errors){
-if(data15.rpm !== undefined){
-let data16 = data15.rpm;
-const _errs52 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-let dataType17 = typeof data16;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 === "boolean" || data16 === null
-              || (dataType17 === "string" && data16 && data16 == +data16 && !(data16 % 1))){
-coerced17 = +data16;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
+if(_errs50 === errors){
+if(data15.key !== undefined){
+let data16 = data15.key;
+const _errs51 = errors;
+if(errors === _errs51){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+const _errs53 = errors;
+for(const key4 in data16){
+if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data16}];
 return false;
+break;
 }
 }
-if(coerced17 !== undefined){
-data16 = coerced17;
-if(data15 !== undefined){
-data15["rpm"] = coerced17;
-}
-}
-}
-if(errors === _errs52){
-if(typeof data16 == "number"){
-if(data16 < 1 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data16}];
-return false;
-}
-}
-}
-var valid6 = _errs52 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data15.rps !== undefined){
-let data17 = data15.rps;
+if(_errs53 === errors){
+if(data16.rpm !== undefined){
+let data17 = data16.rpm;
 const _errs54 = errors;
 if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
 let dataType18 = typeof data17;
@@ -923,21 +930,21 @@ if(dataType18 === "boolean" || data17 === null
 coerced18 = +data17;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
 return false;
 }
 }
 if(coerced18 !== undefined){
 data17 = coerced18;
-if(data15 !== undefined){
-data15["rps"] = coerced18;
+if(data16 !== undefined){
+data16["rpm"] = coerced18;
 }
 }
 }
 if(errors === _errs54){
 if(typeof data17 == "number"){
 if(data17 < 1 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
 return false;
 }
 }
@@ -948,8 +955,8 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data15.tpm !== undefined){
-let data18 = data15.tpm;
+if(data16.rps !== undefined){
+let data18 = data16.rps;
 const _errs56 = errors;
 if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
 let dataType19 = typeof data18;
@@ -960,21 +967,21 @@ if(dataType19 === "boolean" || data18 === null
 coerced19 = +data18;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
 return false;
 }
 }
 if(coerced19 !== undefined){
 data18 = coerced19;
-if(data15 !== undefined){
-data15["tpm"] = coerced19;
+if(data16 !== undefined){
+data16["rps"] = coerced19;
 }
 }
 }
 if(errors === _errs56){
 if(typeof data18 == "number"){
 if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
 return false;
 }
 }
@@ -984,74 +991,74 @@ var valid6 = _errs56 === errors;
 else {
 var valid6 = true;
 }
+if(valid6){
+if(data16.tpm !== undefined){
+let data19 = data16.tpm;
+const _errs58 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+let dataType20 = typeof data19;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data19 === null
+              || (dataType20 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
+coerced20 = +data19;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+return false;
+}
+}
+if(coerced20 !== undefined){
+data19 = coerced20;
+if(data16 !== undefined){
+data16["tpm"] = coerced20;
+}
+}
+}
+if(errors === _errs58){
+if(typeof data19 == "number"){
+if(data19 < 1 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+return false;
+}
+}
+}
+var valid6 = _errs58 === errors;
+}
+else {
+var valid6 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data15}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data16}];
 return false;
 }
 }
-var valid5 = _errs49 === errors;
+var valid5 = _errs51 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data14.ip !== undefined){
-let data19 = data14.ip;
-const _errs58 = errors;
-if(errors === _errs58){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data15.ip !== undefined){
+let data20 = data15.ip;
 const _errs60 = errors;
-for(const key5 in data19){
+if(errors === _errs60){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+const _errs62 = errors;
+for(const key5 in data20){
 if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
 return false;
 break;
 }
 }
-if(_errs60 === errors){
-if(data19.rpm !== undefined){
-let data20 = data19.rpm;
-const _errs61 = errors;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-let dataType20 = typeof data20;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 === "boolean" || data20 === null
-              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
-coerced20 = +data20;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
-return false;
-}
-}
-if(coerced20 !== undefined){
-data20 = coerced20;
-if(data19 !== undefined){
-data19["rpm"] = coerced20;
-}
-}
-}
-if(errors === _errs61){
-if(typeof data20 == "number"){
-if(data20 < 1 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data20}];
-return false;
-}
-}
-}
-var valid7 = _errs61 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data19.rps !== undefined){
-let data21 = data19.rps;
+if(_errs62 === errors){
+if(data20.rpm !== undefined){
+let data21 = data20.rpm;
 const _errs63 = errors;
 if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
 let dataType21 = typeof data21;
@@ -1062,21 +1069,21 @@ if(dataType21 === "boolean" || data21 === null
 coerced21 = +data21;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
 return false;
 }
 }
 if(coerced21 !== undefined){
 data21 = coerced21;
-if(data19 !== undefined){
-data19["rps"] = coerced21;
+if(data20 !== undefined){
+data20["rpm"] = coerced21;
 }
 }
 }
 if(errors === _errs63){
 if(typeof data21 == "number"){
 if(data21 < 1 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
 return false;
 }
 }
@@ -1087,8 +1094,8 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data19.tpm !== undefined){
-let data22 = data19.tpm;
+if(data20.rps !== undefined){
+let data22 = data20.rps;
 const _errs65 = errors;
 if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
 let dataType22 = typeof data22;
@@ -1099,21 +1106,21 @@ if(dataType22 === "boolean" || data22 === null
 coerced22 = +data22;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
 return false;
 }
 }
 if(coerced22 !== undefined){
 data22 = coerced22;
-if(data19 !== undefined){
-data19["tpm"] = coerced22;
+if(data20 !== undefined){
+data20["rps"] = coerced22;
 }
 }
 }
 if(errors === _errs65){
 if(typeof data22 == "number"){
 if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
 return false;
 }
 }
@@ -1123,74 +1130,74 @@ var valid7 = _errs65 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data20.tpm !== undefined){
+let data23 = data20.tpm;
+const _errs67 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let dataType23 = typeof data23;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data23 === null
+              || (dataType23 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
+coerced23 = +data23;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data23 = coerced23;
+if(data20 !== undefined){
+data20["tpm"] = coerced23;
+}
+}
+}
+if(errors === _errs67){
+if(typeof data23 == "number"){
+if(data23 < 1 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
+return false;
+}
+}
+}
+var valid7 = _errs67 === errors;
+}
+else {
+var valid7 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
 return false;
 }
 }
-var valid5 = _errs58 === errors;
+var valid5 = _errs60 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data14.account !== undefined){
-let data23 = data14.account;
-const _errs67 = errors;
-if(errors === _errs67){
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data15.account !== undefined){
+let data24 = data15.account;
 const _errs69 = errors;
-for(const key6 in data23){
+if(errors === _errs69){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+const _errs71 = errors;
+for(const key6 in data24){
 if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data23}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data24}];
 return false;
 break;
 }
 }
-if(_errs69 === errors){
-if(data23.rpm !== undefined){
-let data24 = data23.rpm;
-const _errs70 = errors;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-let dataType23 = typeof data24;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data24 === null
-              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
-coerced23 = +data24;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data24 = coerced23;
-if(data23 !== undefined){
-data23["rpm"] = coerced23;
-}
-}
-}
-if(errors === _errs70){
-if(typeof data24 == "number"){
-if(data24 < 1 || isNaN(data24)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data24}];
-return false;
-}
-}
-}
-var valid8 = _errs70 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data23.rps !== undefined){
-let data25 = data23.rps;
+if(_errs71 === errors){
+if(data24.rpm !== undefined){
+let data25 = data24.rpm;
 const _errs72 = errors;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
 let dataType24 = typeof data25;
@@ -1201,21 +1208,21 @@ if(dataType24 === "boolean" || data25 === null
 coerced24 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
 return false;
 }
 }
 if(coerced24 !== undefined){
 data25 = coerced24;
-if(data23 !== undefined){
-data23["rps"] = coerced24;
+if(data24 !== undefined){
+data24["rpm"] = coerced24;
 }
 }
 }
 if(errors === _errs72){
 if(typeof data25 == "number"){
 if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
 return false;
 }
 }
@@ -1226,8 +1233,8 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data23.tpm !== undefined){
-let data26 = data23.tpm;
+if(data24.rps !== undefined){
+let data26 = data24.rps;
 const _errs74 = errors;
 if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
 let dataType25 = typeof data26;
@@ -1238,21 +1245,21 @@ if(dataType25 === "boolean" || data26 === null
 coerced25 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
 return false;
 }
 }
 if(coerced25 !== undefined){
 data26 = coerced25;
-if(data23 !== undefined){
-data23["tpm"] = coerced25;
+if(data24 !== undefined){
+data24["rps"] = coerced25;
 }
 }
 }
 if(errors === _errs74){
 if(typeof data26 == "number"){
 if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
 return false;
 }
 }
@@ -1262,16 +1269,53 @@ var valid8 = _errs74 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data24.tpm !== undefined){
+let data27 = data24.tpm;
+const _errs76 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType26 = typeof data27;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 === "boolean" || data27 === null
+              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced26 = +data27;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data27 = coerced26;
+if(data24 !== undefined){
+data24["tpm"] = coerced26;
+}
+}
+}
+if(errors === _errs76){
+if(typeof data27 == "number"){
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
+return false;
+}
+}
+}
+var valid8 = _errs76 === errors;
+}
+else {
+var valid8 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data23}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data24}];
 return false;
 }
 }
-var valid5 = _errs67 === errors;
+var valid5 = _errs69 === errors;
 }
 else {
 var valid5 = true;
@@ -1281,126 +1325,65 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data15}];
 return false;
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data27 = data.failover;
-const _errs76 = errors;
-if(errors === _errs76){
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let data28 = data.failover;
 const _errs78 = errors;
-for(const key7 in data27){
+if(errors === _errs78){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+const _errs80 = errors;
+for(const key7 in data28){
 if(!((key7 === "max_attempts") || (key7 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data28}];
 return false;
 break;
 }
 }
-if(_errs78 === errors){
-if(data27.max_attempts !== undefined){
-let data28 = data27.max_attempts;
-const _errs79 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType26 = typeof data28;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data28 === null
-              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced26 = +data28;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data28 = coerced26;
-if(data27 !== undefined){
-data27["max_attempts"] = coerced26;
-}
-}
-}
-if(errors === _errs79){
-if(typeof data28 == "number"){
-if(data28 > 20 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-else {
-if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data28}];
-return false;
-}
-}
-}
-}
-var valid9 = _errs79 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data27.retry_on_status !== undefined){
-let data29 = data27.retry_on_status;
+if(_errs80 === errors){
+if(data28.max_attempts !== undefined){
+let data29 = data28.max_attempts;
 const _errs81 = errors;
-if(errors === _errs81){
-if(Array.isArray(data29)){
-var valid10 = true;
-const len1 = data29.length;
-for(let i1=0; i1<len1; i1++){
-let data30 = data29[i1];
-const _errs83 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType27 = typeof data30;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+let dataType27 = typeof data29;
 let coerced27 = undefined;
 if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data30 === null
-              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced27 = +data30;
+if(dataType27 === "boolean" || data29 === null
+              || (dataType27 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
+coerced27 = +data29;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 }
 if(coerced27 !== undefined){
-data30 = coerced27;
-if(data29 !== undefined){
-data29[i1] = coerced27;
+data29 = coerced27;
+if(data28 !== undefined){
+data28["max_attempts"] = coerced27;
 }
 }
 }
-if(errors === _errs83){
-if(typeof data30 == "number"){
-if(data30 > 599 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+if(errors === _errs81){
+if(typeof data29 == "number"){
+if(data29 > 20 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 else {
-if(data30 < 400 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data30}];
+if(data29 < 1 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
 return false;
 }
 }
-}
-}
-var valid10 = _errs83 === errors;
-if(!valid10){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data29}];
-return false;
 }
 }
 var valid9 = _errs81 === errors;
@@ -1408,73 +1391,97 @@ var valid9 = _errs81 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data28.retry_on_status !== undefined){
+let data30 = data28.retry_on_status;
+const _errs83 = errors;
+if(errors === _errs83){
+if(Array.isArray(data30)){
+var valid10 = true;
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+const _errs85 = errors;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+let dataType28 = typeof data31;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data31 === null
+              || (dataType28 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
+coerced28 = +data31;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+}
+if(coerced28 !== undefined){
+data31 = coerced28;
+if(data30 !== undefined){
+data30[i1] = coerced28;
+}
+}
+}
+if(errors === _errs85){
+if(typeof data31 == "number"){
+if(data31 > 599 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+else {
+if(data31 < 400 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+return false;
+}
+}
+}
+}
+var valid10 = _errs85 === errors;
+if(!valid10){
+break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data30}];
 return false;
 }
 }
-var valid0 = _errs76 === errors;
+var valid9 = _errs83 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data28}];
+return false;
+}
+}
+var valid0 = _errs78 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data31 = data.timeouts;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+let data32 = data.timeouts;
 const _errs87 = errors;
-for(const key8 in data31){
+if(errors === _errs87){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+const _errs89 = errors;
+for(const key8 in data32){
 if(!((((key8 === "connect_ms") || (key8 === "first_byte_ms")) || (key8 === "idle_ms")) || (key8 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data32}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data31.connect_ms !== undefined){
-let data32 = data31.connect_ms;
-const _errs88 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType28 = typeof data32;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data32 === null
-              || (dataType28 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced28 = +data32;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
-return false;
-}
-}
-if(coerced28 !== undefined){
-data32 = coerced28;
-if(data31 !== undefined){
-data31["connect_ms"] = coerced28;
-}
-}
-}
-if(errors === _errs88){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data32}];
-return false;
-}
-}
-}
-var valid11 = _errs88 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data31.first_byte_ms !== undefined){
-let data33 = data31.first_byte_ms;
+if(_errs89 === errors){
+if(data32.connect_ms !== undefined){
+let data33 = data32.connect_ms;
 const _errs90 = errors;
 if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
 let dataType29 = typeof data33;
@@ -1485,21 +1492,21 @@ if(dataType29 === "boolean" || data33 === null
 coerced29 = +data33;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
 return false;
 }
 }
 if(coerced29 !== undefined){
 data33 = coerced29;
-if(data31 !== undefined){
-data31["first_byte_ms"] = coerced29;
+if(data32 !== undefined){
+data32["connect_ms"] = coerced29;
 }
 }
 }
 if(errors === _errs90){
 if(typeof data33 == "number"){
 if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
 return false;
 }
 }
@@ -1510,8 +1517,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.idle_ms !== undefined){
-let data34 = data31.idle_ms;
+if(data32.first_byte_ms !== undefined){
+let data34 = data32.first_byte_ms;
 const _errs92 = errors;
 if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 let dataType30 = typeof data34;
@@ -1522,21 +1529,21 @@ if(dataType30 === "boolean" || data34 === null
 coerced30 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data34 = coerced30;
-if(data31 !== undefined){
-data31["idle_ms"] = coerced30;
+if(data32 !== undefined){
+data32["first_byte_ms"] = coerced30;
 }
 }
 }
 if(errors === _errs92){
 if(typeof data34 == "number"){
 if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
 return false;
 }
 }
@@ -1547,8 +1554,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.total_ms !== undefined){
-let data35 = data31.total_ms;
+if(data32.idle_ms !== undefined){
+let data35 = data32.idle_ms;
 const _errs94 = errors;
 if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
 let dataType31 = typeof data35;
@@ -1559,26 +1566,63 @@ if(dataType31 === "boolean" || data35 === null
 coerced31 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
 return false;
 }
 }
 if(coerced31 !== undefined){
 data35 = coerced31;
-if(data31 !== undefined){
-data31["total_ms"] = coerced31;
+if(data32 !== undefined){
+data32["idle_ms"] = coerced31;
 }
 }
 }
 if(errors === _errs94){
 if(typeof data35 == "number"){
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
 return false;
 }
 }
 }
 var valid11 = _errs94 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data32.total_ms !== undefined){
+let data36 = data32.total_ms;
+const _errs96 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType32 = typeof data36;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data36 === null
+              || (dataType32 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced32 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data36 = coerced32;
+if(data32 !== undefined){
+data32["total_ms"] = coerced32;
+}
+}
+}
+if(errors === _errs96){
+if(typeof data36 == "number"){
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+return false;
+}
+}
+}
+var valid11 = _errs96 === errors;
 }
 else {
 var valid11 = true;
@@ -1589,69 +1633,32 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data32}];
 return false;
 }
 }
-var valid0 = _errs85 === errors;
+var valid0 = _errs87 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data36 = data.node_replies;
-const _errs96 = errors;
-if(errors === _errs96){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let data37 = data.node_replies;
 const _errs98 = errors;
-for(const key9 in data36){
+if(errors === _errs98){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+const _errs100 = errors;
+for(const key9 in data37){
 if(!((key9 === "max_json_bytes") || (key9 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data37}];
 return false;
 break;
 }
 }
-if(_errs98 === errors){
-if(data36.max_json_bytes !== undefined){
-let data37 = data36.max_json_bytes;
-const _errs99 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType32 = typeof data37;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data37 === null
-              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced32 = +data37;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data37}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data37 = coerced32;
-if(data36 !== undefined){
-data36["max_json_bytes"] = coerced32;
-}
-}
-}
-if(errors === _errs99){
-if(typeof data37 == "number"){
-if(data37 < 1024 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data37}];
-return false;
-}
-}
-}
-var valid12 = _errs99 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data36.max_event_bytes !== undefined){
-let data38 = data36.max_event_bytes;
+if(_errs100 === errors){
+if(data37.max_json_bytes !== undefined){
+let data38 = data37.max_json_bytes;
 const _errs101 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType33 = typeof data38;
@@ -1662,21 +1669,21 @@ if(dataType33 === "boolean" || data38 === null
 coerced33 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data38 = coerced33;
-if(data36 !== undefined){
-data36["max_event_bytes"] = coerced33;
+if(data37 !== undefined){
+data37["max_json_bytes"] = coerced33;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data38 == "number"){
 if(data38 < 1024 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
 return false;
 }
 }
@@ -1686,73 +1693,73 @@ var valid12 = _errs101 === errors;
 else {
 var valid12 = true;
 }
+if(valid12){
+if(data37.max_event_bytes !== undefined){
+let data39 = data37.max_event_bytes;
+const _errs103 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+let dataType34 = typeof data39;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 === "boolean" || data39 === null
+              || (dataType34 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced34 = +data39;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data39 = coerced34;
+if(data37 !== undefined){
+data37["max_event_bytes"] = coerced34;
+}
+}
+}
+if(errors === _errs103){
+if(typeof data39 == "number"){
+if(data39 < 1024 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+return false;
+}
+}
+}
+var valid12 = _errs103 === errors;
+}
+else {
+var valid12 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data37}];
 return false;
 }
 }
-var valid0 = _errs96 === errors;
+var valid0 = _errs98 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data39 = data.health;
-const _errs103 = errors;
-if(errors === _errs103){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let data40 = data.health;
 const _errs105 = errors;
-for(const key10 in data39){
+if(errors === _errs105){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs107 = errors;
+for(const key10 in data40){
 if(!((((((key10 === "failure_threshold") || (key10 === "base_ejection_ms")) || (key10 === "max_ejection_ms")) || (key10 === "probe_interval_ms")) || (key10 === "probe_path")) || (key10 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data40}];
 return false;
 break;
 }
 }
-if(_errs105 === errors){
-if(data39.failure_threshold !== undefined){
-let data40 = data39.failure_threshold;
-const _errs106 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType34 = typeof data40;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data40 === null
-              || (dataType34 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced34 = +data40;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data40}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data40 = coerced34;
-if(data39 !== undefined){
-data39["failure_threshold"] = coerced34;
-}
-}
-}
-if(errors === _errs106){
-if(typeof data40 == "number"){
-if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data40}];
-return false;
-}
-}
-}
-var valid13 = _errs106 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data39.base_ejection_ms !== undefined){
-let data41 = data39.base_ejection_ms;
+if(_errs107 === errors){
+if(data40.failure_threshold !== undefined){
+let data41 = data40.failure_threshold;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1763,21 +1770,21 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
-if(data39 !== undefined){
-data39["base_ejection_ms"] = coerced35;
+if(data40 !== undefined){
+data40["failure_threshold"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
 if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
 return false;
 }
 }
@@ -1788,8 +1795,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data39.max_ejection_ms !== undefined){
-let data42 = data39.max_ejection_ms;
+if(data40.base_ejection_ms !== undefined){
+let data42 = data40.base_ejection_ms;
 const _errs110 = errors;
 if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
 let dataType36 = typeof data42;
@@ -1800,21 +1807,21 @@ if(dataType36 === "boolean" || data42 === null
 coerced36 = +data42;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
 return false;
 }
 }
 if(coerced36 !== undefined){
 data42 = coerced36;
-if(data39 !== undefined){
-data39["max_ejection_ms"] = coerced36;
+if(data40 !== undefined){
+data40["base_ejection_ms"] = coerced36;
 }
 }
 }
 if(errors === _errs110){
 if(typeof data42 == "number"){
 if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
 return false;
 }
 }
@@ -1825,8 +1832,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data39.probe_interval_ms !== undefined){
-let data43 = data39.probe_interval_ms;
+if(data40.max_ejection_ms !== undefined){
+let data43 = data40.max_ejection_ms;
 const _errs112 = errors;
 if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
 let dataType37 = typeof data43;
@@ -1837,21 +1844,21 @@ if(dataType37 === "boolean" || data43 === null
 coerced37 = +data43;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data43 = coerced37;
-if(data39 !== undefined){
-data39["probe_interval_ms"] = coerced37;
+if(data40 !== undefined){
+data40["max_ejection_ms"] = coerced37;
 }
 }
 }
 if(errors === _errs112){
 if(typeof data43 == "number"){
-if(data43 < 0 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data43}];
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
 return false;
 }
 }
@@ -1862,35 +1869,33 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data39.probe_path !== undefined){
-let data44 = data39.probe_path;
+if(data40.probe_interval_ms !== undefined){
+let data44 = data40.probe_interval_ms;
 const _errs114 = errors;
-if(typeof data44 !== "string"){
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
 let dataType38 = typeof data44;
 let coerced38 = undefined;
 if(!(coerced38 !== undefined)){
-if(dataType38 == "number" || dataType38 == "boolean"){
-coerced38 = "" + data44;
-}
-else if(data44 === null){
-coerced38 = "";
+if(dataType38 === "boolean" || data44 === null
+              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced38 = +data44;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data44 = coerced38;
-if(data39 !== undefined){
-data39["probe_path"] = coerced38;
+if(data40 !== undefined){
+data40["probe_interval_ms"] = coerced38;
 }
 }
 }
 if(errors === _errs114){
-if(typeof data44 === "string"){
-if(!pattern2.test(data44)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data44}];
+if(typeof data44 == "number"){
+if(data44 < 0 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
 return false;
 }
 }
@@ -1901,38 +1906,77 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data39.probe_timeout_ms !== undefined){
-let data45 = data39.probe_timeout_ms;
+if(data40.probe_path !== undefined){
+let data45 = data40.probe_path;
 const _errs116 = errors;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+if(typeof data45 !== "string"){
 let dataType39 = typeof data45;
 let coerced39 = undefined;
 if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data45 === null
-              || (dataType39 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
-coerced39 = +data45;
+if(dataType39 == "number" || dataType39 == "boolean"){
+coerced39 = "" + data45;
+}
+else if(data45 === null){
+coerced39 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data45 = coerced39;
-if(data39 !== undefined){
-data39["probe_timeout_ms"] = coerced39;
+if(data40 !== undefined){
+data40["probe_path"] = coerced39;
 }
 }
 }
 if(errors === _errs116){
-if(typeof data45 == "number"){
-if(data45 < 1 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data45}];
+if(typeof data45 === "string"){
+if(!pattern2.test(data45)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
 return false;
 }
 }
 }
 var valid13 = _errs116 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.probe_timeout_ms !== undefined){
+let data46 = data40.probe_timeout_ms;
+const _errs118 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType40 = typeof data46;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data46 === null
+              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced40 = +data46;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data46 = coerced40;
+if(data40 !== undefined){
+data40["probe_timeout_ms"] = coerced40;
+}
+}
+}
+if(errors === _errs118){
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
+return false;
+}
+}
+}
+var valid13 = _errs118 === errors;
 }
 else {
 var valid13 = true;
@@ -1945,69 +1989,32 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data40}];
 return false;
 }
 }
-var valid0 = _errs103 === errors;
+var valid0 = _errs105 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data46 = data.http;
-const _errs118 = errors;
-if(errors === _errs118){
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let data47 = data.http;
 const _errs120 = errors;
-for(const key11 in data46){
+if(errors === _errs120){
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+const _errs122 = errors;
+for(const key11 in data47){
 if(!(func2.call(schema11.properties.http.properties, key11))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data47}];
 return false;
 break;
 }
 }
-if(_errs120 === errors){
-if(data46.body_limit_bytes !== undefined){
-let data47 = data46.body_limit_bytes;
-const _errs121 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType40 = typeof data47;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data47 === null
-              || (dataType40 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced40 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data47}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data47 = coerced40;
-if(data46 !== undefined){
-data46["body_limit_bytes"] = coerced40;
-}
-}
-}
-if(errors === _errs121){
-if(typeof data47 == "number"){
-if(data47 < 1024 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data47}];
-return false;
-}
-}
-}
-var valid14 = _errs121 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data46.sse_keepalive_ms !== undefined){
-let data48 = data46.sse_keepalive_ms;
+if(_errs122 === errors){
+if(data47.body_limit_bytes !== undefined){
+let data48 = data47.body_limit_bytes;
 const _errs123 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType41 = typeof data48;
@@ -2018,21 +2025,21 @@ if(dataType41 === "boolean" || data48 === null
 coerced41 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data48 = coerced41;
-if(data46 !== undefined){
-data46["sse_keepalive_ms"] = coerced41;
+if(data47 !== undefined){
+data47["body_limit_bytes"] = coerced41;
 }
 }
 }
 if(errors === _errs123){
 if(typeof data48 == "number"){
-if(data48 < 100 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data48}];
+if(data48 < 1024 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
 return false;
 }
 }
@@ -2043,8 +2050,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.headers_timeout_ms !== undefined){
-let data49 = data46.headers_timeout_ms;
+if(data47.sse_keepalive_ms !== undefined){
+let data49 = data47.sse_keepalive_ms;
 const _errs125 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType42 = typeof data49;
@@ -2055,21 +2062,21 @@ if(dataType42 === "boolean" || data49 === null
 coerced42 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data49 = coerced42;
-if(data46 !== undefined){
-data46["headers_timeout_ms"] = coerced42;
+if(data47 !== undefined){
+data47["sse_keepalive_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs125){
 if(typeof data49 == "number"){
 if(data49 < 100 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
 return false;
 }
 }
@@ -2080,8 +2087,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.request_timeout_ms !== undefined){
-let data50 = data46.request_timeout_ms;
+if(data47.headers_timeout_ms !== undefined){
+let data50 = data47.headers_timeout_ms;
 const _errs127 = errors;
 if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType43 = typeof data50;
@@ -2092,21 +2099,21 @@ if(dataType43 === "boolean" || data50 === null
 coerced43 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data50 = coerced43;
-if(data46 !== undefined){
-data46["request_timeout_ms"] = coerced43;
+if(data47 !== undefined){
+data47["headers_timeout_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs127){
 if(typeof data50 == "number"){
-if(data50 < 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data50}];
+if(data50 < 100 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
 return false;
 }
 }
@@ -2117,8 +2124,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.body_idle_timeout_ms !== undefined){
-let data51 = data46.body_idle_timeout_ms;
+if(data47.request_timeout_ms !== undefined){
+let data51 = data47.request_timeout_ms;
 const _errs129 = errors;
 if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 let dataType44 = typeof data51;
@@ -2129,21 +2136,21 @@ if(dataType44 === "boolean" || data51 === null
 coerced44 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data51 = coerced44;
-if(data46 !== undefined){
-data46["body_idle_timeout_ms"] = coerced44;
+if(data47 !== undefined){
+data47["request_timeout_ms"] = coerced44;
 }
 }
 }
 if(errors === _errs129){
 if(typeof data51 == "number"){
-if(data51 < 100 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data51}];
+if(data51 < 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
 return false;
 }
 }
@@ -2154,8 +2161,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.keep_alive_timeout_ms !== undefined){
-let data52 = data46.keep_alive_timeout_ms;
+if(data47.body_idle_timeout_ms !== undefined){
+let data52 = data47.body_idle_timeout_ms;
 const _errs131 = errors;
 if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
 let dataType45 = typeof data52;
@@ -2166,21 +2173,21 @@ if(dataType45 === "boolean" || data52 === null
 coerced45 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data52 = coerced45;
-if(data46 !== undefined){
-data46["keep_alive_timeout_ms"] = coerced45;
+if(data47 !== undefined){
+data47["body_idle_timeout_ms"] = coerced45;
 }
 }
 }
 if(errors === _errs131){
 if(typeof data52 == "number"){
-if(data52 < 0 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data52}];
+if(data52 < 100 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
 return false;
 }
 }
@@ -2191,8 +2198,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_connections !== undefined){
-let data53 = data46.max_connections;
+if(data47.keep_alive_timeout_ms !== undefined){
+let data53 = data47.keep_alive_timeout_ms;
 const _errs133 = errors;
 if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
 let dataType46 = typeof data53;
@@ -2203,21 +2210,21 @@ if(dataType46 === "boolean" || data53 === null
 coerced46 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data53 = coerced46;
-if(data46 !== undefined){
-data46["max_connections"] = coerced46;
+if(data47 !== undefined){
+data47["keep_alive_timeout_ms"] = coerced46;
 }
 }
 }
 if(errors === _errs133){
 if(typeof data53 == "number"){
 if(data53 < 0 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
 return false;
 }
 }
@@ -2228,8 +2235,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.listen_backlog !== undefined){
-let data54 = data46.listen_backlog;
+if(data47.max_connections !== undefined){
+let data54 = data47.max_connections;
 const _errs135 = errors;
 if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
 let dataType47 = typeof data54;
@@ -2240,21 +2247,21 @@ if(dataType47 === "boolean" || data54 === null
 coerced47 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data54 = coerced47;
-if(data46 !== undefined){
-data46["listen_backlog"] = coerced47;
+if(data47 !== undefined){
+data47["max_connections"] = coerced47;
 }
 }
 }
 if(errors === _errs135){
 if(typeof data54 == "number"){
-if(data54 < 1 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data54}];
+if(data54 < 0 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
 return false;
 }
 }
@@ -2265,8 +2272,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_messages !== undefined){
-let data55 = data46.max_messages;
+if(data47.listen_backlog !== undefined){
+let data55 = data47.listen_backlog;
 const _errs137 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType48 = typeof data55;
@@ -2277,21 +2284,21 @@ if(dataType48 === "boolean" || data55 === null
 coerced48 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data55 = coerced48;
-if(data46 !== undefined){
-data46["max_messages"] = coerced48;
+if(data47 !== undefined){
+data47["listen_backlog"] = coerced48;
 }
 }
 }
 if(errors === _errs137){
 if(typeof data55 == "number"){
 if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
 return false;
 }
 }
@@ -2302,8 +2309,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_choices !== undefined){
-let data56 = data46.max_choices;
+if(data47.max_messages !== undefined){
+let data56 = data47.max_messages;
 const _errs139 = errors;
 if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType49 = typeof data56;
@@ -2314,28 +2321,22 @@ if(dataType49 === "boolean" || data56 === null
 coerced49 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data56 = coerced49;
-if(data46 !== undefined){
-data46["max_choices"] = coerced49;
+if(data47 !== undefined){
+data47["max_messages"] = coerced49;
 }
 }
 }
 if(errors === _errs139){
 if(typeof data56 == "number"){
-if(data56 > 128 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
-return false;
-}
-else {
 if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
 return false;
-}
 }
 }
 }
@@ -2345,8 +2346,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_json_depth !== undefined){
-let data57 = data46.max_json_depth;
+if(data47.max_choices !== undefined){
+let data57 = data47.max_choices;
 const _errs141 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType50 = typeof data57;
@@ -2357,26 +2358,26 @@ if(dataType50 === "boolean" || data57 === null
 coerced50 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data57 = coerced50;
-if(data46 !== undefined){
-data46["max_json_depth"] = coerced50;
+if(data47 !== undefined){
+data47["max_choices"] = coerced50;
 }
 }
 }
 if(errors === _errs141){
 if(typeof data57 == "number"){
-if(data57 > 1000 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+if(data57 > 128 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
 return false;
 }
 else {
-if(data57 < 2 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data57}];
+if(data57 < 1 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
 return false;
 }
 }
@@ -2388,8 +2389,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_body_bytes_in_flight !== undefined){
-let data58 = data46.max_body_bytes_in_flight;
+if(data47.max_json_depth !== undefined){
+let data58 = data47.max_json_depth;
 const _errs143 = errors;
 if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType51 = typeof data58;
@@ -2400,22 +2401,28 @@ if(dataType51 === "boolean" || data58 === null
 coerced51 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data58 = coerced51;
-if(data46 !== undefined){
-data46["max_body_bytes_in_flight"] = coerced51;
+if(data47 !== undefined){
+data47["max_json_depth"] = coerced51;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data58 == "number"){
-if(data58 < 1024 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data58}];
+if(data58 > 1000 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
 return false;
+}
+else {
+if(data58 < 2 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
+return false;
+}
 }
 }
 }
@@ -2425,8 +2432,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_body_bytes_in_flight_per_key !== undefined){
-let data59 = data46.max_body_bytes_in_flight_per_key;
+if(data47.max_body_bytes_in_flight !== undefined){
+let data59 = data47.max_body_bytes_in_flight;
 const _errs145 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType52 = typeof data59;
@@ -2437,21 +2444,21 @@ if(dataType52 === "boolean" || data59 === null
 coerced52 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data59 = coerced52;
-if(data46 !== undefined){
-data46["max_body_bytes_in_flight_per_key"] = coerced52;
+if(data47 !== undefined){
+data47["max_body_bytes_in_flight"] = coerced52;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data59 == "number"){
 if(data59 < 1024 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
 return false;
 }
 }
@@ -2462,8 +2469,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.max_drain_bytes !== undefined){
-let data60 = data46.max_drain_bytes;
+if(data47.max_body_bytes_in_flight_per_key !== undefined){
+let data60 = data47.max_body_bytes_in_flight_per_key;
 const _errs147 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType53 = typeof data60;
@@ -2474,21 +2481,21 @@ if(dataType53 === "boolean" || data60 === null
 coerced53 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data60 = coerced53;
-if(data46 !== undefined){
-data46["max_drain_bytes"] = coerced53;
+if(data47 !== undefined){
+data47["max_body_bytes_in_flight_per_key"] = coerced53;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data60 == "number"){
-if(data60 < 0 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data60}];
+if(data60 < 1024 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
 return false;
 }
 }
@@ -2499,8 +2506,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data46.drain_timeout_ms !== undefined){
-let data61 = data46.drain_timeout_ms;
+if(data47.max_drain_bytes !== undefined){
+let data61 = data47.max_drain_bytes;
 const _errs149 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType54 = typeof data61;
@@ -2511,26 +2518,63 @@ if(dataType54 === "boolean" || data61 === null
 coerced54 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data61 = coerced54;
-if(data46 !== undefined){
-data46["drain_timeout_ms"] = coerced54;
+if(data47 !== undefined){
+data47["max_drain_bytes"] = coerced54;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data61 == "number"){
 if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
 return false;
 }
 }
 }
 var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data47.drain_timeout_ms !== undefined){
+let data62 = data47.drain_timeout_ms;
+const _errs151 = errors;
+if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
+let dataType55 = typeof data62;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data62 === null
+              || (dataType55 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
+coerced55 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data62 = coerced55;
+if(data47 !== undefined){
+data47["drain_timeout_ms"] = coerced55;
+}
+}
+}
+if(errors === _errs151){
+if(typeof data62 == "number"){
+if(data62 < 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
+return false;
+}
+}
+}
+var valid14 = _errs151 === errors;
 }
 else {
 var valid14 = true;
@@ -2552,78 +2596,78 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data47}];
 return false;
 }
 }
-var valid0 = _errs118 === errors;
+var valid0 = _errs120 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data62 = data.log;
-const _errs151 = errors;
-if(errors === _errs151){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+let data63 = data.log;
 const _errs153 = errors;
-for(const key12 in data62){
+if(errors === _errs153){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+const _errs155 = errors;
+for(const key12 in data63){
 if(!((key12 === "bodies") || (key12 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data63}];
 return false;
 break;
 }
 }
-if(_errs153 === errors){
-if(data62.bodies !== undefined){
-let data63 = data62.bodies;
-const _errs154 = errors;
-if(typeof data63 !== "boolean"){
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(data63 === "false" || data63 === 0 || data63 === null){
-coerced55 = false;
+if(_errs155 === errors){
+if(data63.bodies !== undefined){
+let data64 = data63.bodies;
+const _errs156 = errors;
+if(typeof data64 !== "boolean"){
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(data64 === "false" || data64 === 0 || data64 === null){
+coerced56 = false;
 }
-else if(data63 === "true" || data63 === 1){
-coerced55 = true;
+else if(data64 === "true" || data64 === 1){
+coerced56 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data64}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data63 = coerced55;
-if(data62 !== undefined){
-data62["bodies"] = coerced55;
+if(coerced56 !== undefined){
+data64 = coerced56;
+if(data63 !== undefined){
+data63["bodies"] = coerced56;
 }
 }
 }
-var valid15 = _errs154 === errors;
+var valid15 = _errs156 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data62.format !== undefined){
-let data64 = data62.format;
-const _errs156 = errors;
-const _errs157 = errors;
-let valid16 = false;
+if(data63.format !== undefined){
+let data65 = data63.format;
 const _errs158 = errors;
-if(typeof data64 !== "string"){
-let dataType56 = typeof data64;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data64;
+const _errs159 = errors;
+let valid16 = false;
+const _errs160 = errors;
+if(typeof data65 !== "string"){
+let dataType57 = typeof data65;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data65;
 }
-else if(data64 === null){
-coerced56 = "";
+else if(data65 === null){
+coerced57 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data64};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2633,15 +2677,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced56 !== undefined){
-data64 = coerced56;
-if(data62 !== undefined){
-data62["format"] = coerced56;
+if(coerced57 !== undefined){
+data65 = coerced57;
+if(data63 !== undefined){
+data63["format"] = coerced57;
 }
 }
 }
-if("auto" !== data64){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data64};
+if("auto" !== data65){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2650,22 +2694,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs158 === errors;
+var _valid1 = _errs160 === errors;
 valid16 = valid16 || _valid1;
 if(!valid16){
-const _errs160 = errors;
-if(typeof data64 !== "string"){
-let dataType57 = typeof data64;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data64;
+const _errs162 = errors;
+if(typeof data65 !== "string"){
+let dataType58 = typeof data65;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data65;
 }
-else if(data64 === null){
-coerced57 = "";
+else if(data65 === null){
+coerced58 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data64};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2675,15 +2719,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced57 !== undefined){
-data64 = coerced57;
-if(data62 !== undefined){
-data62["format"] = coerced57;
+if(coerced58 !== undefined){
+data65 = coerced58;
+if(data63 !== undefined){
+data63["format"] = coerced58;
 }
 }
 }
-if("json" !== data64){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data64};
+if("json" !== data65){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2692,22 +2736,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs160 === errors;
+var _valid1 = _errs162 === errors;
 valid16 = valid16 || _valid1;
 if(!valid16){
-const _errs162 = errors;
-if(typeof data64 !== "string"){
-let dataType58 = typeof data64;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data64;
+const _errs164 = errors;
+if(typeof data65 !== "string"){
+let dataType59 = typeof data65;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data65;
 }
-else if(data64 === null){
-coerced58 = "";
+else if(data65 === null){
+coerced59 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data64};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2717,15 +2761,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced58 !== undefined){
-data64 = coerced58;
-if(data62 !== undefined){
-data62["format"] = coerced58;
+if(coerced59 !== undefined){
+data65 = coerced59;
+if(data63 !== undefined){
+data63["format"] = coerced59;
 }
 }
 }
-if("pretty" !== data64){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data64};
+if("pretty" !== data65){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2734,12 +2778,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs162 === errors;
+var _valid1 = _errs164 === errors;
 valid16 = valid16 || _valid1;
 }
 }
 if(!valid16){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data64};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data65};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2751,17 +2795,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs157;
+errors = _errs159;
 if(vErrors !== null){
-if(_errs157){
-vErrors.length = _errs157;
+if(_errs159){
+vErrors.length = _errs159;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid15 = _errs156 === errors;
+var valid15 = _errs158 === errors;
 }
 else {
 var valid15 = true;
@@ -2770,153 +2814,110 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data63}];
 return false;
 }
 }
-var valid0 = _errs151 === errors;
+var valid0 = _errs153 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data65 = data.metrics;
-const _errs164 = errors;
-if(errors === _errs164){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data.metrics;
 const _errs166 = errors;
-for(const key13 in data65){
+if(errors === _errs166){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs168 = errors;
+for(const key13 in data66){
 if(!((key13 === "enabled") || (key13 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data66}];
 return false;
 break;
 }
 }
-if(_errs166 === errors){
-if(data65.enabled !== undefined){
-let data66 = data65.enabled;
-const _errs167 = errors;
-if(typeof data66 !== "boolean"){
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(data66 === "false" || data66 === 0 || data66 === null){
-coerced59 = false;
+if(_errs168 === errors){
+if(data66.enabled !== undefined){
+let data67 = data66.enabled;
+const _errs169 = errors;
+if(typeof data67 !== "boolean"){
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(data67 === "false" || data67 === 0 || data67 === null){
+coerced60 = false;
 }
-else if(data66 === "true" || data66 === 1){
-coerced59 = true;
+else if(data67 === "true" || data67 === 1){
+coerced60 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data67}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data66 = coerced59;
-if(data65 !== undefined){
-data65["enabled"] = coerced59;
+if(coerced60 !== undefined){
+data67 = coerced60;
+if(data66 !== undefined){
+data66["enabled"] = coerced60;
 }
 }
 }
-var valid17 = _errs167 === errors;
+var valid17 = _errs169 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data65.listen !== undefined){
-let data67 = data65.listen;
-const _errs169 = errors;
-if(errors === _errs169){
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data66.listen !== undefined){
+let data68 = data66.listen;
+const _errs171 = errors;
+if(errors === _errs171){
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
 let missing1;
-if((data67.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
+if((data68.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
 return false;
 }
 else {
-const _errs171 = errors;
-for(const key14 in data67){
+const _errs173 = errors;
+for(const key14 in data68){
 if(!((key14 === "host") || (key14 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
 return false;
 break;
 }
 }
-if(_errs171 === errors){
-if(data67.host !== undefined){
-let data68 = data67.host;
-const _errs172 = errors;
-if(typeof data68 !== "string"){
-let dataType60 = typeof data68;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data68;
-}
-else if(data68 === null){
-coerced60 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data68}];
-return false;
-}
-}
-if(coerced60 !== undefined){
-data68 = coerced60;
-if(data67 !== undefined){
-data67["host"] = coerced60;
-}
-}
-}
-if(errors === _errs172){
-if(typeof data68 === "string"){
-if(func3(data68) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data68}];
-return false;
-}
-}
-}
-var valid18 = _errs172 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data67.port !== undefined){
-let data69 = data67.port;
+if(_errs173 === errors){
+if(data68.host !== undefined){
+let data69 = data68.host;
 const _errs174 = errors;
-if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
+if(typeof data69 !== "string"){
 let dataType61 = typeof data69;
 let coerced61 = undefined;
 if(!(coerced61 !== undefined)){
-if(dataType61 === "boolean" || data69 === null
-              || (dataType61 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
-coerced61 = +data69;
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data69;
+}
+else if(data69 === null){
+coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data69 = coerced61;
-if(data67 !== undefined){
-data67["port"] = coerced61;
+if(data68 !== undefined){
+data68["host"] = coerced61;
 }
 }
 }
 if(errors === _errs174){
-if(typeof data69 == "number"){
-if(data69 > 65535 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
+if(typeof data69 === "string"){
+if(func3(data69) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
 return false;
-}
-else {
-if(data69 < 0 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data69}];
-return false;
-}
 }
 }
 }
@@ -2925,16 +2926,59 @@ var valid18 = _errs174 === errors;
 else {
 var valid18 = true;
 }
+if(valid18){
+if(data68.port !== undefined){
+let data70 = data68.port;
+const _errs176 = errors;
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+let dataType62 = typeof data70;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data70 === null
+              || (dataType62 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced62 = +data70;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data70 = coerced62;
+if(data68 !== undefined){
+data68["port"] = coerced62;
+}
+}
+}
+if(errors === _errs176){
+if(typeof data70 == "number"){
+if(data70 > 65535 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
+return false;
+}
+else {
+if(data70 < 0 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs176 === errors;
+}
+else {
+var valid18 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
 return false;
 }
 }
-var valid17 = _errs169 === errors;
+var valid17 = _errs171 === errors;
 }
 else {
 var valid17 = true;
@@ -2943,57 +2987,57 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data66}];
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs166 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data70 = data.shutdown;
-const _errs176 = errors;
-if(errors === _errs176){
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+let data71 = data.shutdown;
 const _errs178 = errors;
-for(const key15 in data70){
+if(errors === _errs178){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs180 = errors;
+for(const key15 in data71){
 if(!(key15 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data71}];
 return false;
 break;
 }
 }
-if(_errs178 === errors){
-if(data70.grace_ms !== undefined){
-let data71 = data70.grace_ms;
-const _errs179 = errors;
-if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
-let dataType62 = typeof data71;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data71 === null
-              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
-coerced62 = +data71;
+if(_errs180 === errors){
+if(data71.grace_ms !== undefined){
+let data72 = data71.grace_ms;
+const _errs181 = errors;
+if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
+let dataType63 = typeof data72;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data72 === null
+              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced63 = +data72;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data71 = coerced62;
-if(data70 !== undefined){
-data70["grace_ms"] = coerced62;
+if(coerced63 !== undefined){
+data72 = coerced63;
+if(data71 !== undefined){
+data71["grace_ms"] = coerced63;
 }
 }
 }
-if(errors === _errs179){
-if(typeof data71 == "number"){
-if(data71 < 0 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data71}];
+if(errors === _errs181){
+if(typeof data72 == "number"){
+if(data72 < 0 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
 return false;
 }
 }
@@ -3002,99 +3046,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data71}];
 return false;
 }
 }
-var valid0 = _errs176 === errors;
+var valid0 = _errs178 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data72 = data.nodes;
-const _errs181 = errors;
-if(errors === _errs181){
-if(Array.isArray(data72)){
-if(data72.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data72}];
+let data73 = data.nodes;
+const _errs183 = errors;
+if(errors === _errs183){
+if(Array.isArray(data73)){
+if(data73.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data73}];
 return false;
 }
 else {
 var valid20 = true;
-const len2 = data72.length;
+const len2 = data73.length;
 for(let i2=0; i2<len2; i2++){
-let data73 = data72[i2];
-const _errs183 = errors;
-if(errors === _errs183){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+let data74 = data73[i2];
+const _errs185 = errors;
+if(errors === _errs185){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
 let missing2;
-if(((data73.id === undefined) && (missing2 = "id")) || ((data73.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data73}];
+if(((data74.id === undefined) && (missing2 = "id")) || ((data74.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data74}];
 return false;
 }
 else {
-const _errs185 = errors;
-for(const key16 in data73){
+const _errs187 = errors;
+for(const key16 in data74){
 if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data74}];
 return false;
 break;
 }
 }
-if(_errs185 === errors){
-if(data73.id !== undefined){
-let data74 = data73.id;
-const _errs186 = errors;
-if(typeof data74 !== "string"){
-let dataType63 = typeof data74;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data74;
-}
-else if(data74 === null){
-coerced63 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
-return false;
-}
-}
-if(coerced63 !== undefined){
-data74 = coerced63;
-if(data73 !== undefined){
-data73["id"] = coerced63;
-}
-}
-}
-if(errors === _errs186){
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
-return false;
-}
-else {
-if(!pattern3.test(data74)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data74}];
-return false;
-}
-}
-}
-}
-var valid21 = _errs186 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data73.provider !== undefined){
-let data75 = data73.provider;
+if(_errs187 === errors){
+if(data74.id !== undefined){
+let data75 = data74.id;
 const _errs188 = errors;
-const _errs189 = errors;
-let valid22 = false;
-const _errs190 = errors;
 if(typeof data75 !== "string"){
 let dataType64 = typeof data75;
 let coerced64 = undefined;
@@ -3106,184 +3102,28 @@ else if(data75 === null){
 coerced64 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data75};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+return false;
 }
 }
 if(coerced64 !== undefined){
 data75 = coerced64;
-if(data73 !== undefined){
-data73["provider"] = coerced64;
+if(data74 !== undefined){
+data74["id"] = coerced64;
 }
 }
 }
-if("openai" !== data75){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data75};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs190 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs192 = errors;
-if(typeof data75 !== "string"){
-let dataType65 = typeof data75;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data75;
-}
-else if(data75 === null){
-coerced65 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data75};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced65 !== undefined){
-data75 = coerced65;
-if(data73 !== undefined){
-data73["provider"] = coerced65;
-}
-}
-}
-if("anthropic" !== data75){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data75};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs192 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs194 = errors;
-if(typeof data75 !== "string"){
-let dataType66 = typeof data75;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data75;
-}
-else if(data75 === null){
-coerced66 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data75};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced66 !== undefined){
-data75 = coerced66;
-if(data73 !== undefined){
-data73["provider"] = coerced66;
-}
-}
-}
-if("gemini" !== data75){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data75};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs194 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs196 = errors;
-if(typeof data75 !== "string"){
-let dataType67 = typeof data75;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data75;
-}
-else if(data75 === null){
-coerced67 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data75};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced67 !== undefined){
-data75 = coerced67;
-if(data73 !== undefined){
-data73["provider"] = coerced67;
-}
-}
-}
-if("simulated" !== data75){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data75};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs196 === errors;
-valid22 = valid22 || _valid2;
-}
-}
-}
-if(!valid22){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data75};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs188){
+if(typeof data75 === "string"){
+if(func3(data75) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
 return false;
 }
 else {
-errors = _errs189;
-if(vErrors !== null){
-if(_errs189){
-vErrors.length = _errs189;
+if(!pattern3.test(data75)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -3293,8 +3133,137 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.base_url !== undefined){
-let data76 = data73.base_url;
+if(data74.provider !== undefined){
+let data76 = data74.provider;
+const _errs190 = errors;
+const _errs191 = errors;
+let valid22 = false;
+const _errs192 = errors;
+if(typeof data76 !== "string"){
+let dataType65 = typeof data76;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data76;
+}
+else if(data76 === null){
+coerced65 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced65 !== undefined){
+data76 = coerced65;
+if(data74 !== undefined){
+data74["provider"] = coerced65;
+}
+}
+}
+if("openai" !== data76){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs192 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs194 = errors;
+if(typeof data76 !== "string"){
+let dataType66 = typeof data76;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data76;
+}
+else if(data76 === null){
+coerced66 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced66 !== undefined){
+data76 = coerced66;
+if(data74 !== undefined){
+data74["provider"] = coerced66;
+}
+}
+}
+if("anthropic" !== data76){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs194 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
+const _errs196 = errors;
+if(typeof data76 !== "string"){
+let dataType67 = typeof data76;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data76;
+}
+else if(data76 === null){
+coerced67 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced67 !== undefined){
+data76 = coerced67;
+if(data74 !== undefined){
+data74["provider"] = coerced67;
+}
+}
+}
+if("gemini" !== data76){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs196 === errors;
+valid22 = valid22 || _valid2;
+if(!valid22){
 const _errs198 = errors;
 if(typeof data76 !== "string"){
 let dataType68 = typeof data76;
@@ -3307,33 +3276,69 @@ else if(data76 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data76}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced68 !== undefined){
 data76 = coerced68;
-if(data73 !== undefined){
-data73["base_url"] = coerced68;
+if(data74 !== undefined){
+data74["provider"] = coerced68;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data76 === "string"){
-if(!pattern4.test(data76)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data76}];
+if("simulated" !== data76){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs198 === errors;
+valid22 = valid22 || _valid2;
+}
+}
+}
+if(!valid22){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data76};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs191;
+if(vErrors !== null){
+if(_errs191){
+vErrors.length = _errs191;
+}
+else {
+vErrors = null;
 }
 }
-var valid21 = _errs198 === errors;
+}
+var valid21 = _errs190 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.api_key !== undefined){
-let data77 = data73.api_key;
+if(data74.base_url !== undefined){
+let data77 = data74.base_url;
 const _errs200 = errors;
 if(typeof data77 !== "string"){
 let dataType69 = typeof data77;
@@ -3346,14 +3351,22 @@ else if(data77 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data77 = coerced69;
-if(data73 !== undefined){
-data73["api_key"] = coerced69;
+if(data74 !== undefined){
+data74["base_url"] = coerced69;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data77 === "string"){
+if(!pattern4.test(data77)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
+return false;
 }
 }
 }
@@ -3363,34 +3376,28 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.max_concurrency !== undefined){
-let data78 = data73.max_concurrency;
+if(data74.api_key !== undefined){
+let data78 = data74.api_key;
 const _errs202 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+if(typeof data78 !== "string"){
 let dataType70 = typeof data78;
 let coerced70 = undefined;
 if(!(coerced70 !== undefined)){
-if(dataType70 === "boolean" || data78 === null
-              || (dataType70 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced70 = +data78;
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data78;
+}
+else if(data78 === null){
+coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data78}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data78 = coerced70;
-if(data73 !== undefined){
-data73["max_concurrency"] = coerced70;
-}
-}
-}
-if(errors === _errs202){
-if(typeof data78 == "number"){
-if(data78 < 1 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data78}];
-return false;
+if(data74 !== undefined){
+data74["api_key"] = coerced70;
 }
 }
 }
@@ -3400,33 +3407,33 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.weight !== undefined){
-let data79 = data73.weight;
+if(data74.max_concurrency !== undefined){
+let data79 = data74.max_concurrency;
 const _errs204 = errors;
-if(!(typeof data79 == "number")){
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
 let dataType71 = typeof data79;
 let coerced71 = undefined;
 if(!(coerced71 !== undefined)){
-if(dataType71 == "boolean" || data79 === null
-              || (dataType71 == "string" && data79 && data79 == +data79)){
+if(dataType71 === "boolean" || data79 === null
+              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
 coerced71 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data79 = coerced71;
-if(data73 !== undefined){
-data73["weight"] = coerced71;
+if(data74 !== undefined){
+data74["max_concurrency"] = coerced71;
 }
 }
 }
 if(errors === _errs204){
 if(typeof data79 == "number"){
-if(data79 <= 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data79}];
+if(data79 < 1 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
 return false;
 }
 }
@@ -3437,59 +3444,59 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.timeouts !== undefined){
-let data80 = data73.timeouts;
+if(data74.weight !== undefined){
+let data80 = data74.weight;
 const _errs206 = errors;
-if(errors === _errs206){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-const _errs208 = errors;
-for(const key17 in data80){
-if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data80}];
-return false;
-break;
-}
-}
-if(_errs208 === errors){
-if(data80.connect_ms !== undefined){
-let data81 = data80.connect_ms;
-const _errs209 = errors;
-if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
-let dataType72 = typeof data81;
+if(!(typeof data80 == "number")){
+let dataType72 = typeof data80;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 === "boolean" || data81 === null
-              || (dataType72 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced72 = +data81;
+if(dataType72 == "boolean" || data80 === null
+              || (dataType72 == "string" && data80 && data80 == +data80)){
+coerced72 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
 return false;
 }
 }
 if(coerced72 !== undefined){
-data81 = coerced72;
-if(data80 !== undefined){
-data80["connect_ms"] = coerced72;
+data80 = coerced72;
+if(data74 !== undefined){
+data74["weight"] = coerced72;
 }
 }
 }
-if(errors === _errs209){
-if(typeof data81 == "number"){
-if(data81 < 1 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data81}];
+if(errors === _errs206){
+if(typeof data80 == "number"){
+if(data80 <= 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
 return false;
 }
 }
 }
-var valid23 = _errs209 === errors;
+var valid21 = _errs206 === errors;
 }
 else {
-var valid23 = true;
+var valid21 = true;
 }
-if(valid23){
-if(data80.first_byte_ms !== undefined){
-let data82 = data80.first_byte_ms;
+if(valid21){
+if(data74.timeouts !== undefined){
+let data81 = data74.timeouts;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+const _errs210 = errors;
+for(const key17 in data81){
+if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
+return false;
+break;
+}
+}
+if(_errs210 === errors){
+if(data81.connect_ms !== undefined){
+let data82 = data81.connect_ms;
 const _errs211 = errors;
 if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
 let dataType73 = typeof data82;
@@ -3500,21 +3507,21 @@ if(dataType73 === "boolean" || data82 === null
 coerced73 = +data82;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data82 = coerced73;
-if(data80 !== undefined){
-data80["first_byte_ms"] = coerced73;
+if(data81 !== undefined){
+data81["connect_ms"] = coerced73;
 }
 }
 }
 if(errors === _errs211){
 if(typeof data82 == "number"){
 if(data82 < 1 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
 return false;
 }
 }
@@ -3525,8 +3532,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.idle_ms !== undefined){
-let data83 = data80.idle_ms;
+if(data81.first_byte_ms !== undefined){
+let data83 = data81.first_byte_ms;
 const _errs213 = errors;
 if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
 let dataType74 = typeof data83;
@@ -3537,21 +3544,21 @@ if(dataType74 === "boolean" || data83 === null
 coerced74 = +data83;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data83 = coerced74;
-if(data80 !== undefined){
-data80["idle_ms"] = coerced74;
+if(data81 !== undefined){
+data81["first_byte_ms"] = coerced74;
 }
 }
 }
 if(errors === _errs213){
 if(typeof data83 == "number"){
 if(data83 < 1 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
 return false;
 }
 }
@@ -3562,8 +3569,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.total_ms !== undefined){
-let data84 = data80.total_ms;
+if(data81.idle_ms !== undefined){
+let data84 = data81.idle_ms;
 const _errs215 = errors;
 if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
 let dataType75 = typeof data84;
@@ -3574,26 +3581,63 @@ if(dataType75 === "boolean" || data84 === null
 coerced75 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data84 = coerced75;
-if(data80 !== undefined){
-data80["total_ms"] = coerced75;
+if(data81 !== undefined){
+data81["idle_ms"] = coerced75;
 }
 }
 }
 if(errors === _errs215){
 if(typeof data84 == "number"){
 if(data84 < 1 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
 return false;
 }
 }
 }
 var valid23 = _errs215 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data81.total_ms !== undefined){
+let data85 = data81.total_ms;
+const _errs217 = errors;
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+let dataType76 = typeof data85;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data85 === null
+              || (dataType76 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
+coerced76 = +data85;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data85 = coerced76;
+if(data81 !== undefined){
+data81["total_ms"] = coerced76;
+}
+}
+}
+if(errors === _errs217){
+if(typeof data85 == "number"){
+if(data85 < 1 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
+return false;
+}
+}
+}
+var valid23 = _errs217 === errors;
 }
 else {
 var valid23 = true;
@@ -3604,69 +3648,32 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
 return false;
 }
 }
-var valid21 = _errs206 === errors;
+var valid21 = _errs208 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.replies !== undefined){
-let data85 = data73.replies;
-const _errs217 = errors;
-if(errors === _errs217){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data74.replies !== undefined){
+let data86 = data74.replies;
 const _errs219 = errors;
-for(const key18 in data85){
+if(errors === _errs219){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+const _errs221 = errors;
+for(const key18 in data86){
 if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
 return false;
 break;
 }
 }
-if(_errs219 === errors){
-if(data85.max_json_bytes !== undefined){
-let data86 = data85.max_json_bytes;
-const _errs220 = errors;
-if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
-let dataType76 = typeof data86;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data86 === null
-              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
-coerced76 = +data86;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data86}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data86 = coerced76;
-if(data85 !== undefined){
-data85["max_json_bytes"] = coerced76;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data86 == "number"){
-if(data86 < 1024 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data86}];
-return false;
-}
-}
-}
-var valid24 = _errs220 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data85.max_event_bytes !== undefined){
-let data87 = data85.max_event_bytes;
+if(_errs221 === errors){
+if(data86.max_json_bytes !== undefined){
+let data87 = data86.max_json_bytes;
 const _errs222 = errors;
 if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
 let dataType77 = typeof data87;
@@ -3677,21 +3684,21 @@ if(dataType77 === "boolean" || data87 === null
 coerced77 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data87 = coerced77;
-if(data85 !== undefined){
-data85["max_event_bytes"] = coerced77;
+if(data86 !== undefined){
+data86["max_json_bytes"] = coerced77;
 }
 }
 }
 if(errors === _errs222){
 if(typeof data87 == "number"){
 if(data87 < 1024 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
 return false;
 }
 }
@@ -3701,38 +3708,75 @@ var valid24 = _errs222 === errors;
 else {
 var valid24 = true;
 }
+if(valid24){
+if(data86.max_event_bytes !== undefined){
+let data88 = data86.max_event_bytes;
+const _errs224 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType78 = typeof data88;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data88 === null
+              || (dataType78 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced78 = +data88;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data88 = coerced78;
+if(data86 !== undefined){
+data86["max_event_bytes"] = coerced78;
+}
+}
+}
+if(errors === _errs224){
+if(typeof data88 == "number"){
+if(data88 < 1024 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+return false;
+}
+}
+}
+var valid24 = _errs224 === errors;
+}
+else {
+var valid24 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
 return false;
 }
 }
-var valid21 = _errs217 === errors;
+var valid21 = _errs219 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.reasoning_param !== undefined){
-let data88 = data73.reasoning_param;
-const _errs224 = errors;
-const _errs225 = errors;
-let valid25 = false;
+if(data74.reasoning_param !== undefined){
+let data89 = data74.reasoning_param;
 const _errs226 = errors;
-if(typeof data88 !== "string"){
-let dataType78 = typeof data88;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data88;
+const _errs227 = errors;
+let valid25 = false;
+const _errs228 = errors;
+if(typeof data89 !== "string"){
+let dataType79 = typeof data89;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data89;
 }
-else if(data88 === null){
-coerced78 = "";
+else if(data89 === null){
+coerced79 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data88};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3742,15 +3786,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data88 = coerced78;
-if(data73 !== undefined){
-data73["reasoning_param"] = coerced78;
+if(coerced79 !== undefined){
+data89 = coerced79;
+if(data74 !== undefined){
+data74["reasoning_param"] = coerced79;
 }
 }
 }
-if("reasoning_effort" !== data88){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data88};
+if("reasoning_effort" !== data89){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3759,86 +3803,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs226 === errors;
-valid25 = valid25 || _valid3;
-if(!valid25){
-const _errs228 = errors;
-if(typeof data88 !== "string"){
-let dataType79 = typeof data88;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data88;
-}
-else if(data88 === null){
-coerced79 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data88};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced79 !== undefined){
-data88 = coerced79;
-if(data73 !== undefined){
-data73["reasoning_param"] = coerced79;
-}
-}
-}
-if("reasoning" !== data88){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data88};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs228 === errors;
 valid25 = valid25 || _valid3;
-}
 if(!valid25){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data88};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs225;
-if(vErrors !== null){
-if(_errs225){
-vErrors.length = _errs225;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid21 = _errs224 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data73.max_tokens_field !== undefined){
-let data89 = data73.max_tokens_field;
 const _errs230 = errors;
-const _errs231 = errors;
-let valid26 = false;
-const _errs232 = errors;
 if(typeof data89 !== "string"){
 let dataType80 = typeof data89;
 let coerced80 = undefined;
@@ -3850,7 +3818,83 @@ else if(data89 === null){
 coerced80 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data89};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced80 !== undefined){
+data89 = coerced80;
+if(data74 !== undefined){
+data74["reasoning_param"] = coerced80;
+}
+}
+}
+if("reasoning" !== data89){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs230 === errors;
+valid25 = valid25 || _valid3;
+}
+if(!valid25){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data89};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs227;
+if(vErrors !== null){
+if(_errs227){
+vErrors.length = _errs227;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid21 = _errs226 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data74.max_tokens_field !== undefined){
+let data90 = data74.max_tokens_field;
+const _errs232 = errors;
+const _errs233 = errors;
+let valid26 = false;
+const _errs234 = errors;
+if(typeof data90 !== "string"){
+let dataType81 = typeof data90;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data90;
+}
+else if(data90 === null){
+coerced81 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3860,15 +3904,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced80 !== undefined){
-data89 = coerced80;
-if(data73 !== undefined){
-data73["max_tokens_field"] = coerced80;
+if(coerced81 !== undefined){
+data90 = coerced81;
+if(data74 !== undefined){
+data74["max_tokens_field"] = coerced81;
 }
 }
 }
-if("max_tokens" !== data89){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data89};
+if("max_tokens" !== data90){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3877,22 +3921,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs232 === errors;
+var _valid4 = _errs234 === errors;
 valid26 = valid26 || _valid4;
 if(!valid26){
-const _errs234 = errors;
-if(typeof data89 !== "string"){
-let dataType81 = typeof data89;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data89;
+const _errs236 = errors;
+if(typeof data90 !== "string"){
+let dataType82 = typeof data90;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data90;
 }
-else if(data89 === null){
-coerced81 = "";
+else if(data90 === null){
+coerced82 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data89};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3902,15 +3946,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data89 = coerced81;
-if(data73 !== undefined){
-data73["max_tokens_field"] = coerced81;
+if(coerced82 !== undefined){
+data90 = coerced82;
+if(data74 !== undefined){
+data74["max_tokens_field"] = coerced82;
 }
 }
 }
-if("max_completion_tokens" !== data89){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data89};
+if("max_completion_tokens" !== data90){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3919,11 +3963,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs234 === errors;
+var _valid4 = _errs236 === errors;
 valid26 = valid26 || _valid4;
 }
 if(!valid26){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data89};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data90};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3935,100 +3979,63 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs231;
+errors = _errs233;
 if(vErrors !== null){
-if(_errs231){
-vErrors.length = _errs231;
+if(_errs233){
+vErrors.length = _errs233;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs230 === errors;
+var valid21 = _errs232 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data73.simulated !== undefined){
-let data90 = data73.simulated;
-const _errs236 = errors;
-if(errors === _errs236){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+if(data74.simulated !== undefined){
+let data91 = data74.simulated;
 const _errs238 = errors;
-for(const key19 in data90){
+if(errors === _errs238){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+const _errs240 = errors;
+for(const key19 in data91){
 if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
 return false;
 break;
 }
 }
-if(_errs238 === errors){
-if(data90.first_byte_ms !== undefined){
-let data91 = data90.first_byte_ms;
-const _errs239 = errors;
-if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
-let dataType82 = typeof data91;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data91 === null
-              || (dataType82 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
-coerced82 = +data91;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data91}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data91 = coerced82;
-if(data90 !== undefined){
-data90["first_byte_ms"] = coerced82;
-}
-}
-}
-if(errors === _errs239){
-if(typeof data91 == "number"){
-if(data91 < 0 || isNaN(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data91}];
-return false;
-}
-}
-}
-var valid27 = _errs239 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data90.tokens_per_second !== undefined){
-let data92 = data90.tokens_per_second;
+if(_errs240 === errors){
+if(data91.first_byte_ms !== undefined){
+let data92 = data91.first_byte_ms;
 const _errs241 = errors;
-if(!(typeof data92 == "number")){
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
 let dataType83 = typeof data92;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
-if(dataType83 == "boolean" || data92 === null
-              || (dataType83 == "string" && data92 && data92 == +data92)){
+if(dataType83 === "boolean" || data92 === null
+              || (dataType83 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
 coerced83 = +data92;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data92 = coerced83;
-if(data90 !== undefined){
-data90["tokens_per_second"] = coerced83;
+if(data91 !== undefined){
+data91["first_byte_ms"] = coerced83;
 }
 }
 }
 if(errors === _errs241){
 if(typeof data92 == "number"){
 if(data92 < 0 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
 return false;
 }
 }
@@ -4039,24 +4046,61 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data90.reasoning_field !== undefined){
-let data93 = data90.reasoning_field;
+if(data91.tokens_per_second !== undefined){
+let data93 = data91.tokens_per_second;
 const _errs243 = errors;
-const _errs244 = errors;
-let valid28 = false;
-const _errs245 = errors;
-if(typeof data93 !== "string"){
+if(!(typeof data93 == "number")){
 let dataType84 = typeof data93;
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data93;
-}
-else if(data93 === null){
-coerced84 = "";
+if(dataType84 == "boolean" || data93 === null
+              || (dataType84 == "string" && data93 && data93 == +data93)){
+coerced84 = +data93;
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data93};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data93 = coerced84;
+if(data91 !== undefined){
+data91["tokens_per_second"] = coerced84;
+}
+}
+}
+if(errors === _errs243){
+if(typeof data93 == "number"){
+if(data93 < 0 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
+return false;
+}
+}
+}
+var valid27 = _errs243 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data91.reasoning_field !== undefined){
+let data94 = data91.reasoning_field;
+const _errs245 = errors;
+const _errs246 = errors;
+let valid28 = false;
+const _errs247 = errors;
+if(typeof data94 !== "string"){
+let dataType85 = typeof data94;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data94;
+}
+else if(data94 === null){
+coerced85 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4066,15 +4110,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data93 = coerced84;
-if(data90 !== undefined){
-data90["reasoning_field"] = coerced84;
+if(coerced85 !== undefined){
+data94 = coerced85;
+if(data91 !== undefined){
+data91["reasoning_field"] = coerced85;
 }
 }
 }
-if("reasoning_content" !== data93){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data93};
+if("reasoning_content" !== data94){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4083,22 +4127,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs245 === errors;
+var _valid5 = _errs247 === errors;
 valid28 = valid28 || _valid5;
 if(!valid28){
-const _errs247 = errors;
-if(typeof data93 !== "string"){
-let dataType85 = typeof data93;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data93;
+const _errs249 = errors;
+if(typeof data94 !== "string"){
+let dataType86 = typeof data94;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data94;
 }
-else if(data93 === null){
-coerced85 = "";
+else if(data94 === null){
+coerced86 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data93};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4108,15 +4152,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data93 = coerced85;
-if(data90 !== undefined){
-data90["reasoning_field"] = coerced85;
+if(coerced86 !== undefined){
+data94 = coerced86;
+if(data91 !== undefined){
+data91["reasoning_field"] = coerced86;
 }
 }
 }
-if("reasoning" !== data93){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data93};
+if("reasoning" !== data94){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4125,11 +4169,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs247 === errors;
+var _valid5 = _errs249 === errors;
 valid28 = valid28 || _valid5;
 }
 if(!valid28){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data93};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data94};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4141,83 +4185,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs244;
+errors = _errs246;
 if(vErrors !== null){
-if(_errs244){
-vErrors.length = _errs244;
+if(_errs246){
+vErrors.length = _errs246;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs243 === errors;
+var valid27 = _errs245 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data90.port !== undefined){
-let data94 = data90.port;
-const _errs249 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType86 = typeof data94;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data94 === null
-              || (dataType86 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced86 = +data94;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data94 = coerced86;
-if(data90 !== undefined){
-data90["port"] = coerced86;
-}
-}
-}
-if(errors === _errs249){
-if(typeof data94 == "number"){
-if(data94 > 65535 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
-return false;
-}
-else {
-if(data94 < 0 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data94}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs249 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data90.protocol !== undefined){
-let data95 = data90.protocol;
+if(data91.port !== undefined){
+let data95 = data91.port;
 const _errs251 = errors;
-const _errs252 = errors;
-let valid29 = false;
-const _errs253 = errors;
-if(typeof data95 !== "string"){
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
 let dataType87 = typeof data95;
 let coerced87 = undefined;
 if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data95;
-}
-else if(data95 === null){
-coerced87 = "";
+if(dataType87 === "boolean" || data95 === null
+              || (dataType87 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced87 = +data95;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data95};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data95 = coerced87;
+if(data91 !== undefined){
+data91["port"] = coerced87;
+}
+}
+}
+if(errors === _errs251){
+if(typeof data95 == "number"){
+if(data95 > 65535 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+return false;
+}
+else {
+if(data95 < 0 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs251 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data91.protocol !== undefined){
+let data96 = data91.protocol;
+const _errs253 = errors;
+const _errs254 = errors;
+let valid29 = false;
+const _errs255 = errors;
+if(typeof data96 !== "string"){
+let dataType88 = typeof data96;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data96;
+}
+else if(data96 === null){
+coerced88 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4227,15 +4271,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data95 = coerced87;
-if(data90 !== undefined){
-data90["protocol"] = coerced87;
+if(coerced88 !== undefined){
+data96 = coerced88;
+if(data91 !== undefined){
+data91["protocol"] = coerced88;
 }
 }
 }
-if("openai" !== data95){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data95};
+if("openai" !== data96){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4244,22 +4288,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs253 === errors;
+var _valid6 = _errs255 === errors;
 valid29 = valid29 || _valid6;
 if(!valid29){
-const _errs255 = errors;
-if(typeof data95 !== "string"){
-let dataType88 = typeof data95;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data95;
+const _errs257 = errors;
+if(typeof data96 !== "string"){
+let dataType89 = typeof data96;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data96;
 }
-else if(data95 === null){
-coerced88 = "";
+else if(data96 === null){
+coerced89 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data95};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4269,15 +4313,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data95 = coerced88;
-if(data90 !== undefined){
-data90["protocol"] = coerced88;
+if(coerced89 !== undefined){
+data96 = coerced89;
+if(data91 !== undefined){
+data91["protocol"] = coerced89;
 }
 }
 }
-if("anthropic" !== data95){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data95};
+if("anthropic" !== data96){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4286,22 +4330,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs255 === errors;
+var _valid6 = _errs257 === errors;
 valid29 = valid29 || _valid6;
 if(!valid29){
-const _errs257 = errors;
-if(typeof data95 !== "string"){
-let dataType89 = typeof data95;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data95;
+const _errs259 = errors;
+if(typeof data96 !== "string"){
+let dataType90 = typeof data96;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data96;
 }
-else if(data95 === null){
-coerced89 = "";
+else if(data96 === null){
+coerced90 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data95};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4311,15 +4355,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data95 = coerced89;
-if(data90 !== undefined){
-data90["protocol"] = coerced89;
+if(coerced90 !== undefined){
+data96 = coerced90;
+if(data91 !== undefined){
+data91["protocol"] = coerced90;
 }
 }
 }
-if("gemini" !== data95){
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data95};
+if("gemini" !== data96){
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4328,12 +4372,12 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs257 === errors;
+var _valid6 = _errs259 === errors;
 valid29 = valid29 || _valid6;
 }
 }
 if(!valid29){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data95};
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data96};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4345,17 +4389,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs252;
+errors = _errs254;
 if(vErrors !== null){
-if(_errs252){
-vErrors.length = _errs252;
+if(_errs254){
+vErrors.length = _errs254;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs251 === errors;
+var valid27 = _errs253 === errors;
 }
 else {
 var valid27 = true;
@@ -4367,11 +4411,11 @@ var valid27 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
 return false;
 }
 }
-var valid21 = _errs236 === errors;
+var valid21 = _errs238 === errors;
 }
 else {
 var valid21 = true;
@@ -4390,11 +4434,11 @@ var valid21 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data74}];
 return false;
 }
 }
-var valid20 = _errs183 === errors;
+var valid20 = _errs185 === errors;
 if(!valid20){
 break;
 }
@@ -4402,89 +4446,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data73}];
 return false;
 }
 }
-var valid0 = _errs181 === errors;
+var valid0 = _errs183 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data96 = data.models;
-const _errs259 = errors;
-if(errors === _errs259){
-if(Array.isArray(data96)){
-if(data96.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data96}];
+let data97 = data.models;
+const _errs261 = errors;
+if(errors === _errs261){
+if(Array.isArray(data97)){
+if(data97.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data97}];
 return false;
 }
 else {
 var valid30 = true;
-const len3 = data96.length;
+const len3 = data97.length;
 for(let i3=0; i3<len3; i3++){
-let data97 = data96[i3];
-const _errs261 = errors;
-if(errors === _errs261){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+let data98 = data97[i3];
+const _errs263 = errors;
+if(errors === _errs263){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
 let missing3;
-if(((data97.id === undefined) && (missing3 = "id")) || ((data97.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data97}];
+if(((data98.id === undefined) && (missing3 = "id")) || ((data98.routes === undefined) && (missing3 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data98}];
 return false;
 }
 else {
-const _errs263 = errors;
-for(const key20 in data97){
+const _errs265 = errors;
+for(const key20 in data98){
 if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data98}];
 return false;
 break;
 }
 }
-if(_errs263 === errors){
-if(data97.id !== undefined){
-let data98 = data97.id;
-const _errs264 = errors;
-if(typeof data98 !== "string"){
-let dataType90 = typeof data98;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data98;
-}
-else if(data98 === null){
-coerced90 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data98}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data98 = coerced90;
-if(data97 !== undefined){
-data97["id"] = coerced90;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data98 === "string"){
-if(func3(data98) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data98}];
-return false;
-}
-}
-}
-var valid31 = _errs264 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data97.owned_by !== undefined){
-let data99 = data97.owned_by;
+if(_errs265 === errors){
+if(data98.id !== undefined){
+let data99 = data98.id;
 const _errs266 = errors;
 if(typeof data99 !== "string"){
 let dataType91 = typeof data99;
@@ -4497,21 +4502,21 @@ else if(data99 === null){
 coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data99}];
 return false;
 }
 }
 if(coerced91 !== undefined){
 data99 = coerced91;
-if(data97 !== undefined){
-data97["owned_by"] = coerced91;
+if(data98 !== undefined){
+data98["id"] = coerced91;
 }
 }
 }
 if(errors === _errs266){
 if(typeof data99 === "string"){
 if(func3(data99) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data99}];
 return false;
 }
 }
@@ -4522,33 +4527,35 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.context_length !== undefined){
-let data100 = data97.context_length;
+if(data98.owned_by !== undefined){
+let data100 = data98.owned_by;
 const _errs268 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+if(typeof data100 !== "string"){
 let dataType92 = typeof data100;
 let coerced92 = undefined;
 if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data100 === null
-              || (dataType92 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced92 = +data100;
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data100;
+}
+else if(data100 === null){
+coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data100}];
 return false;
 }
 }
 if(coerced92 !== undefined){
 data100 = coerced92;
-if(data97 !== undefined){
-data97["context_length"] = coerced92;
+if(data98 !== undefined){
+data98["owned_by"] = coerced92;
 }
 }
 }
 if(errors === _errs268){
-if(typeof data100 == "number"){
-if(data100 < 1 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data100}];
+if(typeof data100 === "string"){
+if(func3(data100) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data100}];
 return false;
 }
 }
@@ -4559,8 +4566,8 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.max_output_tokens !== undefined){
-let data101 = data97.max_output_tokens;
+if(data98.context_length !== undefined){
+let data101 = data98.context_length;
 const _errs270 = errors;
 if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
 let dataType93 = typeof data101;
@@ -4571,21 +4578,21 @@ if(dataType93 === "boolean" || data101 === null
 coerced93 = +data101;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data101}];
 return false;
 }
 }
 if(coerced93 !== undefined){
 data101 = coerced93;
-if(data97 !== undefined){
-data97["max_output_tokens"] = coerced93;
+if(data98 !== undefined){
+data98["context_length"] = coerced93;
 }
 }
 }
 if(errors === _errs270){
 if(typeof data101 == "number"){
 if(data101 < 1 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data101}];
 return false;
 }
 }
@@ -4596,8 +4603,8 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.default_max_tokens !== undefined){
-let data102 = data97.default_max_tokens;
+if(data98.max_output_tokens !== undefined){
+let data102 = data98.max_output_tokens;
 const _errs272 = errors;
 if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
 let dataType94 = typeof data102;
@@ -4608,21 +4615,21 @@ if(dataType94 === "boolean" || data102 === null
 coerced94 = +data102;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data102}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data102 = coerced94;
-if(data97 !== undefined){
-data97["default_max_tokens"] = coerced94;
+if(data98 !== undefined){
+data98["max_output_tokens"] = coerced94;
 }
 }
 }
 if(errors === _errs272){
 if(typeof data102 == "number"){
 if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data102}];
 return false;
 }
 }
@@ -4633,44 +4640,81 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.reasoning !== undefined){
-let data103 = data97.reasoning;
+if(data98.default_max_tokens !== undefined){
+let data103 = data98.default_max_tokens;
 const _errs274 = errors;
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
+let dataType95 = typeof data103;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data103 === null
+              || (dataType95 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced95 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data103}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data103 = coerced95;
+if(data98 !== undefined){
+data98["default_max_tokens"] = coerced95;
+}
+}
+}
 if(errors === _errs274){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(typeof data103 == "number"){
+if(data103 < 1 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data103}];
+return false;
+}
+}
+}
+var valid31 = _errs274 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data98.reasoning !== undefined){
+let data104 = data98.reasoning;
+const _errs276 = errors;
+if(errors === _errs276){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
 let missing4;
-if((data103.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
+if((data104.default_effort === undefined) && (missing4 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
 return false;
 }
 else {
-const _errs276 = errors;
-for(const key21 in data103){
+const _errs278 = errors;
+for(const key21 in data104){
 if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
 return false;
 break;
 }
 }
-if(_errs276 === errors){
-if(data103.default_effort !== undefined){
-let data104 = data103.default_effort;
-const _errs277 = errors;
-const _errs278 = errors;
-let valid33 = false;
+if(_errs278 === errors){
+if(data104.default_effort !== undefined){
+let data105 = data104.default_effort;
 const _errs279 = errors;
-if(typeof data104 !== "string"){
-let dataType95 = typeof data104;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data104;
+const _errs280 = errors;
+let valid33 = false;
+const _errs281 = errors;
+if(typeof data105 !== "string"){
+let dataType96 = typeof data105;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data105;
 }
-else if(data104 === null){
-coerced95 = "";
+else if(data105 === null){
+coerced96 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data104};
+const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4680,15 +4724,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data104 = coerced95;
-if(data103 !== undefined){
-data103["default_effort"] = coerced95;
+if(coerced96 !== undefined){
+data105 = coerced96;
+if(data104 !== undefined){
+data104["default_effort"] = coerced96;
 }
 }
 }
-if("low" !== data104){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data104};
+if("low" !== data105){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4697,22 +4741,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
+var _valid7 = _errs281 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs281 = errors;
-if(typeof data104 !== "string"){
-let dataType96 = typeof data104;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data104;
+const _errs283 = errors;
+if(typeof data105 !== "string"){
+let dataType97 = typeof data105;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data105;
 }
-else if(data104 === null){
-coerced96 = "";
+else if(data105 === null){
+coerced97 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data104};
+const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4722,15 +4766,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data104 = coerced96;
-if(data103 !== undefined){
-data103["default_effort"] = coerced96;
+if(coerced97 !== undefined){
+data105 = coerced97;
+if(data104 !== undefined){
+data104["default_effort"] = coerced97;
 }
 }
 }
-if("medium" !== data104){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data104};
+if("medium" !== data105){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4739,87 +4783,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs281 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs283 = errors;
-if(typeof data104 !== "string"){
-let dataType97 = typeof data104;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data104;
-}
-else if(data104 === null){
-coerced97 = "";
-}
-else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data104};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(coerced97 !== undefined){
-data104 = coerced97;
-if(data103 !== undefined){
-data103["default_effort"] = coerced97;
-}
-}
-}
-if("high" !== data104){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data104};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
 var _valid7 = _errs283 === errors;
 valid33 = valid33 || _valid7;
-}
-}
 if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data104};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs278;
-if(vErrors !== null){
-if(_errs278){
-vErrors.length = _errs278;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs277 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data103.style !== undefined){
-let data105 = data103.style;
 const _errs285 = errors;
-const _errs286 = errors;
-let valid34 = false;
-const _errs287 = errors;
 if(typeof data105 !== "string"){
 let dataType98 = typeof data105;
 let coerced98 = undefined;
@@ -4831,7 +4798,84 @@ else if(data105 === null){
 coerced98 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data105};
+const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(coerced98 !== undefined){
+data105 = coerced98;
+if(data104 !== undefined){
+data104["default_effort"] = coerced98;
+}
+}
+}
+if("high" !== data105){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid7 = _errs285 === errors;
+valid33 = valid33 || _valid7;
+}
+}
+if(!valid33){
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data105};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs280;
+if(vErrors !== null){
+if(_errs280){
+vErrors.length = _errs280;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs279 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data104.style !== undefined){
+let data106 = data104.style;
+const _errs287 = errors;
+const _errs288 = errors;
+let valid34 = false;
+const _errs289 = errors;
+if(typeof data106 !== "string"){
+let dataType99 = typeof data106;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data106;
+}
+else if(data106 === null){
+coerced99 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4841,15 +4885,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data105 = coerced98;
-if(data103 !== undefined){
-data103["style"] = coerced98;
+if(coerced99 !== undefined){
+data106 = coerced99;
+if(data104 !== undefined){
+data104["style"] = coerced99;
 }
 }
 }
-if("budget" !== data105){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data105};
+if("budget" !== data106){
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4858,22 +4902,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs287 === errors;
+var _valid8 = _errs289 === errors;
 valid34 = valid34 || _valid8;
 if(!valid34){
-const _errs289 = errors;
-if(typeof data105 !== "string"){
-let dataType99 = typeof data105;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data105;
+const _errs291 = errors;
+if(typeof data106 !== "string"){
+let dataType100 = typeof data106;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data106;
 }
-else if(data105 === null){
-coerced99 = "";
+else if(data106 === null){
+coerced100 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data105};
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4883,15 +4927,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data105 = coerced99;
-if(data103 !== undefined){
-data103["style"] = coerced99;
+if(coerced100 !== undefined){
+data106 = coerced100;
+if(data104 !== undefined){
+data104["style"] = coerced100;
 }
 }
 }
-if("level" !== data105){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data105};
+if("level" !== data106){
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4900,11 +4944,11 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs289 === errors;
+var _valid8 = _errs291 === errors;
 valid34 = valid34 || _valid8;
 }
 if(!valid34){
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data105};
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data106};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4916,75 +4960,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs286;
+errors = _errs288;
 if(vErrors !== null){
-if(_errs286){
-vErrors.length = _errs286;
+if(_errs288){
+vErrors.length = _errs288;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid32 = _errs285 === errors;
+var valid32 = _errs287 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data103.budgets !== undefined){
-let data106 = data103.budgets;
-const _errs291 = errors;
-if(errors === _errs291){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data104.budgets !== undefined){
+let data107 = data104.budgets;
 const _errs293 = errors;
-for(const key22 in data106){
+if(errors === _errs293){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+const _errs295 = errors;
+for(const key22 in data107){
 if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
 return false;
 break;
 }
 }
-if(_errs293 === errors){
-if(data106.low !== undefined){
-let data107 = data106.low;
-const _errs294 = errors;
-if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
-let dataType100 = typeof data107;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 === "boolean" || data107 === null
-              || (dataType100 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced100 = +data107;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data107}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data107 = coerced100;
-if(data106 !== undefined){
-data106["low"] = coerced100;
-}
-}
-}
-if(errors === _errs294){
-if(typeof data107 == "number"){
-if(data107 < 1 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data107}];
-return false;
-}
-}
-}
-var valid35 = _errs294 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data106.medium !== undefined){
-let data108 = data106.medium;
+if(_errs295 === errors){
+if(data107.low !== undefined){
+let data108 = data107.low;
 const _errs296 = errors;
 if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
 let dataType101 = typeof data108;
@@ -4995,21 +5002,21 @@ if(dataType101 === "boolean" || data108 === null
 coerced101 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data108 = coerced101;
-if(data106 !== undefined){
-data106["medium"] = coerced101;
+if(data107 !== undefined){
+data107["low"] = coerced101;
 }
 }
 }
 if(errors === _errs296){
 if(typeof data108 == "number"){
 if(data108 < 1 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
 return false;
 }
 }
@@ -5020,8 +5027,8 @@ else {
 var valid35 = true;
 }
 if(valid35){
-if(data106.high !== undefined){
-let data109 = data106.high;
+if(data107.medium !== undefined){
+let data109 = data107.medium;
 const _errs298 = errors;
 if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
 let dataType102 = typeof data109;
@@ -5032,21 +5039,21 @@ if(dataType102 === "boolean" || data109 === null
 coerced102 = +data109;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data109 = coerced102;
-if(data106 !== undefined){
-data106["high"] = coerced102;
+if(data107 !== undefined){
+data107["medium"] = coerced102;
 }
 }
 }
 if(errors === _errs298){
 if(typeof data109 == "number"){
 if(data109 < 1 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
 return false;
 }
 }
@@ -5056,53 +5063,90 @@ var valid35 = _errs298 === errors;
 else {
 var valid35 = true;
 }
+if(valid35){
+if(data107.high !== undefined){
+let data110 = data107.high;
+const _errs300 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType103 = typeof data110;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 === "boolean" || data110 === null
+              || (dataType103 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced103 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data110 = coerced103;
+if(data107 !== undefined){
+data107["high"] = coerced103;
+}
+}
+}
+if(errors === _errs300){
+if(typeof data110 == "number"){
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
+return false;
+}
+}
+}
+var valid35 = _errs300 === errors;
+}
+else {
+var valid35 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
 return false;
 }
 }
-var valid32 = _errs291 === errors;
+var valid32 = _errs293 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data103.levels !== undefined){
-let data110 = data103.levels;
-const _errs300 = errors;
-if(errors === _errs300){
-if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+if(data104.levels !== undefined){
+let data111 = data104.levels;
 const _errs302 = errors;
-for(const key23 in data110){
+if(errors === _errs302){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+const _errs304 = errors;
+for(const key23 in data111){
 if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
 return false;
 break;
 }
 }
-if(_errs302 === errors){
-if(data110.low !== undefined){
-let data111 = data110.low;
-const _errs303 = errors;
-const _errs304 = errors;
-let valid37 = false;
+if(_errs304 === errors){
+if(data111.low !== undefined){
+let data112 = data111.low;
 const _errs305 = errors;
-if(typeof data111 !== "string"){
-let dataType103 = typeof data111;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data111;
+const _errs306 = errors;
+let valid37 = false;
+const _errs307 = errors;
+if(typeof data112 !== "string"){
+let dataType104 = typeof data112;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data112;
 }
-else if(data111 === null){
-coerced103 = "";
+else if(data112 === null){
+coerced104 = "";
 }
 else {
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data111};
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5112,15 +5156,15 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data111 = coerced103;
-if(data110 !== undefined){
-data110["low"] = coerced103;
+if(coerced104 !== undefined){
+data112 = coerced104;
+if(data111 !== undefined){
+data111["low"] = coerced104;
 }
 }
 }
-if("minimal" !== data111){
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data111};
+if("minimal" !== data112){
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5129,22 +5173,22 @@ vErrors.push(err66);
 }
 errors++;
 }
-var _valid9 = _errs305 === errors;
+var _valid9 = _errs307 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs307 = errors;
-if(typeof data111 !== "string"){
-let dataType104 = typeof data111;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data111;
+const _errs309 = errors;
+if(typeof data112 !== "string"){
+let dataType105 = typeof data112;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data112;
 }
-else if(data111 === null){
-coerced104 = "";
+else if(data112 === null){
+coerced105 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data111};
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5154,15 +5198,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data111 = coerced104;
-if(data110 !== undefined){
-data110["low"] = coerced104;
+if(coerced105 !== undefined){
+data112 = coerced105;
+if(data111 !== undefined){
+data111["low"] = coerced105;
 }
 }
 }
-if("low" !== data111){
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data111};
+if("low" !== data112){
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5171,22 +5215,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs307 === errors;
+var _valid9 = _errs309 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs309 = errors;
-if(typeof data111 !== "string"){
-let dataType105 = typeof data111;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data111;
+const _errs311 = errors;
+if(typeof data112 !== "string"){
+let dataType106 = typeof data112;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data112;
 }
-else if(data111 === null){
-coerced105 = "";
+else if(data112 === null){
+coerced106 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data111};
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5196,15 +5240,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data111 = coerced105;
-if(data110 !== undefined){
-data110["low"] = coerced105;
+if(coerced106 !== undefined){
+data112 = coerced106;
+if(data111 !== undefined){
+data111["low"] = coerced106;
 }
 }
 }
-if("medium" !== data111){
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data111};
+if("medium" !== data112){
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5213,22 +5257,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs309 === errors;
+var _valid9 = _errs311 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs311 = errors;
-if(typeof data111 !== "string"){
-let dataType106 = typeof data111;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data111;
+const _errs313 = errors;
+if(typeof data112 !== "string"){
+let dataType107 = typeof data112;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data112;
 }
-else if(data111 === null){
-coerced106 = "";
+else if(data112 === null){
+coerced107 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data111};
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5238,15 +5282,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data111 = coerced106;
-if(data110 !== undefined){
-data110["low"] = coerced106;
+if(coerced107 !== undefined){
+data112 = coerced107;
+if(data111 !== undefined){
+data111["low"] = coerced107;
 }
 }
 }
-if("high" !== data111){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data111};
+if("high" !== data112){
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5255,22 +5299,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs311 === errors;
+var _valid9 = _errs313 === errors;
 valid37 = valid37 || _valid9;
 if(!valid37){
-const _errs313 = errors;
-if(typeof data111 !== "string"){
-let dataType107 = typeof data111;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data111;
+const _errs315 = errors;
+if(typeof data112 !== "string"){
+let dataType108 = typeof data112;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data112;
 }
-else if(data111 === null){
-coerced107 = "";
+else if(data112 === null){
+coerced108 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data111};
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5280,15 +5324,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data111 = coerced107;
-if(data110 !== undefined){
-data110["low"] = coerced107;
+if(coerced108 !== undefined){
+data112 = coerced108;
+if(data111 !== undefined){
+data111["low"] = coerced108;
 }
 }
 }
-if("xhigh" !== data111){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data111};
+if("xhigh" !== data112){
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5297,90 +5341,10 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs313 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs315 = errors;
-if(typeof data111 !== "string"){
-let dataType108 = typeof data111;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data111;
-}
-else if(data111 === null){
-coerced108 = "";
-}
-else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data111};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(coerced108 !== undefined){
-data111 = coerced108;
-if(data110 !== undefined){
-data110["low"] = coerced108;
-}
-}
-}
-if("max" !== data111){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data111};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
 var _valid9 = _errs315 === errors;
 valid37 = valid37 || _valid9;
-}
-}
-}
-}
-}
 if(!valid37){
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data111};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs304;
-if(vErrors !== null){
-if(_errs304){
-vErrors.length = _errs304;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs303 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data110.medium !== undefined){
-let data112 = data110.medium;
 const _errs317 = errors;
-const _errs318 = errors;
-let valid38 = false;
-const _errs319 = errors;
 if(typeof data112 !== "string"){
 let dataType109 = typeof data112;
 let coerced109 = undefined;
@@ -5392,7 +5356,87 @@ else if(data112 === null){
 coerced109 = "";
 }
 else {
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data112};
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(coerced109 !== undefined){
+data112 = coerced109;
+if(data111 !== undefined){
+data111["low"] = coerced109;
+}
+}
+}
+if("max" !== data112){
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+var _valid9 = _errs317 === errors;
+valid37 = valid37 || _valid9;
+}
+}
+}
+}
+}
+if(!valid37){
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data112};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs306;
+if(vErrors !== null){
+if(_errs306){
+vErrors.length = _errs306;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid36 = _errs305 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data111.medium !== undefined){
+let data113 = data111.medium;
+const _errs319 = errors;
+const _errs320 = errors;
+let valid38 = false;
+const _errs321 = errors;
+if(typeof data113 !== "string"){
+let dataType110 = typeof data113;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data113;
+}
+else if(data113 === null){
+coerced110 = "";
+}
+else {
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5402,15 +5446,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data112 = coerced109;
-if(data110 !== undefined){
-data110["medium"] = coerced109;
+if(coerced110 !== undefined){
+data113 = coerced110;
+if(data111 !== undefined){
+data111["medium"] = coerced110;
 }
 }
 }
-if("minimal" !== data112){
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data112};
+if("minimal" !== data113){
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5419,22 +5463,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs319 === errors;
+var _valid10 = _errs321 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs321 = errors;
-if(typeof data112 !== "string"){
-let dataType110 = typeof data112;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data112;
+const _errs323 = errors;
+if(typeof data113 !== "string"){
+let dataType111 = typeof data113;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data113;
 }
-else if(data112 === null){
-coerced110 = "";
+else if(data113 === null){
+coerced111 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data112};
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5444,15 +5488,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data112 = coerced110;
-if(data110 !== undefined){
-data110["medium"] = coerced110;
+if(coerced111 !== undefined){
+data113 = coerced111;
+if(data111 !== undefined){
+data111["medium"] = coerced111;
 }
 }
 }
-if("low" !== data112){
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data112};
+if("low" !== data113){
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5461,22 +5505,22 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs321 === errors;
+var _valid10 = _errs323 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs323 = errors;
-if(typeof data112 !== "string"){
-let dataType111 = typeof data112;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data112;
+const _errs325 = errors;
+if(typeof data113 !== "string"){
+let dataType112 = typeof data113;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data113;
 }
-else if(data112 === null){
-coerced111 = "";
+else if(data113 === null){
+coerced112 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data112};
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5486,15 +5530,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data112 = coerced111;
-if(data110 !== undefined){
-data110["medium"] = coerced111;
+if(coerced112 !== undefined){
+data113 = coerced112;
+if(data111 !== undefined){
+data111["medium"] = coerced112;
 }
 }
 }
-if("medium" !== data112){
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data112};
+if("medium" !== data113){
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5503,22 +5547,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs323 === errors;
+var _valid10 = _errs325 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs325 = errors;
-if(typeof data112 !== "string"){
-let dataType112 = typeof data112;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data112;
+const _errs327 = errors;
+if(typeof data113 !== "string"){
+let dataType113 = typeof data113;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data113;
 }
-else if(data112 === null){
-coerced112 = "";
+else if(data113 === null){
+coerced113 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data112};
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5528,15 +5572,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data112 = coerced112;
-if(data110 !== undefined){
-data110["medium"] = coerced112;
+if(coerced113 !== undefined){
+data113 = coerced113;
+if(data111 !== undefined){
+data111["medium"] = coerced113;
 }
 }
 }
-if("high" !== data112){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data112};
+if("high" !== data113){
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5545,22 +5589,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs325 === errors;
+var _valid10 = _errs327 === errors;
 valid38 = valid38 || _valid10;
 if(!valid38){
-const _errs327 = errors;
-if(typeof data112 !== "string"){
-let dataType113 = typeof data112;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data112;
+const _errs329 = errors;
+if(typeof data113 !== "string"){
+let dataType114 = typeof data113;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data113;
 }
-else if(data112 === null){
-coerced113 = "";
+else if(data113 === null){
+coerced114 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data112};
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5570,15 +5614,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data112 = coerced113;
-if(data110 !== undefined){
-data110["medium"] = coerced113;
+if(coerced114 !== undefined){
+data113 = coerced114;
+if(data111 !== undefined){
+data111["medium"] = coerced114;
 }
 }
 }
-if("xhigh" !== data112){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data112};
+if("xhigh" !== data113){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5587,90 +5631,10 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs327 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs329 = errors;
-if(typeof data112 !== "string"){
-let dataType114 = typeof data112;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data112;
-}
-else if(data112 === null){
-coerced114 = "";
-}
-else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data112};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-if(coerced114 !== undefined){
-data112 = coerced114;
-if(data110 !== undefined){
-data110["medium"] = coerced114;
-}
-}
-}
-if("max" !== data112){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data112};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
 var _valid10 = _errs329 === errors;
 valid38 = valid38 || _valid10;
-}
-}
-}
-}
-}
 if(!valid38){
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data112};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs318;
-if(vErrors !== null){
-if(_errs318){
-vErrors.length = _errs318;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs317 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data110.high !== undefined){
-let data113 = data110.high;
 const _errs331 = errors;
-const _errs332 = errors;
-let valid39 = false;
-const _errs333 = errors;
 if(typeof data113 !== "string"){
 let dataType115 = typeof data113;
 let coerced115 = undefined;
@@ -5682,7 +5646,87 @@ else if(data113 === null){
 coerced115 = "";
 }
 else {
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data113};
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(coerced115 !== undefined){
+data113 = coerced115;
+if(data111 !== undefined){
+data111["medium"] = coerced115;
+}
+}
+}
+if("max" !== data113){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+var _valid10 = _errs331 === errors;
+valid38 = valid38 || _valid10;
+}
+}
+}
+}
+}
+if(!valid38){
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data113};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs320;
+if(vErrors !== null){
+if(_errs320){
+vErrors.length = _errs320;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid36 = _errs319 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data111.high !== undefined){
+let data114 = data111.high;
+const _errs333 = errors;
+const _errs334 = errors;
+let valid39 = false;
+const _errs335 = errors;
+if(typeof data114 !== "string"){
+let dataType116 = typeof data114;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data114;
+}
+else if(data114 === null){
+coerced116 = "";
+}
+else {
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5692,15 +5736,15 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data113 = coerced115;
-if(data110 !== undefined){
-data110["high"] = coerced115;
+if(coerced116 !== undefined){
+data114 = coerced116;
+if(data111 !== undefined){
+data111["high"] = coerced116;
 }
 }
 }
-if("minimal" !== data113){
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data113};
+if("minimal" !== data114){
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5709,22 +5753,22 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs333 === errors;
+var _valid11 = _errs335 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs335 = errors;
-if(typeof data113 !== "string"){
-let dataType116 = typeof data113;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data113;
+const _errs337 = errors;
+if(typeof data114 !== "string"){
+let dataType117 = typeof data114;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data114;
 }
-else if(data113 === null){
-coerced116 = "";
+else if(data114 === null){
+coerced117 = "";
 }
 else {
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data113};
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5734,15 +5778,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data113 = coerced116;
-if(data110 !== undefined){
-data110["high"] = coerced116;
+if(coerced117 !== undefined){
+data114 = coerced117;
+if(data111 !== undefined){
+data111["high"] = coerced117;
 }
 }
 }
-if("low" !== data113){
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data113};
+if("low" !== data114){
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5751,22 +5795,22 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs335 === errors;
+var _valid11 = _errs337 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs337 = errors;
-if(typeof data113 !== "string"){
-let dataType117 = typeof data113;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data113;
+const _errs339 = errors;
+if(typeof data114 !== "string"){
+let dataType118 = typeof data114;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data114;
 }
-else if(data113 === null){
-coerced117 = "";
+else if(data114 === null){
+coerced118 = "";
 }
 else {
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data113};
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5776,15 +5820,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data113 = coerced117;
-if(data110 !== undefined){
-data110["high"] = coerced117;
+if(coerced118 !== undefined){
+data114 = coerced118;
+if(data111 !== undefined){
+data111["high"] = coerced118;
 }
 }
 }
-if("medium" !== data113){
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data113};
+if("medium" !== data114){
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5793,22 +5837,22 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs337 === errors;
+var _valid11 = _errs339 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs339 = errors;
-if(typeof data113 !== "string"){
-let dataType118 = typeof data113;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data113;
+const _errs341 = errors;
+if(typeof data114 !== "string"){
+let dataType119 = typeof data114;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data114;
 }
-else if(data113 === null){
-coerced118 = "";
+else if(data114 === null){
+coerced119 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data113};
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5818,15 +5862,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data113 = coerced118;
-if(data110 !== undefined){
-data110["high"] = coerced118;
+if(coerced119 !== undefined){
+data114 = coerced119;
+if(data111 !== undefined){
+data111["high"] = coerced119;
 }
 }
 }
-if("high" !== data113){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data113};
+if("high" !== data114){
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5835,22 +5879,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs339 === errors;
+var _valid11 = _errs341 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs341 = errors;
-if(typeof data113 !== "string"){
-let dataType119 = typeof data113;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data113;
+const _errs343 = errors;
+if(typeof data114 !== "string"){
+let dataType120 = typeof data114;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data114;
 }
-else if(data113 === null){
-coerced119 = "";
+else if(data114 === null){
+coerced120 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data113};
+const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5860,15 +5904,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data113 = coerced119;
-if(data110 !== undefined){
-data110["high"] = coerced119;
+if(coerced120 !== undefined){
+data114 = coerced120;
+if(data111 !== undefined){
+data111["high"] = coerced120;
 }
 }
 }
-if("xhigh" !== data113){
-const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data113};
+if("xhigh" !== data114){
+const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5877,22 +5921,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs341 === errors;
+var _valid11 = _errs343 === errors;
 valid39 = valid39 || _valid11;
 if(!valid39){
-const _errs343 = errors;
-if(typeof data113 !== "string"){
-let dataType120 = typeof data113;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data113;
+const _errs345 = errors;
+if(typeof data114 !== "string"){
+let dataType121 = typeof data114;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data114;
 }
-else if(data113 === null){
-coerced120 = "";
+else if(data114 === null){
+coerced121 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data113};
+const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5902,15 +5946,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data113 = coerced120;
-if(data110 !== undefined){
-data110["high"] = coerced120;
+if(coerced121 !== undefined){
+data114 = coerced121;
+if(data111 !== undefined){
+data111["high"] = coerced121;
 }
 }
 }
-if("max" !== data113){
-const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data113};
+if("max" !== data114){
+const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5919,7 +5963,7 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs343 === errors;
+var _valid11 = _errs345 === errors;
 valid39 = valid39 || _valid11;
 }
 }
@@ -5927,7 +5971,7 @@ valid39 = valid39 || _valid11;
 }
 }
 if(!valid39){
-const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data113};
+const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data114};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5939,17 +5983,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs332;
+errors = _errs334;
 if(vErrors !== null){
-if(_errs332){
-vErrors.length = _errs332;
+if(_errs334){
+vErrors.length = _errs334;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid36 = _errs331 === errors;
+var valid36 = _errs333 === errors;
 }
 else {
 var valid36 = true;
@@ -5959,11 +6003,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
 return false;
 }
 }
-var valid32 = _errs300 === errors;
+var valid32 = _errs302 === errors;
 }
 else {
 var valid32 = true;
@@ -5975,75 +6019,38 @@ var valid32 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
 return false;
 }
 }
-var valid31 = _errs274 === errors;
+var valid31 = _errs276 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.pricing !== undefined){
-let data114 = data97.pricing;
-const _errs345 = errors;
-if(errors === _errs345){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data98.pricing !== undefined){
+let data115 = data98.pricing;
+const _errs347 = errors;
+if(errors === _errs347){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing5;
-if(((data114.input === undefined) && (missing5 = "input")) || ((data114.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
+if(((data115.input === undefined) && (missing5 = "input")) || ((data115.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
 return false;
 }
 else {
-const _errs347 = errors;
-for(const key24 in data114){
+const _errs349 = errors;
+for(const key24 in data115){
 if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
 return false;
 break;
 }
 }
-if(_errs347 === errors){
-if(data114.input !== undefined){
-let data115 = data114.input;
-const _errs348 = errors;
-if(!(typeof data115 == "number")){
-let dataType121 = typeof data115;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "boolean" || data115 === null
-              || (dataType121 == "string" && data115 && data115 == +data115)){
-coerced121 = +data115;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data115}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data115 = coerced121;
-if(data114 !== undefined){
-data114["input"] = coerced121;
-}
-}
-}
-if(errors === _errs348){
-if(typeof data115 == "number"){
-if(data115 < 0 || isNaN(data115)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data115}];
-return false;
-}
-}
-}
-var valid40 = _errs348 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data114.output !== undefined){
-let data116 = data114.output;
+if(_errs349 === errors){
+if(data115.input !== undefined){
+let data116 = data115.input;
 const _errs350 = errors;
 if(!(typeof data116 == "number")){
 let dataType122 = typeof data116;
@@ -6054,21 +6061,21 @@ if(dataType122 == "boolean" || data116 === null
 coerced122 = +data116;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data116 = coerced122;
-if(data114 !== undefined){
-data114["output"] = coerced122;
+if(data115 !== undefined){
+data115["input"] = coerced122;
 }
 }
 }
 if(errors === _errs350){
 if(typeof data116 == "number"){
 if(data116 < 0 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
 return false;
 }
 }
@@ -6079,8 +6086,8 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data114.cached_input !== undefined){
-let data117 = data114.cached_input;
+if(data115.output !== undefined){
+let data117 = data115.output;
 const _errs352 = errors;
 if(!(typeof data117 == "number")){
 let dataType123 = typeof data117;
@@ -6091,21 +6098,21 @@ if(dataType123 == "boolean" || data117 === null
 coerced123 = +data117;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data117 = coerced123;
-if(data114 !== undefined){
-data114["cached_input"] = coerced123;
+if(data115 !== undefined){
+data115["output"] = coerced123;
 }
 }
 }
 if(errors === _errs352){
 if(typeof data117 == "number"){
 if(data117 < 0 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
 return false;
 }
 }
@@ -6116,8 +6123,8 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data114.reasoning !== undefined){
-let data118 = data114.reasoning;
+if(data115.cached_input !== undefined){
+let data118 = data115.cached_input;
 const _errs354 = errors;
 if(!(typeof data118 == "number")){
 let dataType124 = typeof data118;
@@ -6128,26 +6135,63 @@ if(dataType124 == "boolean" || data118 === null
 coerced124 = +data118;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data118 = coerced124;
-if(data114 !== undefined){
-data114["reasoning"] = coerced124;
+if(data115 !== undefined){
+data115["cached_input"] = coerced124;
 }
 }
 }
 if(errors === _errs354){
 if(typeof data118 == "number"){
 if(data118 < 0 || isNaN(data118)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
 return false;
 }
 }
 }
 var valid40 = _errs354 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data115.reasoning !== undefined){
+let data119 = data115.reasoning;
+const _errs356 = errors;
+if(!(typeof data119 == "number")){
+let dataType125 = typeof data119;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "boolean" || data119 === null
+              || (dataType125 == "string" && data119 && data119 == +data119)){
+coerced125 = +data119;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data119 = coerced125;
+if(data115 !== undefined){
+data115["reasoning"] = coerced125;
+}
+}
+}
+if(errors === _errs356){
+if(typeof data119 == "number"){
+if(data119 < 0 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
+return false;
+}
+}
+}
+var valid40 = _errs356 === errors;
 }
 else {
 var valid40 = true;
@@ -6159,89 +6203,50 @@ var valid40 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
 return false;
 }
 }
-var valid31 = _errs345 === errors;
+var valid31 = _errs347 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data97.routes !== undefined){
-let data119 = data97.routes;
-const _errs356 = errors;
-if(errors === _errs356){
-if(Array.isArray(data119)){
-if(data119.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data119}];
+if(data98.routes !== undefined){
+let data120 = data98.routes;
+const _errs358 = errors;
+if(errors === _errs358){
+if(Array.isArray(data120)){
+if(data120.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
 return false;
 }
 else {
 var valid41 = true;
-const len4 = data119.length;
+const len4 = data120.length;
 for(let i4=0; i4<len4; i4++){
-let data120 = data119[i4];
-const _errs358 = errors;
-if(errors === _errs358){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+let data121 = data120[i4];
+const _errs360 = errors;
+if(errors === _errs360){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
 let missing6;
-if((data120.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
+if((data121.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
 return false;
 }
 else {
-const _errs360 = errors;
-for(const key25 in data120){
+const _errs362 = errors;
+for(const key25 in data121){
 if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
 return false;
 break;
 }
 }
-if(_errs360 === errors){
-if(data120.node !== undefined){
-let data121 = data120.node;
-const _errs361 = errors;
-if(typeof data121 !== "string"){
-let dataType125 = typeof data121;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data121;
-}
-else if(data121 === null){
-coerced125 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data121}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data121 = coerced125;
-if(data120 !== undefined){
-data120["node"] = coerced125;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data121}];
-return false;
-}
-}
-}
-var valid42 = _errs361 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data120.model !== undefined){
-let data122 = data120.model;
+if(_errs362 === errors){
+if(data121.node !== undefined){
+let data122 = data121.node;
 const _errs363 = errors;
 if(typeof data122 !== "string"){
 let dataType126 = typeof data122;
@@ -6254,21 +6259,21 @@ else if(data122 === null){
 coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
 return false;
 }
 }
 if(coerced126 !== undefined){
 data122 = coerced126;
-if(data120 !== undefined){
-data120["model"] = coerced126;
+if(data121 !== undefined){
+data121["node"] = coerced126;
 }
 }
 }
 if(errors === _errs363){
 if(typeof data122 === "string"){
 if(func3(data122) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
 return false;
 }
 }
@@ -6279,33 +6284,35 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data120.weight !== undefined){
-let data123 = data120.weight;
+if(data121.model !== undefined){
+let data123 = data121.model;
 const _errs365 = errors;
-if(!(typeof data123 == "number")){
+if(typeof data123 !== "string"){
 let dataType127 = typeof data123;
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 == "boolean" || data123 === null
-              || (dataType127 == "string" && data123 && data123 == +data123)){
-coerced127 = +data123;
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data123;
+}
+else if(data123 === null){
+coerced127 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data123 = coerced127;
-if(data120 !== undefined){
-data120["weight"] = coerced127;
+if(data121 !== undefined){
+data121["model"] = coerced127;
 }
 }
 }
 if(errors === _errs365){
-if(typeof data123 == "number"){
-if(data123 <= 0 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data123}];
+if(typeof data123 === "string"){
+if(func3(data123) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
 return false;
 }
 }
@@ -6316,38 +6323,75 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data120.priority !== undefined){
-let data124 = data120.priority;
+if(data121.weight !== undefined){
+let data124 = data121.weight;
 const _errs367 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+if(!(typeof data124 == "number")){
 let dataType128 = typeof data124;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data124 === null
-              || (dataType128 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+if(dataType128 == "boolean" || data124 === null
+              || (dataType128 == "string" && data124 && data124 == +data124)){
 coerced128 = +data124;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data124 = coerced128;
-if(data120 !== undefined){
-data120["priority"] = coerced128;
+if(data121 !== undefined){
+data121["weight"] = coerced128;
 }
 }
 }
 if(errors === _errs367){
 if(typeof data124 == "number"){
-if(data124 < 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data124}];
+if(data124 <= 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
 return false;
 }
 }
 }
 var valid42 = _errs367 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data121.priority !== undefined){
+let data125 = data121.priority;
+const _errs369 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType129 = typeof data125;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data125 === null
+              || (dataType129 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced129 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data125 = coerced129;
+if(data121 !== undefined){
+data121["priority"] = coerced129;
+}
+}
+}
+if(errors === _errs369){
+if(typeof data125 == "number"){
+if(data125 < 0 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
+return false;
+}
+}
+}
+var valid42 = _errs369 === errors;
 }
 else {
 var valid42 = true;
@@ -6359,11 +6403,11 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
 return false;
 }
 }
-var valid41 = _errs358 === errors;
+var valid41 = _errs360 === errors;
 if(!valid41){
 break;
 }
@@ -6371,11 +6415,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
 return false;
 }
 }
-var valid31 = _errs356 === errors;
+var valid31 = _errs358 === errors;
 }
 else {
 var valid31 = true;
@@ -6391,11 +6435,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data98}];
 return false;
 }
 }
-var valid30 = _errs261 === errors;
+var valid30 = _errs263 === errors;
 if(!valid30){
 break;
 }
@@ -6403,90 +6447,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data97}];
 return false;
 }
 }
-var valid0 = _errs259 === errors;
+var valid0 = _errs261 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data125 = data.accounts;
-const _errs369 = errors;
-if(errors === _errs369){
-if(Array.isArray(data125)){
-var valid43 = true;
-const len5 = data125.length;
-for(let i5=0; i5<len5; i5++){
-let data126 = data125[i5];
+let data126 = data.accounts;
 const _errs371 = errors;
 if(errors === _errs371){
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+if(Array.isArray(data126)){
+var valid43 = true;
+const len5 = data126.length;
+for(let i5=0; i5<len5; i5++){
+let data127 = data126[i5];
+const _errs373 = errors;
+if(errors === _errs373){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
 let missing7;
-if((data126.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data126}];
+if((data127.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data127}];
 return false;
 }
 else {
-const _errs373 = errors;
-for(const key26 in data126){
+const _errs375 = errors;
+for(const key26 in data127){
 if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data127}];
 return false;
 break;
 }
 }
-if(_errs373 === errors){
-if(data126.id !== undefined){
-let data127 = data126.id;
-const _errs374 = errors;
-if(typeof data127 !== "string"){
-let dataType129 = typeof data127;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data127;
-}
-else if(data127 === null){
-coerced129 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data127 = coerced129;
-if(data126 !== undefined){
-data126["id"] = coerced129;
-}
-}
-}
-if(errors === _errs374){
-if(typeof data127 === "string"){
-if(func3(data127) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
-return false;
-}
-else {
-if(!pattern5.test(data127)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data127}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs374 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data126.name !== undefined){
-let data128 = data126.name;
+if(_errs375 === errors){
+if(data127.id !== undefined){
+let data128 = data127.id;
 const _errs376 = errors;
 if(typeof data128 !== "string"){
 let dataType130 = typeof data128;
@@ -6499,14 +6498,28 @@ else if(data128 === null){
 coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data128 = coerced130;
-if(data126 !== undefined){
-data126["name"] = coerced130;
+if(data127 !== undefined){
+data127["id"] = coerced130;
+}
+}
+}
+if(errors === _errs376){
+if(typeof data128 === "string"){
+if(func3(data128) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
+return false;
+}
+else {
+if(!pattern5.test(data128)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
+return false;
+}
 }
 }
 }
@@ -6516,26 +6529,28 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data126.balance !== undefined){
-let data129 = data126.balance;
+if(data127.name !== undefined){
+let data129 = data127.name;
 const _errs378 = errors;
-if(!(typeof data129 == "number")){
+if(typeof data129 !== "string"){
 let dataType131 = typeof data129;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
-if(dataType131 == "boolean" || data129 === null
-              || (dataType131 == "string" && data129 && data129 == +data129)){
-coerced131 = +data129;
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data129;
+}
+else if(data129 === null){
+coerced131 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data129}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data129 = coerced131;
-if(data126 !== undefined){
-data126["balance"] = coerced131;
+if(data127 !== undefined){
+data127["name"] = coerced131;
 }
 }
 }
@@ -6545,55 +6560,27 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data126.allowed_models !== undefined){
-let data130 = data126.allowed_models;
+if(data127.balance !== undefined){
+let data130 = data127.balance;
 const _errs380 = errors;
-if(errors === _errs380){
-if(Array.isArray(data130)){
-var valid45 = true;
-const len6 = data130.length;
-for(let i6=0; i6<len6; i6++){
-let data131 = data130[i6];
-const _errs382 = errors;
-if(typeof data131 !== "string"){
-let dataType132 = typeof data131;
+if(!(typeof data130 == "number")){
+let dataType132 = typeof data130;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data131;
-}
-else if(data131 === null){
-coerced132 = "";
+if(dataType132 == "boolean" || data130 === null
+              || (dataType132 == "string" && data130 && data130 == +data130)){
+coerced132 = +data130;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data130}];
 return false;
 }
 }
 if(coerced132 !== undefined){
-data131 = coerced132;
-if(data130 !== undefined){
-data130[i6] = coerced132;
+data130 = coerced132;
+if(data127 !== undefined){
+data127["balance"] = coerced132;
 }
-}
-}
-if(errors === _errs382){
-if(typeof data131 === "string"){
-if(func3(data131) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data131}];
-return false;
-}
-}
-}
-var valid45 = _errs382 === errors;
-if(!valid45){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data130}];
-return false;
 }
 }
 var valid44 = _errs380 === errors;
@@ -6602,59 +6589,79 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data126.limits !== undefined){
-let data132 = data126.limits;
+if(data127.allowed_models !== undefined){
+let data131 = data127.allowed_models;
+const _errs382 = errors;
+if(errors === _errs382){
+if(Array.isArray(data131)){
+var valid45 = true;
+const len6 = data131.length;
+for(let i6=0; i6<len6; i6++){
+let data132 = data131[i6];
 const _errs384 = errors;
-if(errors === _errs384){
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
-const _errs386 = errors;
-for(const key27 in data132){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data132}];
-return false;
-break;
-}
-}
-if(_errs386 === errors){
-if(data132.rpm !== undefined){
-let data133 = data132.rpm;
-const _errs387 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType133 = typeof data133;
+if(typeof data132 !== "string"){
+let dataType133 = typeof data132;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data133 === null
-              || (dataType133 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced133 = +data133;
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data132;
+}
+else if(data132 === null){
+coerced133 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data133 = coerced133;
-if(data132 !== undefined){
-data132["rpm"] = coerced133;
+data132 = coerced133;
+if(data131 !== undefined){
+data131[i6] = coerced133;
 }
 }
 }
-if(errors === _errs387){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data133}];
+if(errors === _errs384){
+if(typeof data132 === "string"){
+if(func3(data132) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
 return false;
 }
 }
 }
-var valid46 = _errs387 === errors;
+var valid45 = _errs384 === errors;
+if(!valid45){
+break;
+}
+}
 }
 else {
-var valid46 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data131}];
+return false;
 }
-if(valid46){
-if(data132.rps !== undefined){
-let data134 = data132.rps;
+}
+var valid44 = _errs382 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data127.limits !== undefined){
+let data133 = data127.limits;
+const _errs386 = errors;
+if(errors === _errs386){
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+const _errs388 = errors;
+for(const key27 in data133){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
+return false;
+break;
+}
+}
+if(_errs388 === errors){
+if(data133.rpm !== undefined){
+let data134 = data133.rpm;
 const _errs389 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType134 = typeof data134;
@@ -6665,21 +6672,21 @@ if(dataType134 === "boolean" || data134 === null
 coerced134 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data134 = coerced134;
-if(data132 !== undefined){
-data132["rps"] = coerced134;
+if(data133 !== undefined){
+data133["rpm"] = coerced134;
 }
 }
 }
 if(errors === _errs389){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
 return false;
 }
 }
@@ -6690,8 +6697,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data132.tpm !== undefined){
-let data135 = data132.tpm;
+if(data133.rps !== undefined){
+let data135 = data133.rps;
 const _errs391 = errors;
 if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
 let dataType135 = typeof data135;
@@ -6702,21 +6709,21 @@ if(dataType135 === "boolean" || data135 === null
 coerced135 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
 return false;
 }
 }
 if(coerced135 !== undefined){
 data135 = coerced135;
-if(data132 !== undefined){
-data132["tpm"] = coerced135;
+if(data133 !== undefined){
+data133["rps"] = coerced135;
 }
 }
 }
 if(errors === _errs391){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
 return false;
 }
 }
@@ -6726,83 +6733,120 @@ var valid46 = _errs391 === errors;
 else {
 var valid46 = true;
 }
+if(valid46){
+if(data133.tpm !== undefined){
+let data136 = data133.tpm;
+const _errs393 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType136 = typeof data136;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 === "boolean" || data136 === null
+              || (dataType136 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced136 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data136 = coerced136;
+if(data133 !== undefined){
+data133["tpm"] = coerced136;
+}
+}
+}
+if(errors === _errs393){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
+return false;
+}
+}
+}
+var valid46 = _errs393 === errors;
+}
+else {
+var valid46 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
 return false;
 }
 }
-var valid44 = _errs384 === errors;
+var valid44 = _errs386 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data126.policy !== undefined){
-let data136 = data126.policy;
-const _errs393 = errors;
-if(errors === _errs393){
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+if(data127.policy !== undefined){
+let data137 = data127.policy;
 const _errs395 = errors;
-for(const key28 in data136){
+if(errors === _errs395){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
+const _errs397 = errors;
+for(const key28 in data137){
 if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
 return false;
 break;
 }
 }
-if(_errs395 === errors){
-if(data136.streaming !== undefined){
-let data137 = data136.streaming;
-const _errs396 = errors;
-if(typeof data137 !== "boolean"){
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(data137 === "false" || data137 === 0 || data137 === null){
-coerced136 = false;
+if(_errs397 === errors){
+if(data137.streaming !== undefined){
+let data138 = data137.streaming;
+const _errs398 = errors;
+if(typeof data138 !== "boolean"){
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(data138 === "false" || data138 === 0 || data138 === null){
+coerced137 = false;
 }
-else if(data137 === "true" || data137 === 1){
-coerced136 = true;
+else if(data138 === "true" || data138 === 1){
+coerced137 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data138}];
 return false;
 }
 }
-if(coerced136 !== undefined){
-data137 = coerced136;
-if(data136 !== undefined){
-data136["streaming"] = coerced136;
+if(coerced137 !== undefined){
+data138 = coerced137;
+if(data137 !== undefined){
+data137["streaming"] = coerced137;
 }
 }
 }
-var valid47 = _errs396 === errors;
+var valid47 = _errs398 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data136.max_reasoning_effort !== undefined){
-let data138 = data136.max_reasoning_effort;
-const _errs398 = errors;
-const _errs399 = errors;
-let valid48 = false;
+if(data137.max_reasoning_effort !== undefined){
+let data139 = data137.max_reasoning_effort;
 const _errs400 = errors;
-if(typeof data138 !== "string"){
-let dataType137 = typeof data138;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data138;
+const _errs401 = errors;
+let valid48 = false;
+const _errs402 = errors;
+if(typeof data139 !== "string"){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data139;
 }
-else if(data138 === null){
-coerced137 = "";
+else if(data139 === null){
+coerced138 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data138};
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6812,15 +6856,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data138 = coerced137;
-if(data136 !== undefined){
-data136["max_reasoning_effort"] = coerced137;
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data137 !== undefined){
+data137["max_reasoning_effort"] = coerced138;
 }
 }
 }
-if("low" !== data138){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data138};
+if("low" !== data139){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6829,22 +6873,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs400 === errors;
+var _valid12 = _errs402 === errors;
 valid48 = valid48 || _valid12;
 if(!valid48){
-const _errs402 = errors;
-if(typeof data138 !== "string"){
-let dataType138 = typeof data138;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data138;
+const _errs404 = errors;
+if(typeof data139 !== "string"){
+let dataType139 = typeof data139;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data139;
 }
-else if(data138 === null){
-coerced138 = "";
+else if(data139 === null){
+coerced139 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data138};
+const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6854,15 +6898,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data138 = coerced138;
-if(data136 !== undefined){
-data136["max_reasoning_effort"] = coerced138;
+if(coerced139 !== undefined){
+data139 = coerced139;
+if(data137 !== undefined){
+data137["max_reasoning_effort"] = coerced139;
 }
 }
 }
-if("medium" !== data138){
-const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data138};
+if("medium" !== data139){
+const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6871,22 +6915,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs404 === errors;
 valid48 = valid48 || _valid12;
 if(!valid48){
-const _errs404 = errors;
-if(typeof data138 !== "string"){
-let dataType139 = typeof data138;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data138;
+const _errs406 = errors;
+if(typeof data139 !== "string"){
+let dataType140 = typeof data139;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data139;
 }
-else if(data138 === null){
-coerced139 = "";
+else if(data139 === null){
+coerced140 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data138};
+const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6896,15 +6940,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data138 = coerced139;
-if(data136 !== undefined){
-data136["max_reasoning_effort"] = coerced139;
+if(coerced140 !== undefined){
+data139 = coerced140;
+if(data137 !== undefined){
+data137["max_reasoning_effort"] = coerced140;
 }
 }
 }
-if("high" !== data138){
-const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data138};
+if("high" !== data139){
+const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6913,12 +6957,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs406 === errors;
 valid48 = valid48 || _valid12;
 }
 }
 if(!valid48){
-const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data138};
+const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data139};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6930,17 +6974,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs399;
+errors = _errs401;
 if(vErrors !== null){
-if(_errs399){
-vErrors.length = _errs399;
+if(_errs401){
+vErrors.length = _errs401;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs398 === errors;
+var valid47 = _errs400 === errors;
 }
 else {
 var valid47 = true;
@@ -6949,11 +6993,11 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
 return false;
 }
 }
-var valid44 = _errs393 === errors;
+var valid44 = _errs395 === errors;
 }
 else {
 var valid44 = true;
@@ -6967,95 +7011,56 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data127}];
 return false;
 }
 }
-var valid43 = _errs371 === errors;
+var valid43 = _errs373 === errors;
 if(!valid43){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data126}];
 return false;
 }
 }
-var valid0 = _errs369 === errors;
+var valid0 = _errs371 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data139 = data.keys;
-const _errs406 = errors;
-if(errors === _errs406){
-if(Array.isArray(data139)){
-var valid49 = true;
-const len7 = data139.length;
-for(let i7=0; i7<len7; i7++){
-let data140 = data139[i7];
+let data140 = data.keys;
 const _errs408 = errors;
 if(errors === _errs408){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+if(Array.isArray(data140)){
+var valid49 = true;
+const len7 = data140.length;
+for(let i7=0; i7<len7; i7++){
+let data141 = data140[i7];
+const _errs410 = errors;
+if(errors === _errs410){
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
 let missing8;
-if((data140.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data140}];
+if((data141.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data141}];
 return false;
 }
 else {
-const _errs410 = errors;
-for(const key29 in data140){
+const _errs412 = errors;
+for(const key29 in data141){
 if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data141}];
 return false;
 break;
 }
 }
-if(_errs410 === errors){
-if(data140.key !== undefined){
-let data141 = data140.key;
-const _errs411 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
-}
-else if(data141 === null){
-coerced140 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data141}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data140 !== undefined){
-data140["key"] = coerced140;
-}
-}
-}
-if(errors === _errs411){
-if(typeof data141 === "string"){
-if(func3(data141) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data141}];
-return false;
-}
-}
-}
-var valid50 = _errs411 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.account !== undefined){
-let data142 = data140.account;
+if(_errs412 === errors){
+if(data141.key !== undefined){
+let data142 = data141.key;
 const _errs413 = errors;
 if(typeof data142 !== "string"){
 let dataType141 = typeof data142;
@@ -7068,21 +7073,21 @@ else if(data142 === null){
 coerced141 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
 return false;
 }
 }
 if(coerced141 !== undefined){
 data142 = coerced141;
-if(data140 !== undefined){
-data140["account"] = coerced141;
+if(data141 !== undefined){
+data141["key"] = coerced141;
 }
 }
 }
 if(errors === _errs413){
 if(typeof data142 === "string"){
-if(func3(data142) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data142}];
+if(func3(data142) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
 return false;
 }
 }
@@ -7093,8 +7098,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data140.name !== undefined){
-let data143 = data140.name;
+if(data141.account !== undefined){
+let data143 = data141.account;
 const _errs415 = errors;
 if(typeof data143 !== "string"){
 let dataType142 = typeof data143;
@@ -7107,14 +7112,22 @@ else if(data143 === null){
 coerced142 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
 return false;
 }
 }
 if(coerced142 !== undefined){
 data143 = coerced142;
-if(data140 !== undefined){
-data140["name"] = coerced142;
+if(data141 !== undefined){
+data141["account"] = coerced142;
+}
+}
+}
+if(errors === _errs415){
+if(typeof data143 === "string"){
+if(func3(data143) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
+return false;
 }
 }
 }
@@ -7124,34 +7137,28 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data140.spend_limit !== undefined){
-let data144 = data140.spend_limit;
+if(data141.name !== undefined){
+let data144 = data141.name;
 const _errs417 = errors;
-if(!(typeof data144 == "number")){
+if(typeof data144 !== "string"){
 let dataType143 = typeof data144;
 let coerced143 = undefined;
 if(!(coerced143 !== undefined)){
-if(dataType143 == "boolean" || data144 === null
-              || (dataType143 == "string" && data144 && data144 == +data144)){
-coerced143 = +data144;
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data144;
+}
+else if(data144 === null){
+coerced143 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data144}];
 return false;
 }
 }
 if(coerced143 !== undefined){
 data144 = coerced143;
-if(data140 !== undefined){
-data140["spend_limit"] = coerced143;
-}
-}
-}
-if(errors === _errs417){
-if(typeof data144 == "number"){
-if(data144 < 0 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data144}];
-return false;
+if(data141 !== undefined){
+data141["name"] = coerced143;
 }
 }
 }
@@ -7161,59 +7168,59 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data140.limits !== undefined){
-let data145 = data140.limits;
+if(data141.spend_limit !== undefined){
+let data145 = data141.spend_limit;
 const _errs419 = errors;
-if(errors === _errs419){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
-const _errs421 = errors;
-for(const key30 in data145){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data145}];
-return false;
-break;
-}
-}
-if(_errs421 === errors){
-if(data145.rpm !== undefined){
-let data146 = data145.rpm;
-const _errs422 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType144 = typeof data146;
+if(!(typeof data145 == "number")){
+let dataType144 = typeof data145;
 let coerced144 = undefined;
 if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data146 === null
-              || (dataType144 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced144 = +data146;
+if(dataType144 == "boolean" || data145 === null
+              || (dataType144 == "string" && data145 && data145 == +data145)){
+coerced144 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
 return false;
 }
 }
 if(coerced144 !== undefined){
-data146 = coerced144;
-if(data145 !== undefined){
-data145["rpm"] = coerced144;
+data145 = coerced144;
+if(data141 !== undefined){
+data141["spend_limit"] = coerced144;
 }
 }
 }
-if(errors === _errs422){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data146}];
+if(errors === _errs419){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
 return false;
 }
 }
 }
-var valid51 = _errs422 === errors;
+var valid50 = _errs419 === errors;
 }
 else {
-var valid51 = true;
+var valid50 = true;
 }
-if(valid51){
-if(data145.rps !== undefined){
-let data147 = data145.rps;
+if(valid50){
+if(data141.limits !== undefined){
+let data146 = data141.limits;
+const _errs421 = errors;
+if(errors === _errs421){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+const _errs423 = errors;
+for(const key30 in data146){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
+return false;
+break;
+}
+}
+if(_errs423 === errors){
+if(data146.rpm !== undefined){
+let data147 = data146.rpm;
 const _errs424 = errors;
 if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
 let dataType145 = typeof data147;
@@ -7224,21 +7231,21 @@ if(dataType145 === "boolean" || data147 === null
 coerced145 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
 return false;
 }
 }
 if(coerced145 !== undefined){
 data147 = coerced145;
-if(data145 !== undefined){
-data145["rps"] = coerced145;
+if(data146 !== undefined){
+data146["rpm"] = coerced145;
 }
 }
 }
 if(errors === _errs424){
 if(typeof data147 == "number"){
 if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
 return false;
 }
 }
@@ -7249,8 +7256,8 @@ else {
 var valid51 = true;
 }
 if(valid51){
-if(data145.tpm !== undefined){
-let data148 = data145.tpm;
+if(data146.rps !== undefined){
+let data148 = data146.rps;
 const _errs426 = errors;
 if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
 let dataType146 = typeof data148;
@@ -7261,21 +7268,21 @@ if(dataType146 === "boolean" || data148 === null
 coerced146 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
 return false;
 }
 }
 if(coerced146 !== undefined){
 data148 = coerced146;
-if(data145 !== undefined){
-data145["tpm"] = coerced146;
+if(data146 !== undefined){
+data146["rps"] = coerced146;
 }
 }
 }
 if(errors === _errs426){
 if(typeof data148 == "number"){
 if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
 return false;
 }
 }
@@ -7285,140 +7292,177 @@ var valid51 = _errs426 === errors;
 else {
 var valid51 = true;
 }
+if(valid51){
+if(data146.tpm !== undefined){
+let data149 = data146.tpm;
+const _errs428 = errors;
+if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
+let dataType147 = typeof data149;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 === "boolean" || data149 === null
+              || (dataType147 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
+coerced147 = +data149;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data149 = coerced147;
+if(data146 !== undefined){
+data146["tpm"] = coerced147;
+}
+}
+}
+if(errors === _errs428){
+if(typeof data149 == "number"){
+if(data149 < 1 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
+return false;
+}
+}
+}
+var valid51 = _errs428 === errors;
+}
+else {
+var valid51 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
 return false;
 }
 }
-var valid50 = _errs419 === errors;
+var valid50 = _errs421 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data140.allowed_models !== undefined){
-let data149 = data140.allowed_models;
-const _errs428 = errors;
-if(errors === _errs428){
-if(Array.isArray(data149)){
-var valid52 = true;
-const len8 = data149.length;
-for(let i8=0; i8<len8; i8++){
-let data150 = data149[i8];
+if(data141.allowed_models !== undefined){
+let data150 = data141.allowed_models;
 const _errs430 = errors;
-if(typeof data150 !== "string"){
-let dataType147 = typeof data150;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data150;
+if(errors === _errs430){
+if(Array.isArray(data150)){
+var valid52 = true;
+const len8 = data150.length;
+for(let i8=0; i8<len8; i8++){
+let data151 = data150[i8];
+const _errs432 = errors;
+if(typeof data151 !== "string"){
+let dataType148 = typeof data151;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data151;
 }
-else if(data150 === null){
-coerced147 = "";
+else if(data151 === null){
+coerced148 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
 return false;
 }
 }
-if(coerced147 !== undefined){
-data150 = coerced147;
-if(data149 !== undefined){
-data149[i8] = coerced147;
+if(coerced148 !== undefined){
+data151 = coerced148;
+if(data150 !== undefined){
+data150[i8] = coerced148;
 }
 }
 }
-if(errors === _errs430){
-if(typeof data150 === "string"){
-if(func3(data150) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data150}];
+if(errors === _errs432){
+if(typeof data151 === "string"){
+if(func3(data151) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
 return false;
 }
 }
 }
-var valid52 = _errs430 === errors;
+var valid52 = _errs432 === errors;
 if(!valid52){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data150}];
 return false;
 }
 }
-var valid50 = _errs428 === errors;
+var valid50 = _errs430 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data140.policy !== undefined){
-let data151 = data140.policy;
-const _errs432 = errors;
-if(errors === _errs432){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+if(data141.policy !== undefined){
+let data152 = data141.policy;
 const _errs434 = errors;
-for(const key31 in data151){
+if(errors === _errs434){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs436 = errors;
+for(const key31 in data152){
 if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
 return false;
 break;
 }
 }
-if(_errs434 === errors){
-if(data151.streaming !== undefined){
-let data152 = data151.streaming;
-const _errs435 = errors;
-if(typeof data152 !== "boolean"){
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(data152 === "false" || data152 === 0 || data152 === null){
-coerced148 = false;
+if(_errs436 === errors){
+if(data152.streaming !== undefined){
+let data153 = data152.streaming;
+const _errs437 = errors;
+if(typeof data153 !== "boolean"){
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(data153 === "false" || data153 === 0 || data153 === null){
+coerced149 = false;
 }
-else if(data152 === "true" || data152 === 1){
-coerced148 = true;
+else if(data153 === "true" || data153 === 1){
+coerced149 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data153}];
 return false;
 }
 }
-if(coerced148 !== undefined){
-data152 = coerced148;
-if(data151 !== undefined){
-data151["streaming"] = coerced148;
+if(coerced149 !== undefined){
+data153 = coerced149;
+if(data152 !== undefined){
+data152["streaming"] = coerced149;
 }
 }
 }
-var valid53 = _errs435 === errors;
+var valid53 = _errs437 === errors;
 }
 else {
 var valid53 = true;
 }
 if(valid53){
-if(data151.max_reasoning_effort !== undefined){
-let data153 = data151.max_reasoning_effort;
-const _errs437 = errors;
-const _errs438 = errors;
-let valid54 = false;
+if(data152.max_reasoning_effort !== undefined){
+let data154 = data152.max_reasoning_effort;
 const _errs439 = errors;
-if(typeof data153 !== "string"){
-let dataType149 = typeof data153;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data153;
+const _errs440 = errors;
+let valid54 = false;
+const _errs441 = errors;
+if(typeof data154 !== "string"){
+let dataType150 = typeof data154;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data154;
 }
-else if(data153 === null){
-coerced149 = "";
+else if(data154 === null){
+coerced150 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data153};
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7428,15 +7472,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data153 = coerced149;
-if(data151 !== undefined){
-data151["max_reasoning_effort"] = coerced149;
+if(coerced150 !== undefined){
+data154 = coerced150;
+if(data152 !== undefined){
+data152["max_reasoning_effort"] = coerced150;
 }
 }
 }
-if("low" !== data153){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data153};
+if("low" !== data154){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7445,22 +7489,22 @@ vErrors.push(err112);
 }
 errors++;
 }
-var _valid13 = _errs439 === errors;
+var _valid13 = _errs441 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs441 = errors;
-if(typeof data153 !== "string"){
-let dataType150 = typeof data153;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data153;
+const _errs443 = errors;
+if(typeof data154 !== "string"){
+let dataType151 = typeof data154;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data154;
 }
-else if(data153 === null){
-coerced150 = "";
+else if(data154 === null){
+coerced151 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data153};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7470,15 +7514,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data153 = coerced150;
-if(data151 !== undefined){
-data151["max_reasoning_effort"] = coerced150;
+if(coerced151 !== undefined){
+data154 = coerced151;
+if(data152 !== undefined){
+data152["max_reasoning_effort"] = coerced151;
 }
 }
 }
-if("medium" !== data153){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data153};
+if("medium" !== data154){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7487,100 +7531,10 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs441 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs443 = errors;
-if(typeof data153 !== "string"){
-let dataType151 = typeof data153;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data153;
-}
-else if(data153 === null){
-coerced151 = "";
-}
-else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data153};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(coerced151 !== undefined){
-data153 = coerced151;
-if(data151 !== undefined){
-data151["max_reasoning_effort"] = coerced151;
-}
-}
-}
-if("high" !== data153){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data153};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
 var _valid13 = _errs443 === errors;
 valid54 = valid54 || _valid13;
-}
-}
 if(!valid54){
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data153};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs438;
-if(vErrors !== null){
-if(_errs438){
-vErrors.length = _errs438;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid53 = _errs437 === errors;
-}
-else {
-var valid53 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data151}];
-return false;
-}
-}
-var valid50 = _errs432 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.status !== undefined){
-let data154 = data140.status;
 const _errs445 = errors;
-const _errs446 = errors;
-let valid55 = false;
-const _errs447 = errors;
 if(typeof data154 !== "string"){
 let dataType152 = typeof data154;
 let coerced152 = undefined;
@@ -7592,7 +7546,97 @@ else if(data154 === null){
 coerced152 = "";
 }
 else {
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data154};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+}
+if(coerced152 !== undefined){
+data154 = coerced152;
+if(data152 !== undefined){
+data152["max_reasoning_effort"] = coerced152;
+}
+}
+}
+if("high" !== data154){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+var _valid13 = _errs445 === errors;
+valid54 = valid54 || _valid13;
+}
+}
+if(!valid54){
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data154};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs440;
+if(vErrors !== null){
+if(_errs440){
+vErrors.length = _errs440;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid53 = _errs439 === errors;
+}
+else {
+var valid53 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
+return false;
+}
+}
+var valid50 = _errs434 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data141.status !== undefined){
+let data155 = data141.status;
+const _errs447 = errors;
+const _errs448 = errors;
+let valid55 = false;
+const _errs449 = errors;
+if(typeof data155 !== "string"){
+let dataType153 = typeof data155;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data155;
+}
+else if(data155 === null){
+coerced153 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7602,15 +7646,15 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data154 = coerced152;
-if(data140 !== undefined){
-data140["status"] = coerced152;
+if(coerced153 !== undefined){
+data155 = coerced153;
+if(data141 !== undefined){
+data141["status"] = coerced153;
 }
 }
 }
-if("active" !== data154){
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data154};
+if("active" !== data155){
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7619,22 +7663,22 @@ vErrors.push(err119);
 }
 errors++;
 }
-var _valid14 = _errs447 === errors;
+var _valid14 = _errs449 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs449 = errors;
-if(typeof data154 !== "string"){
-let dataType153 = typeof data154;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data154;
+const _errs451 = errors;
+if(typeof data155 !== "string"){
+let dataType154 = typeof data155;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data155;
 }
-else if(data154 === null){
-coerced153 = "";
+else if(data155 === null){
+coerced154 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data154};
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7644,15 +7688,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data154 = coerced153;
-if(data140 !== undefined){
-data140["status"] = coerced153;
+if(coerced154 !== undefined){
+data155 = coerced154;
+if(data141 !== undefined){
+data141["status"] = coerced154;
 }
 }
 }
-if("blocked" !== data154){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data154};
+if("blocked" !== data155){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7661,22 +7705,22 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid14 = _errs449 === errors;
+var _valid14 = _errs451 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs451 = errors;
-if(typeof data154 !== "string"){
-let dataType154 = typeof data154;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data154;
+const _errs453 = errors;
+if(typeof data155 !== "string"){
+let dataType155 = typeof data155;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data155;
 }
-else if(data154 === null){
-coerced154 = "";
+else if(data155 === null){
+coerced155 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data154};
+const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7686,15 +7730,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data154 = coerced154;
-if(data140 !== undefined){
-data140["status"] = coerced154;
+if(coerced155 !== undefined){
+data155 = coerced155;
+if(data141 !== undefined){
+data141["status"] = coerced155;
 }
 }
 }
-if("revoked" !== data154){
-const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data154};
+if("revoked" !== data155){
+const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7703,22 +7747,22 @@ vErrors.push(err123);
 }
 errors++;
 }
-var _valid14 = _errs451 === errors;
+var _valid14 = _errs453 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs453 = errors;
-if(typeof data154 !== "string"){
-let dataType155 = typeof data154;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data154;
+const _errs455 = errors;
+if(typeof data155 !== "string"){
+let dataType156 = typeof data155;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data155;
 }
-else if(data154 === null){
-coerced155 = "";
+else if(data155 === null){
+coerced156 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data154};
+const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7728,15 +7772,15 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data154 = coerced155;
-if(data140 !== undefined){
-data140["status"] = coerced155;
+if(coerced156 !== undefined){
+data155 = coerced156;
+if(data141 !== undefined){
+data141["status"] = coerced156;
 }
 }
 }
-if("deleted" !== data154){
-const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data154};
+if("deleted" !== data155){
+const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7745,13 +7789,13 @@ vErrors.push(err125);
 }
 errors++;
 }
-var _valid14 = _errs453 === errors;
+var _valid14 = _errs455 === errors;
 valid55 = valid55 || _valid14;
 }
 }
 }
 if(!valid55){
-const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data154};
+const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data155};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7763,17 +7807,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs446;
+errors = _errs448;
 if(vErrors !== null){
-if(_errs446){
-vErrors.length = _errs446;
+if(_errs448){
+vErrors.length = _errs448;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs445 === errors;
+var valid50 = _errs447 === errors;
 }
 else {
 var valid50 = true;
@@ -7789,22 +7833,22 @@ var valid50 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data141}];
 return false;
 }
 }
-var valid49 = _errs408 === errors;
+var valid49 = _errs410 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data140}];
 return false;
 }
 }
-var valid0 = _errs406 === errors;
+var valid0 = _errs408 === errors;
 }
 else {
 var valid0 = true;
