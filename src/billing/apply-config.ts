@@ -2,7 +2,7 @@ import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
 import type { GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
 import type { FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { declaredKeyState, nextFileKeyState } from './file-key-status.js';
+import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './file-key-status.js';
 import { usdToNano } from './money.js';
 import { nanoPrices } from './prices.js';
 
@@ -34,7 +34,15 @@ function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
  * API or the CLI are not touched. With several instances on one store, each applies its
  * own file: the file applied last wins.
  */
-export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<void> {
+/** What applying a file did to keys it no longer (or again) declares, for the log: key prefixes. */
+export interface AppliedKeys {
+  /** File keys whose line is gone, blocked now. */
+  readonly blocked: readonly string[];
+  /** File keys whose line came back (or whose file block was lifted), active again. */
+  readonly restored: readonly string[];
+}
+
+export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<AppliedKeys> {
   for (const account of config.accounts) {
     const fields = {
       name: account.name ?? null,
@@ -69,9 +77,14 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
     if (!created) await store.updateKey(id, fields);
   }
   // Every file key in the store, declared now or before (by this file or another one).
+  const blocked: string[] = [];
+  const restored: string[] = [];
   for (const stored of await store.listKeys({ source: 'config' })) {
     const next = nextFileKeyState(stored, declared.get(stored.id));
-    if (next !== undefined && (next.status !== stored.status || next.statusReason !== stored.statusReason)) await store.updateKey(stored.id, next);
+    if (next === undefined || (next.status === stored.status && next.statusReason === stored.statusReason)) continue;
+    await store.updateKey(stored.id, next);
+    if (next.statusReason === REMOVED_FROM_CONFIGURATION) blocked.push(stored.prefix);
+    else if (next.status === 'active') restored.push(stored.prefix);
   }
   await store.upsertModelPrices(
     config.models.flatMap((model) => {
@@ -80,4 +93,5 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       return [{ id: model.id, inputNano: prices.input, outputNano: prices.output, cachedInputNano: prices.cachedInput, reasoningNano: prices.reasoning }];
     }),
   );
+  return { blocked, restored };
 }

@@ -31,11 +31,13 @@ type Backend = Pick<StoreBackend, 'store' | 'journalDir' | 'skip'> & { readonly 
 const MEMORY: Backend = { label: 'memory', store: 'memory', journalDir: '/nonexistent', skip: undefined };
 const REMOVED = 'removed from the configuration';
 
-/** The money suites' gateway plus an account and the given file keys. */
+/** The money suites' gateway plus an account and the given file keys (`key status` for a status). */
 function fileYaml(backend: Pick<StoreBackend, 'store' | 'journalDir'>, keys: readonly string[]): string {
-  return gatewayYaml(backend, {
-    extra: `accounts:\n  - { id: filed, balance: 5 }\nkeys:\n${keys.map((key) => `  - { key: ${key}, account: filed }`).join('\n')}\n`,
-  });
+  const line = (entry: string) => {
+    const [key, status] = entry.split(' ');
+    return `  - { key: ${key}, account: filed${status === undefined ? '' : `, status: ${status}`} }`;
+  };
+  return gatewayYaml(backend, { extra: `accounts:\n  - { id: filed, balance: 5 }\nkeys:\n${keys.map(line).join('\n')}\n` });
 }
 
 async function reload(gateway: TestGateway, yaml: string): Promise<void> {
@@ -64,6 +66,8 @@ for (const backend of [MEMORY, ...backends.map((each) => ({ ...each, label: each
 
         await reload(gateway, fileYaml(backend, [fileB]));
         assert.equal(await paid(gateway, fileA), 401, 'its line is gone: refused at once');
+        const warned = gateway.logs().find((entry) => entry.msg === 'keys removed from the configuration are blocked');
+        assert.deepEqual(warned?.keys, [keyPrefixOf(fileA)], 'one log line names the blocked key by its prefix');
         const removed = await admin.ok('GET', `/keys/${keyPrefixOf(fileA)}`);
         assert.deepEqual([removed.status, removed.status_reason, removed.source], ['blocked', REMOVED, 'config']);
         assert.equal(await paid(gateway, fileB), 401, "the operator's block stands although the file lists the key as active");
@@ -75,6 +79,17 @@ for (const backend of [MEMORY, ...backends.map((each) => ({ ...each, label: each
         assert.equal(await paid(gateway, fileA), 200, 'its line is back');
         assert.equal((await admin.ok('GET', `/keys/${keyPrefixOf(fileA)}`)).status_reason, null);
         assert.equal(await paid(gateway, fileB), 401);
+
+        // A line's own status: the file blocks, and lifts only its own block.
+        const fileC = `sk-fc-${label}-0123456789abcdef`;
+        await reload(gateway, fileYaml(backend, [fileA, fileB, `${fileC} blocked`]));
+        assert.equal(await paid(gateway, fileC), 401);
+        assert.equal((await admin.ok('GET', `/keys/${keyPrefixOf(fileC)}`)).status_reason, 'blocked in the configuration');
+        await reload(gateway, fileYaml(backend, [fileA, fileB, fileC]));
+        assert.equal(await paid(gateway, fileC), 200, 'the file lifts the block it set');
+        await reload(gateway, fileYaml(backend, [fileA, fileB, `${fileC} revoked`]));
+        await reload(gateway, fileYaml(backend, [fileA, fileB, fileC]));
+        assert.equal(await paid(gateway, fileC), 401, 'revoked stays final');
         if (backend.store === 'memory') return;
 
         await gateway.close();
