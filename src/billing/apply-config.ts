@@ -2,7 +2,7 @@ import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
 import type { GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
 import type { FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './file-key-status.js';
+import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './next-file-key-state.js';
 import { usdToNano } from './money.js';
 import { nanoPrices } from './prices.js';
 
@@ -23,6 +23,14 @@ function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
   return { ...(streaming === undefined ? {} : { streaming }), ...(maxReasoningEffort === undefined ? {} : { maxReasoningEffort }) };
 }
 
+/** What applying a file did to keys it no longer (or again) declares, for the log: key prefixes. */
+export interface AppliedKeys {
+  /** File keys whose line is gone, blocked now. */
+  readonly blocked: readonly string[];
+  /** File keys whose line came back (or whose file block was lifted), active again. */
+  readonly restored: readonly string[];
+}
+
 /**
  * Applies the configuration's accounts, keys and prices to the store, at start and on
  * reload. An account's `balance` is its starting balance, booked once when the account is
@@ -34,14 +42,6 @@ function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
  * API or the CLI are not touched. With several instances on one store, each applies its
  * own file: the file applied last wins.
  */
-/** What applying a file did to keys it no longer (or again) declares, for the log: key prefixes. */
-export interface AppliedKeys {
-  /** File keys whose line is gone, blocked now. */
-  readonly blocked: readonly string[];
-  /** File keys whose line came back (or whose file block was lifted), active again. */
-  readonly restored: readonly string[];
-}
-
 export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<AppliedKeys> {
   for (const account of config.accounts) {
     const fields = {

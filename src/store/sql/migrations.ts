@@ -133,7 +133,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // hash; keys made through the admin API get a random id. So the keys already in the
     // store whose id is derived from their hash came from a file; every other key is an
     // admin key, which no file ever touches. A file key's status followed its file at
-    // every start and reload until now, so a blocked one was blocked by its file.
+    // every start and reload until now, so a blocked one was blocked by its file (an
+    // operator's block lasted until the next reload). The reasons are those of
+    // src/billing/next-file-key-state.ts.
     sql: `
       ALTER TABLE api_keys ADD COLUMN source text NOT NULL DEFAULT 'admin' CHECK (source IN ('config', 'admin'));
       ALTER TABLE api_keys ADD COLUMN status_reason text;
