@@ -37,6 +37,7 @@ async function serve(argv: string[]): Promise<void> {
     lines.push(
       `Demo models: ${config.models.map((model) => model.id).join(', ')} on a simulated node`,
       `Demo API key: ${DEMO_API_KEY}`,
+      `Demo store: ${config.store} (the demo's own; a gateway started with a configuration never opens it)`,
       `Try: curl ${gateway.baseUrl}/chat/completions -H "Authorization: Bearer ${DEMO_API_KEY}" -H "Content-Type: application/json" -d '{"model":"demo-reasoner","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,
     );
   }

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { AccountCache } from './billing/account-cache.js';
-import { applyConfigToStore } from './billing/apply-config.js';
+import { applyConfigToStore, type AppliedKeys } from './billing/apply-config.js';
 import { Billing } from './billing/billing.js';
 import { SpendHoldBook } from './billing/spend-hold-book.js';
 import { loadTokenCounter } from './billing/token-counter.js';
@@ -91,7 +91,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   if (holds !== undefined) store.onChange((change) => holds.onStoreChange(change));
   const usage = new UsageLedger(store, accounts, journal, logger, config.usage, holds?.holder);
   await usage.replayJournal();
-  await applyConfigToStore(store, config);
+  logAppliedKeys(logger, await applyConfigToStore(store, config));
   await accounts.load();
   const limiter = createRateLimiter({ settings: config.limits, redisUrl: config.redis, logger });
   await limiter.start();
@@ -180,7 +180,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       nodes.setHealth(next.health);
       routes.setConfig(next.models, next.nodes);
       if (next.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
-      await applyConfigToStore(store, next);
+      logAppliedKeys(logger, await applyConfigToStore(store, next));
       await accounts.load();
       if (JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])) {
         const previous = services.limiter;
@@ -198,6 +198,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       return closing;
     },
   };
+}
+
+/** One line each when the file blocked keys whose line is gone, or restored keys whose line came back (prefixes only). */
+function logAppliedKeys(logger: Logger, applied: AppliedKeys): void {
+  if (applied.blocked.length > 0) logger.warn({ keys: applied.blocked }, 'keys removed from the configuration are blocked');
+  if (applied.restored.length > 0) logger.info({ keys: applied.restored }, 'keys back in the configuration are active again');
 }
 
 function listen(server: Server, port: number, host: string, backlog?: number): Promise<number> {

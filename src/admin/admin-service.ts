@@ -55,6 +55,8 @@ function keyView(key: KeyRecord, pendingNano = 0) {
     account: key.accountId,
     name: key.name,
     status: key.status,
+    status_reason: key.statusReason,
+    source: key.source,
     spend_limit: key.spendLimitNano === null ? null : nanoToUsd(key.spendLimitNano),
     spent: nanoToUsd(key.spentNano + pendingNano),
     limits: key.limits,
@@ -249,6 +251,7 @@ export class AdminService {
       hash,
       prefix: keyPrefixOf(secret),
       accountId: input.account,
+      source: 'admin',
       name: input.name ?? null,
       spendLimitNano: input.spend_limit === undefined || input.spend_limit === null ? null : usdToNano(input.spend_limit),
       limits: input.limits ?? null,
@@ -303,7 +306,8 @@ export class AdminService {
       throw conflict(`a ${key.status} key cannot be ${action}ed.`, `ключ в состоянии ${key.status} нельзя изменить действием ${action}.`);
     }
     const status = ({ block: 'blocked', unblock: 'active', revoke: 'revoked', delete: 'deleted' } as const)[action];
-    const updated = await this.store.updateKey(key.id, { status });
+    // An operator's move: no reason the file set stays, so the file will not lift this block.
+    const updated = await this.store.updateKey(key.id, { status, statusReason: null });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
     return this.keyView(updated);

@@ -1,7 +1,8 @@
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
-import type { GatewayConfig, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
+import type { GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
 import type { FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './next-file-key-state.js';
 import { usdToNano } from './money.js';
 import { nanoPrices } from './prices.js';
 
@@ -22,14 +23,26 @@ function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
   return { ...(streaming === undefined ? {} : { streaming }), ...(maxReasoningEffort === undefined ? {} : { maxReasoningEffort }) };
 }
 
+/** What applying a file did to keys it no longer (or again) declares, for the log: key prefixes. */
+export interface AppliedKeys {
+  /** File keys whose line is gone, blocked now. */
+  readonly blocked: readonly string[];
+  /** File keys whose line came back (or whose file block was lifted), active again. */
+  readonly restored: readonly string[];
+}
+
 /**
  * Applies the configuration's accounts, keys and prices to the store, at start and on
  * reload. An account's `balance` is its starting balance, booked once when the account is
  * created; after that only top-ups and adjustments change it. Everything else about the
- * declared accounts and keys (names, allowed models, limits, policy, a key's status and
- * spend limit) follows the file. Keys made through the admin API are not touched.
+ * declared accounts and keys (names, allowed models, limits, policy, spend limit) follows
+ * the file. The keys the file declares are the file's (`source: config`): one whose line
+ * is gone is blocked ("removed from the configuration") and unblocked when the line comes
+ * back; a status follows the line as `nextFileKeyState` says. Keys made through the admin
+ * API or the CLI are not touched. With several instances on one store, each applies its
+ * own file: the file applied last wins.
  */
-export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<void> {
+export async function applyConfigToStore(store: Store, config: GatewayConfig): Promise<AppliedKeys> {
   for (const account of config.accounts) {
     const fields = {
       name: account.name ?? null,
@@ -40,19 +53,38 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
     const created = await store.insertAccountIfAbsent({ id: account.id, balanceNano: usdToNano(account.balance), ...fields }, 'starting balance from the configuration');
     if (!created) await store.updateAccount(account.id, fields);
   }
+  const declared = new Map<string, KeyStatus>();
   for (const key of config.keys) {
     const hash = hashKey(key.key).toString('hex');
     const id = configKeyId(hash);
+    declared.set(id, key.status);
     const fields = {
       name: key.name ?? null,
-      status: key.status,
       spendLimitNano: key.spendLimit === undefined ? null : usdToNano(key.spendLimit),
       limits: limitsOf(key.limits),
       allowedModels: key.allowedModels ?? null,
       policy: policyOf(key.policy),
     };
-    const created = await store.insertKeyIfAbsent({ id, hash, prefix: keyPrefixOf(key.key), accountId: key.accountId ?? null, ...fields });
+    const created = await store.insertKeyIfAbsent({
+      id,
+      hash,
+      prefix: keyPrefixOf(key.key),
+      accountId: key.accountId ?? null,
+      source: 'config',
+      ...declaredKeyState(key.status),
+      ...fields,
+    });
     if (!created) await store.updateKey(id, fields);
+  }
+  // Every file key in the store, declared now or before (by this file or another one).
+  const blocked: string[] = [];
+  const restored: string[] = [];
+  for (const stored of await store.listKeys({ source: 'config' })) {
+    const next = nextFileKeyState(stored, declared.get(stored.id));
+    if (next === undefined || (next.status === stored.status && next.statusReason === stored.statusReason)) continue;
+    await store.updateKey(stored.id, next);
+    if (next.statusReason === REMOVED_FROM_CONFIGURATION) blocked.push(stored.prefix);
+    else if (next.status === 'active') restored.push(stored.prefix);
   }
   await store.upsertModelPrices(
     config.models.flatMap((model) => {
@@ -61,4 +93,5 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       return [{ id: model.id, inputNano: prices.input, outputNano: prices.output, cachedInputNano: prices.cachedInput, reasoningNano: prices.reasoning }];
     }),
   );
+  return { blocked, restored };
 }

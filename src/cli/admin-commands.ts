@@ -79,7 +79,7 @@ function required(value: string | undefined, what: string): string {
 }
 
 const ACCOUNT_FIELDS = ['id', 'name', 'balance', 'reserved', 'allowed_models', 'limits', 'policy', 'created_at'];
-const KEY_COLUMNS = ['id', 'prefix', 'account', 'name', 'status', 'spend_limit', 'spent', 'last_used_at'];
+const KEY_COLUMNS = ['id', 'prefix', 'account', 'name', 'status', 'spend_limit', 'spent', 'last_used_at', 'source', 'status_reason'];
 const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'created_at'];
 const USAGE_COLUMNS = ['created_at', 'request_id', 'key', 'model', 'node', 'status', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cost', 'estimated'];
 

@@ -33,6 +33,13 @@ export interface AccountRecord {
   readonly createdAt: string;
 }
 
+/**
+ * Who owns a key: `config`, declared in the configuration file (the file decides its
+ * fields, and a key gone from the file is blocked); `admin`, made through the admin API or
+ * the CLI (the file never touches it).
+ */
+export type KeySource = 'config' | 'admin';
+
 export interface KeyRecord {
   /** Stable public id (`key_…`); never derived from more than a hash prefix. */
   readonly id: string;
@@ -43,6 +50,9 @@ export interface KeyRecord {
   readonly accountId: string | null;
   readonly name: string | null;
   readonly status: KeyStatus;
+  /** Why the key is not active, when something recorded it (e.g. "removed from the configuration"). */
+  readonly statusReason: string | null;
+  readonly source: KeySource;
   readonly spendLimitNano: number | null;
   /** Committed spend in nano-USD. */
   readonly spentNano: number;
@@ -149,6 +159,9 @@ export interface NewKey {
   readonly accountId: string | null;
   readonly name?: string | null;
   readonly status?: KeyStatus;
+  readonly statusReason?: string | null;
+  /** Default `admin`: a key nobody declared in a file is never touched by one. */
+  readonly source?: KeySource;
   readonly spendLimitNano?: number | null;
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
@@ -158,6 +171,7 @@ export interface NewKey {
 export interface KeyPatch {
   readonly name?: string | null;
   readonly status?: KeyStatus;
+  readonly statusReason?: string | null;
   readonly spendLimitNano?: number | null;
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
@@ -167,6 +181,7 @@ export interface KeyPatch {
 export interface KeyFilter {
   readonly prefix?: string;
   readonly accountId?: string;
+  readonly source?: KeySource;
   /** Deleted keys are left out unless asked for. */
   readonly includeDeleted?: boolean;
 }

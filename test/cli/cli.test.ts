@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import OpenAI from 'openai';
+import { CLI, scratchDirectory } from '../support/gateway-process.js';
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
 
 interface Finished {
   code: number | null;
@@ -16,7 +16,7 @@ interface Finished {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: scratchDirectory(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,6 +59,7 @@ test('check validates a file without starting anything', async () => {
 
 test('with no config the demo starts, prints its URL and key, and streams a reasoning answer to the openai client', async (t) => {
   const child = spawn(process.execPath, [...CLI, 'serve'], {
+    cwd: scratchDirectory(),
     env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: '', SWITCHYARD_STORE: 'memory' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -114,7 +115,7 @@ ${models.map((id) => `  - { id: ${id}, routes: [{ node: sim }] }`).join('\n')}
 keys: [{ key: ${KEY} }]
 `;
   const file = writeConfig(configFor(['first-model']));
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { cwd: scratchDirectory(), stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => child.kill('SIGTERM'));
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -4,9 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { CLI } from '../support/gateway-process.js';
 import { sseData } from '../support/http-assertions.js';
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
 const KEY = 'sk-cli-shutdown-0123456789';
 
 interface Served {
@@ -17,9 +17,11 @@ interface Served {
 }
 
 async function serve(yaml: string): Promise<Served> {
-  const file = join(mkdtempSync(join(tmpdir(), 'switchyard-shutdown-')), 'gateway.yaml');
+  const directory = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
+  const file = join(directory, 'gateway.yaml');
   writeFileSync(file, yaml);
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own working directory: the file names no store, so the default one is made there.
+  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

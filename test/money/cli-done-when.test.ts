@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
+import { CLI, scratchDirectory } from '../support/gateway-process.js';
 
 // Issue 4 "Done when", end to end: create an account and a key with the CLI, spend with the
 // openai client, watch the balance fall by exactly the priced usage, hit 402 at the key's
@@ -19,7 +20,6 @@ import { startTestGateway } from '../support/test-gateway.js';
 const backends = await storeBackends('cli');
 after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
 
 interface Finished {
   readonly code: number | null;
@@ -30,6 +30,7 @@ interface Finished {
 function runCli(args: string[]): Promise<Finished> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: scratchDirectory(),
       env: { ...process.env, SWITCHYARD_CONFIG: '', SWITCHYARD_URL: '', SWITCHYARD_ADMIN_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

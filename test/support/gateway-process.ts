@@ -1,7 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '../../src/cli.ts')];
+/**
+ * `node` arguments that run the CLI from any working directory (tsx by its resolved URL:
+ * a bare `--import tsx` is resolved from the cwd, and children run in scratch ones).
+ */
+export const CLI = ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, '../../src/cli.ts')];
+
+/** A fresh directory for a child to run in, so defaults like `./.switchyard/data` land there and never in the checkout. */
+export function scratchDirectory(label = 'cwd'): string {
+  return mkdtempSync(join(tmpdir(), `switchyard-${label}-`));
+}
 
 /** A gateway running as `switchyard serve --config FILE` in a child process, as an operator runs it. */
 export interface GatewayProcess {
@@ -17,11 +28,15 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `serve --config file --port 0` and resolves once it prints its banner. Its output
- * is read to the end, so a chatty process never blocks on a full pipe.
+ * Starts `serve --config file --port 0` (no `file`: the built-in demo) and resolves once it
+ * prints its banner. It runs in `cwd`, by default a fresh scratch directory: relative paths
+ * in the file and the defaults (store, journal) never reach the checkout. Its output is
+ * read to the end, so a chatty process never blocks on a full pipe.
  */
-export function startGatewayProcess(file: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file, '--port', '0'], {
+export function startGatewayProcess(file: string | undefined, env: NodeJS.ProcessEnv = {}, cwd = scratchDirectory()): Promise<GatewayProcess> {
+  const args = file === undefined ? ['serve', '--port', '0'] : ['serve', '--config', file, '--port', '0'];
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

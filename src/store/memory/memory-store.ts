@@ -129,6 +129,8 @@ export class MemoryStore implements Store {
       accountId: key.accountId,
       name: key.name ?? null,
       status: key.status ?? 'active',
+      statusReason: key.statusReason ?? null,
+      source: key.source ?? 'admin',
       spendLimitNano: key.spendLimitNano ?? null,
       spentNano: 0,
       limits: key.limits ?? null,
@@ -148,6 +150,7 @@ export class MemoryStore implements Store {
       ...key,
       name: patch.name === undefined ? key.name : patch.name,
       status: patch.status ?? key.status,
+      statusReason: patch.statusReason === undefined ? key.statusReason : patch.statusReason,
       spendLimitNano: patch.spendLimitNano === undefined ? key.spendLimitNano : patch.spendLimitNano,
       limits: patch.limits === undefined ? key.limits : patch.limits,
       allowedModels: patch.allowedModels === undefined ? key.allowedModels : patch.allowedModels,
@@ -163,6 +166,7 @@ export class MemoryStore implements Store {
       (key) =>
         (filter.prefix === undefined || key.prefix.startsWith(filter.prefix)) &&
         (filter.accountId === undefined || key.accountId === filter.accountId) &&
+        (filter.source === undefined || key.source === filter.source) &&
         (filter.includeDeleted === true || key.status !== 'deleted'),
     );
   }

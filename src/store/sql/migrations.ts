@@ -126,4 +126,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'key ownership (configuration file or admin) and why a key is not active',
+    // Keys declared in a file always got the id key_ + the first 16 hex digits of their
+    // hash; keys made through the admin API get a random id. So the keys already in the
+    // store whose id is derived from their hash came from a file; every other key is an
+    // admin key, which no file ever touches. A file key's status followed its file at
+    // every start and reload until now, so a blocked one was blocked by its file (an
+    // operator's block lasted until the next reload). The reasons are those of
+    // src/billing/next-file-key-state.ts.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN source text NOT NULL DEFAULT 'admin' CHECK (source IN ('config', 'admin'));
+      ALTER TABLE api_keys ADD COLUMN status_reason text;
+      UPDATE api_keys SET source = 'config' WHERE id = 'key_' || left(hash, 16);
+      UPDATE api_keys SET status_reason = 'blocked in the configuration' WHERE source = 'config' AND status = 'blocked';
+      UPDATE api_keys SET status_reason = 'revoked in the configuration' WHERE source = 'config' AND status = 'revoked';
+      CREATE INDEX api_keys_source ON api_keys (source);
+    `,
+  },
 ];

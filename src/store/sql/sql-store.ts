@@ -56,6 +56,8 @@ function keyOf(row: Row): KeyRecord {
     accountId: textOrNull(row.account_id),
     name: textOrNull(row.name),
     status: row.status as KeyStatus,
+    statusReason: textOrNull(row.status_reason),
+    source: row.source === 'config' ? 'config' : 'admin',
     spendLimitNano: numOrNull(row.spend_limit_nano),
     spentNano: num(row.spent_nano),
     limits: (row.limits as RateLimits | null) ?? null,
@@ -326,8 +328,8 @@ export class SqlStore implements Store {
   insertKeyIfAbsent(key: NewKey): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
+        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
         [
           key.id,
           key.hash,
@@ -339,6 +341,8 @@ export class SqlStore implements Store {
           json(key.limits),
           key.allowedModels ?? null,
           json(key.policy),
+          key.source ?? 'admin',
+          key.statusReason ?? null,
         ],
       );
       if (inserted.length === 0) return false;
@@ -353,6 +357,7 @@ export class SqlStore implements Store {
       const row = await updateRow(tx, 'api_keys', id, "AND status <> 'deleted'", [
         ['name', patch.name],
         ['status', patch.status],
+        ['status_reason', patch.statusReason],
         ['spend_limit_nano', patch.spendLimitNano],
         ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
         ['allowed_models', patch.allowedModels],
@@ -374,6 +379,10 @@ export class SqlStore implements Store {
     if (filter.accountId !== undefined) {
       params.push(filter.accountId);
       clauses.push(`account_id = $${params.length}`);
+    }
+    if (filter.source !== undefined) {
+      params.push(filter.source);
+      clauses.push(`source = $${params.length}`);
     }
     if (filter.includeDeleted !== true) clauses.push("status <> 'deleted'");
     const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
