@@ -61,20 +61,6 @@ export interface MappedCompletion {
 /** `more`: keep reading; `end`: the node finished its stream normally. */
 export type StreamSignal = 'more' | 'end';
 
-/**
- * Where a mapper writes the client's SSE text for the events of a batch of the node's
- * text: stretches of the node's own text, unchanged, text to put between them, and
- * chunks of the gateway's own (framed as events here).
- */
-export interface SseOutput {
-  /** `text[from, to)` of the node's text, as it is. */
-  copy(text: string, from: number, to: number): void;
-  /** Text that goes between two stretches (inside a copied event: e.g. a replaced string's characters). */
-  insert(text: string): void;
-  /** One chunk of the gateway's own (JSON), sent as its own event. */
-  emit(chunkJson: string): void;
-}
-
 /** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
 export interface StreamMapper {
   /**
@@ -83,13 +69,13 @@ export interface StreamMapper {
    */
   map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal;
   /**
-   * Optional: maps an event in the plain framing, `text[eventStart, eventEnd)` being
-   * `data: <data>\n\n` (see SseParser's OnPlainEvent), to the same client text as `map`
-   * gives its record, written to `output`. A mapper that forwards most events nearly as
-   * they came copies them from the node's text instead of cutting each one out and
-   * framing it again (the stream path's largest cost per event otherwise).
+   * Optional, for a node that speaks the client's own protocol: relays a run of whole
+   * events in the plain framing (`data: <data>\n\n` each) to `write` as the client's SSE
+   * text, changing only what must change. The same text, summary and signal as `map` gives
+   * event by event (differential tests hold the two together); lets a same-protocol stream
+   * pass without each event being cut out, read and framed again.
    */
-  mapPlainEvent?(text: string, eventStart: number, eventEnd: number, output: SseOutput): StreamSignal;
+  relayEvents?(events: string, write: (text: string) => void): StreamSignal;
   /**
    * The node's body ended without an end signal from `map`. Protocols whose streams just
    * stop (Gemini) emit their last chunks here; a mapper throws a GatewayError when the

@@ -64,22 +64,24 @@ test('events with only a name or only comments are dropped; an empty data line i
   assert.deepEqual(parseInPieces(['event: ping\n\n: hi\n\ndata:\n\n']), [{ event: undefined, data: '' }]);
 });
 
-/** Like parseInPieces, with plain events handed over in place; each record says which way it came. */
+/** Like parseInPieces, with runs of plain events handed over whole; each record says which way it came. */
 function parseWithPlainEvents(pieces: string[]): Array<SseRecord & { plain: boolean }> {
   const parser = new SseParser();
   const records: Array<SseRecord & { plain: boolean }> = [];
   const onRecord = (record: SseRecord) => records.push({ ...record, plain: false });
-  const onPlain = (text: string, start: number, end: number) => {
-    assert.equal(text.slice(start, start + PLAIN_EVENT_HEAD), 'data: ');
-    assert.equal(text.slice(end - PLAIN_EVENT_TAIL, end), '\n\n');
-    records.push({ event: undefined, data: text.slice(start + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL), plain: true });
+  const onPlain = (events: string) => {
+    assert.ok(events.endsWith('\n\n'), 'a run holds whole events');
+    for (const event of events.slice(0, -PLAIN_EVENT_TAIL).split('\n\n')) {
+      assert.equal(event.slice(0, PLAIN_EVENT_HEAD), 'data: ');
+      records.push({ event: undefined, data: event.slice(PLAIN_EVENT_HEAD), plain: true });
+    }
   };
   for (const piece of pieces) parser.push(piece, onRecord, onPlain);
   parser.end(onRecord);
   return records;
 }
 
-test('plain `data: …\\n\\n` events are handed over in place; every other form goes through the line parser', () => {
+test('runs of plain `data: …\\n\\n` events are handed over whole; every other form goes through the line parser', () => {
   // An event name, a data line not followed by a blank line, `data:` without its space: never plain (a comment is skipped).
   const mixed = 'data: a\n\nevent: x\ndata: b\n\ndata: c\ndata: d\n\n: note\ndata: e\n\ndata:f\n\ndata: g\n\n';
   assert.deepEqual(

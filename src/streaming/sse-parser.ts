@@ -5,12 +5,11 @@ import type { SseRecord } from '../providers/types.js';
 export const DEFAULT_MAX_EVENT_LENGTH = 8 * 1024 * 1024;
 
 /**
- * Called instead of `onRecord` for an event in the plain framing nearly every node uses,
- * `data: <data>\n\n` with nothing else: the event is `text[eventStart, eventEnd)` and its
- * data `text[eventStart + 6, eventEnd - 2)`, left in place for the caller to read (no
- * line or data string is cut out of the text).
+ * Called instead of `onRecord` for a run of events in the plain framing nearly every node
+ * uses, `data: <data>\n\n` each with nothing else (no event name, one data line, LF line
+ * ends): `events` is the run as it stood in the node's text, whole events only.
  */
-export type OnPlainEvent = (text: string, eventStart: number, eventEnd: number) => void;
+export type OnPlainEvents = (events: string) => void;
 
 /** Length of `data: `, the start of a plain event. */
 export const PLAIN_EVENT_HEAD = 6;
@@ -34,12 +33,12 @@ export class SseParser {
   constructor(private readonly maxEventLength: number = DEFAULT_MAX_EVENT_LENGTH) {}
 
   /**
-   * Feeds decoded text; calls `onRecord` for every complete event, or `onPlainEvent` (when
-   * given) for one in the plain framing (see OnPlainEvent). Linear in the text fed: a line
+   * Feeds decoded text; calls `onRecord` for every complete event, or `onPlainEvents` (when
+   * given) for runs of events in the plain framing (see OnPlainEvents). Linear in the text fed: a line
    * split over many pushes is searched for its end only in each new piece and joined once.
    * Throws `sseEventTooLarge` when an event outgrows the limit.
    */
-  push(text: string, onRecord: (record: SseRecord) => void, onPlainEvent?: OnPlainEvent): void {
+  push(text: string, onRecord: (record: SseRecord) => void, onPlainEvents?: OnPlainEvents): void {
     let start = 0;
     if (this.skipLeadingLineFeed) {
       this.skipLeadingLineFeed = false;
@@ -62,14 +61,12 @@ export class SseParser {
     const lineFeedOnly = buffer.indexOf('\r', start) === -1;
     while (start < length) {
       if (lineFeedOnly && this.data === undefined && this.eventName === undefined && buffer.startsWith('data: ', start)) {
-        // A whole `data: …\n\n` event, no event in progress: handed over where it lies.
-        const lineEnd = buffer.indexOf('\n', start + PLAIN_EVENT_HEAD);
-        if (lineEnd !== -1 && buffer.charCodeAt(lineEnd + 1) === 10) {
-          const eventEnd = lineEnd + PLAIN_EVENT_TAIL;
-          if (eventEnd - start > this.maxEventLength) throw sseEventTooLarge(this.maxEventLength);
-          if (onPlainEvent !== undefined) onPlainEvent(buffer, start, eventEnd);
-          else onRecord({ event: undefined, data: buffer.slice(start + PLAIN_EVENT_HEAD, lineEnd) });
-          start = eventEnd;
+        // Whole `data: …\n\n` events, no event in progress: handed over as one run where they lie.
+        const runEnd = this.plainRunEnd(buffer, start);
+        if (runEnd !== start) {
+          if (onPlainEvents !== undefined) onPlainEvents(runEnd === length && start === 0 ? buffer : buffer.slice(start, runEnd));
+          else this.recordsOf(buffer, start, runEnd, onRecord);
+          start = runEnd;
           continue;
         }
       }
@@ -110,6 +107,27 @@ export class SseParser {
     this.pendingParts = [];
     this.pendingLength = 0;
     this.processLine('', onRecord);
+  }
+
+  /** Where the run of whole plain events starting at `start` ends (`start`: none is whole). */
+  private plainRunEnd(buffer: string, start: number): number {
+    let end = start;
+    while (buffer.startsWith('data: ', end)) {
+      const lineEnd = buffer.indexOf('\n', end + PLAIN_EVENT_HEAD);
+      if (lineEnd === -1 || buffer.charCodeAt(lineEnd + 1) !== 10) break;
+      const eventEnd = lineEnd + PLAIN_EVENT_TAIL;
+      if (eventEnd - end > this.maxEventLength) throw sseEventTooLarge(this.maxEventLength);
+      end = eventEnd;
+    }
+    return end;
+  }
+
+  private recordsOf(buffer: string, start: number, end: number, onRecord: (record: SseRecord) => void): void {
+    for (let at = start; at < end; ) {
+      const lineEnd = buffer.indexOf('\n', at + PLAIN_EVENT_HEAD);
+      onRecord({ event: undefined, data: buffer.slice(at + PLAIN_EVENT_HEAD, lineEnd) });
+      at = lineEnd + PLAIN_EVENT_TAIL;
+    }
   }
 
   private keepPending(piece: string): void {

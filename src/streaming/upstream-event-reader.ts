@@ -1,8 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ownFault } from '../errors/gateway-error.js';
 import type { StreamMapper } from '../providers/types.js';
-import { SseBatchOutput } from './sse-batch-output.js';
-import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL, SseParser, type OnPlainEvent } from './sse-parser.js';
+import { SseParser, type OnPlainEvents } from './sse-parser.js';
 
 /** A node's response body: an async iterable of byte chunks that can be drained or torn down. */
 export interface ByteStream extends AsyncIterable<Buffer> {
@@ -36,21 +35,19 @@ export class UpstreamEventReader {
   private failure: { readonly error: unknown } | undefined = undefined;
   private bodyEnded = false;
   private released = false;
-  private readonly output = new SseBatchOutput();
-  private readonly emit = (chunkJson: string): void => this.output.emit(chunkJson);
+  /** The client's text for the events mapped since the last batch went out. */
+  private out = '';
+  private readonly write = (text: string): void => {
+    this.out += text;
+  };
+  private readonly emit = (chunkJson: string): void => {
+    this.out += `data: ${chunkJson}\n\n`;
+  };
   private readonly onRecord = (record: { event: string | undefined; data: string }): void => {
     if (this.done) return;
     if (this.mapper.map(record, this.emit) === 'end') this.done = true;
   };
-  private readonly onPlainEvent: OnPlainEvent = (text, eventStart, eventEnd) => {
-    if (this.done) return;
-    const mapper = this.mapper;
-    const signal =
-      mapper.mapPlainEvent !== undefined
-        ? mapper.mapPlainEvent(text, eventStart, eventEnd, this.output)
-        : mapper.map({ event: undefined, data: text.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL) }, this.emit);
-    if (signal === 'end') this.done = true;
-  };
+  private readonly onPlainEvents: OnPlainEvents | undefined;
 
   constructor(
     private readonly body: ByteStream,
@@ -59,6 +56,12 @@ export class UpstreamEventReader {
     maxEventLength?: number,
   ) {
     this.parser = new SseParser(maxEventLength);
+    const relay = mapper.relayEvents?.bind(mapper);
+    if (relay !== undefined) {
+      this.onPlainEvents = (events) => {
+        if (!this.done && relay(events, this.write) === 'end') this.done = true;
+      };
+    }
     this.iterator = body[Symbol.asyncIterator]();
   }
 
@@ -86,23 +89,22 @@ export class UpstreamEventReader {
           this.done = true;
           break;
         }
-        this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvent);
+        this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvents);
       } catch (thrown) {
         // Past the network read, a throw is the parser's or mapper's: a node error it found
         // (a GatewayError) or a fault of the gateway's own code, never the node's.
         const error = ownFault(thrown);
-        this.output.endRun();
-        if (!this.delivered || this.output.empty) {
-          this.output.take();
+        if (!this.delivered || this.out === '') {
+          this.out = '';
           throw error;
         }
         this.failure = { error };
         break;
       }
-      this.output.endRun();
-      if (!this.output.empty) break;
+      if (this.out !== '') break;
     }
-    const text = this.output.take();
+    const text = this.out;
+    this.out = '';
     if (text !== '') this.delivered = true;
     if (this.done && this.failure === undefined) this.drain();
     return { text, done: this.done && this.failure === undefined };

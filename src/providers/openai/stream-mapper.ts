@@ -1,117 +1,172 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.js';
-import { emptySummary, type CallContext, type SseOutput, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
-import { ChunkScanner } from './chunk-scanner.js';
+import type { CallContext, ReplySummary, SseRecord, StreamMapper, StreamSignal } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceModelField } from './replace-model-field.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
-  /** false: every event goes through `JSON.parse`: the reference the scanned paths are tested against. */
-  readonly scan?: boolean;
+  /** false: every event is parsed (`map`): the reference the relay is tested against. */
+  readonly relay?: boolean;
 }
 
 /**
- * OpenAI-protocol stream → client chunks. Every event is inspected (usage, reasoning field,
- * finish reason, text lengths, in-stream errors); an event that needed no change is
- * forwarded as the node's own text. Events of the common shape are read by a scan of
- * their text (ChunkScanner), the rest (usage, errors, renames, anything unusual) are
- * parsed.
+ * Texts that mark an event the relay must read: the end, an error object, a finish reason,
+ * usage, a reasoning field to rename. Inside a JSON string a quote is escaped, so none of
+ * them can stand in a string's content: each is a key (or the `[DONE]` line) of the event.
+ */
+const MARKERS = ['data: [DONE]', '"error":', '"finish_reason":"', '"usage":{', '"reasoning":'] as const;
+
+/** Text relayed unread is counted (for an estimate) once this much of it waits. */
+const MAX_UNCOUNTED_CHARACTERS = 1024 * 1024;
+
+/**
+ * What an OpenAI-protocol stream carried. The reasoning and answer text of relayed events
+ * is counted only when read (a stream without usage, a progress record, a large backlog):
+ * most streams end with the node's usage, and then it never is.
+ */
+class RelaySummary implements ReplySummary {
+  usage: ReplySummary['usage'] = undefined;
+  finishReason: string | undefined = undefined;
+  private reasoning = 0;
+  private content = 0;
+  private uncounted: string[] = [];
+  private uncountedLength = 0;
+
+  get reasoningCharacters(): number {
+    this.countText();
+    return this.reasoning;
+  }
+
+  set reasoningCharacters(value: number) {
+    this.countText();
+    this.reasoning = value;
+  }
+
+  get contentCharacters(): number {
+    this.countText();
+    return this.content;
+  }
+
+  set contentCharacters(value: number) {
+    this.countText();
+    this.content = value;
+  }
+
+  /** Relayed plain events (`data: <chunk>\n\n` each) whose text is counted when it is asked for. */
+  keepUncounted(events: string): void {
+    this.uncounted.push(events);
+    this.uncountedLength += events.length;
+    if (this.uncountedLength > MAX_UNCOUNTED_CHARACTERS) this.countText();
+  }
+
+  private countText(): void {
+    if (this.uncountedLength === 0) return;
+    const runs = this.uncounted;
+    this.uncounted = [];
+    this.uncountedLength = 0;
+    for (const run of runs) {
+      for (let at = 0; at < run.length; ) {
+        const end = run.indexOf('\n', at);
+        const chunk = parseChunk(run.slice(at + PLAIN_EVENT_HEAD, end));
+        if (Array.isArray(chunk?.choices)) {
+          for (const choice of chunk.choices) {
+            const delta = choice?.delta;
+            if (typeof delta?.content === 'string') this.content += delta.content.length;
+            if (typeof delta?.reasoning_content === 'string') this.reasoning += delta.reasoning_content.length;
+          }
+        }
+        at = end + PLAIN_EVENT_TAIL;
+      }
+    }
+  }
+}
+
+/** A relayed event's chunk, or undefined for one that is not JSON (relayed as the node sent it). */
+function parseChunk(data: string): ChatCompletionChunk | undefined {
+  try {
+    return JSON.parse(data) as ChatCompletionChunk;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * OpenAI-protocol stream → client chunks. The client speaks the node's protocol, so events
+ * are relayed as the node sent them, changing only the model id (the one the client asked
+ * for). Events that must be read (the end, errors, finish reason, usage, a `reasoning`
+ * field renamed to `reasoning_content`) are parsed; the rest pass unread (`relayEvents`).
+ * `map` parses every event: the reference path, and the one for events in other framings.
  */
 export function createStreamMapper(context: CallContext, options: StreamMapperOptions = {}): StreamMapper {
-  const summary = emptySummary();
+  const summary = new RelaySummary();
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const clientModel = context.clientModel;
   const clientModelField = modelField(clientModel);
-  /** The client's model id as it stands between the quotes of a JSON string. */
-  const clientModelCharacters = JSON.stringify(clientModel).slice(1, -1);
-  const scanner = options.scan === false ? undefined : new ChunkScanner();
   let nodeModel = '';
   let nodeModelField = '';
-  /** The scanner's remembered chunk start, and the same as the client sees it. */
-  let knownPrefix = '';
-  let clientPrefix = '';
+  /** Whether the node writes `"model":"…"` compactly (else every event is parsed); unknown until an event names it. */
+  let relayable: boolean | undefined;
 
   function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
-    const data = record.data;
-    if (data === '[DONE]') return 'end';
-    if (scanner !== undefined && record.event !== 'error' && scanner.scan(data)) {
-      emit(scannedText(scanner, data));
-      takeScanned(scanner);
-      return 'more';
-    }
+    if (record.data === '[DONE]') return 'end';
     return mapParsed(record, emit);
   }
 
-  /**
-   * `map` for a plain `data: …\n\n` event read where it lies in the node's text, with the
-   * same result: a scanned chunk goes out as stretches of the node's text around the
-   * client's model id; anything else is cut out and parsed.
-   */
-  function mapPlainEvent(text: string, eventStart: number, eventEnd: number, output: SseOutput): StreamSignal {
-    const start = eventStart + PLAIN_EVENT_HEAD;
-    const end = eventEnd - PLAIN_EVENT_TAIL;
-    if (scanner !== undefined && scanner.scanRange(text, start, end)) {
-      const { modelStart, modelEnd } = scanner;
-      if (isClientModel(text, modelStart, modelEnd)) {
-        output.copy(text, eventStart, eventEnd);
-      } else {
-        output.copy(text, eventStart, modelStart);
-        output.insert(clientModelCharacters);
-        output.copy(text, modelEnd, eventEnd);
-      }
-      takeScanned(scanner);
-      return 'more';
+  function relayEvents(events: string, write: (text: string) => void): StreamSignal {
+    let from = 0;
+    const emit = (json: string) => write(`data: ${json}\n\n`);
+    while ((relayable === undefined || identity.id === '') && from < events.length) {
+      // Events are read until the stream's identity and the node's model are known, and how the
+      // node writes its model id (compactly: swapped in place; otherwise every event is read).
+      const end = events.indexOf('\n\n', from) + PLAIN_EVENT_TAIL;
+      const data = events.slice(from + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL);
+      if (mapRead(data, emit) === 'end') return 'end';
+      if (relayable === undefined && nodeModel !== '') relayable = nodeModel === clientModel || data.includes(nodeModelField);
+      from = end;
     }
-    // Not `map`: it would scan the chunk again.
-    const data = text.slice(start, end);
+    if (relayable !== true) return mapEachEvent(events, from, emit);
+    const found = MARKERS.map((marker) => events.indexOf(marker, from));
+    for (;;) {
+      let at = -1;
+      for (let index = 0; index < found.length; index++) {
+        let position = found[index] as number;
+        if (position !== -1 && position < from) found[index] = position = events.indexOf(MARKERS[index] as string, from);
+        if (position !== -1 && (at === -1 || position < at)) at = position;
+      }
+      if (at === -1) break;
+      const previousEnd = events.lastIndexOf('\n\n', at);
+      const eventStart = previousEnd === -1 ? 0 : previousEnd + PLAIN_EVENT_TAIL;
+      const eventEnd = events.indexOf('\n\n', at) + PLAIN_EVENT_TAIL;
+      relayUnread(events, from, eventStart, write);
+      if (mapRead(events.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL), emit) === 'end') return 'end';
+      from = eventEnd;
+    }
+    relayUnread(events, from, events.length, write);
+    return 'more';
+  }
+
+  /** Events read by no one: the model id swapped, the text kept for counting later. */
+  function relayUnread(events: string, from: number, to: number, write: (text: string) => void): void {
+    if (from === to) return;
+    const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
+    summary.keepUncounted(stretch);
+    write(nodeModel === clientModel ? stretch : stretch.replaceAll(nodeModelField, clientModelField));
+  }
+
+  function mapEachEvent(events: string, from: number, emit: (json: string) => void): StreamSignal {
+    for (let at = from; at < events.length; ) {
+      const end = events.indexOf('\n', at);
+      if (mapRead(events.slice(at + PLAIN_EVENT_HEAD, end), emit) === 'end') return 'end';
+      at = end + PLAIN_EVENT_TAIL;
+    }
+    return 'more';
+  }
+
+  function mapRead(data: string, emit: (json: string) => void): StreamSignal {
     if (data === '[DONE]') return 'end';
-    return mapParsed({ event: undefined, data }, (json) => output.emit(json));
-  }
-
-  /**
-   * A scanned chunk as the client sees it: the node's text with the client's model id
-   * between the quotes of the top-level model string (found by the scanner, so a `model`
-   * nested elsewhere is never touched, and the rest of the node's text is kept as it
-   * came: spacing, member order, numbers). The start of the chunk that repeats from
-   * chunk to chunk is rewritten once.
-   */
-  function scannedText(scanned: ChunkScanner, data: string): string {
-    const { modelStart, modelEnd } = scanned;
-    if (isClientModel(data, modelStart, modelEnd)) return data;
-    const prefixLength = scanned.resumedAt;
-    if (prefixLength > 0 && modelEnd <= prefixLength) {
-      if (scanned.prefix !== knownPrefix) {
-        knownPrefix = scanned.prefix;
-        clientPrefix = withClientModel(knownPrefix, modelStart, modelEnd);
-      }
-      return clientPrefix + data.slice(prefixLength);
-    }
-    return withClientModel(data, modelStart, modelEnd);
-  }
-
-  /** No model string at `start` (-1), or the client's id already. */
-  function isClientModel(text: string, start: number, end: number): boolean {
-    return start === -1 || (end - start === clientModel.length && text.startsWith(clientModel, start));
-  }
-
-  function withClientModel(text: string, start: number, end: number): string {
-    return text.slice(0, start) + clientModelCharacters + text.slice(end);
-  }
-
-  /** What a scanned chunk tells: the stream's identity (first chunk), text lengths, finish reason. */
-  function takeScanned(scanned: ChunkScanner): void {
-    if (identity.id === '') {
-      const id = scanned.id();
-      if (id !== undefined) {
-        identity.id = id;
-        identity.created = scanned.created() ?? identity.created;
-      }
-    }
-    summary.contentCharacters += scanned.contentCharacters;
-    summary.reasoningCharacters += scanned.reasoningCharacters;
-    if (scanned.finishReason !== undefined) summary.finishReason ??= scanned.finishReason;
+    return mapParsed({ event: undefined, data }, emit);
   }
 
   function mapParsed(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
@@ -142,15 +197,15 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       }
     }
     if (chunk.usage) summary.usage = chunk.usage;
+    if (typeof chunk.model === 'string' && chunk.model !== nodeModel) {
+      nodeModel = chunk.model;
+      nodeModelField = modelField(nodeModel);
+    }
     if (changed) {
       chunk.model = context.clientModel;
       emit(JSON.stringify(chunk));
     } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
       // The client sees the model id it asked for.
-      if (chunk.model !== nodeModel) {
-        nodeModel = chunk.model;
-        nodeModelField = modelField(nodeModel);
-      }
       emit(replaceModelField(data, nodeModelField, clientModelField) ?? JSON.stringify({ ...chunk, model: context.clientModel }));
     } else {
       emit(data);
@@ -158,7 +213,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     return 'more';
   }
 
-  return { map, mapPlainEvent: scanner === undefined ? undefined : mapPlainEvent, summary, identity };
+  return { map, relayEvents: options.relay === false ? undefined : relayEvents, summary, identity };
 }
 
 /** A node's `{"error": …}` event mid-stream: reported to the client as the gateway's error event. */
