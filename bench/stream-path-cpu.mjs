@@ -48,7 +48,10 @@ for (const root of roots) {
       if (keep) output += batch.text;
       if (batch.done) break;
     }
-    if (keep) output += JSON.stringify(mapper.summary);
+    if (keep) {
+      const { usage, finishReason, reasoningCharacters, contentCharacters } = mapper.summary;
+      output += JSON.stringify({ usage, finishReason, reasoningCharacters, contentCharacters });
+    }
   }
   await oneStream(true);
   variants.push({ root, oneStream, output, results: [] });

@@ -12,11 +12,13 @@ export interface StreamMapperOptions {
 }
 
 /**
- * Texts that mark an event the relay must read: the end, an error object, a finish reason,
- * usage, a reasoning field to rename. Inside a JSON string a quote is escaped, so none of
- * them can stand in a string's content: each is a key (or the `[DONE]` line) of the event.
+ * What marks an event the relay must read: the end, an error object, a finish reason (also
+ * vLLM's `stop_reason`), usage, a reasoning field to rename. Inside a JSON string a quote
+ * is escaped, so `…":` stands only after a key. One pass of a regular expression without
+ * a leading quote (measured: 3 µs over the kit's 6 KB stream, against 2.5-4 µs for each
+ * marker searched on its own). Sticky to the run it is used on (lastIndex).
  */
-const MARKERS = ['data: [DONE]', '"error":', '"finish_reason":"', '"usage":{', '"reasoning":'] as const;
+const MARKERS = /\[DONE\]|_reason":"|usage":\{|error":|reasoning":/g;
 
 /** Text relayed unread is counted (for an estimate) once this much of it waits. */
 const MAX_UNCOUNTED_CHARACTERS = 1024 * 1024;
@@ -127,21 +129,16 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       from = end;
     }
     if (relayable !== true) return mapEachEvent(events, from, emit);
-    const found = MARKERS.map((marker) => events.indexOf(marker, from));
-    for (;;) {
-      let at = -1;
-      for (let index = 0; index < found.length; index++) {
-        let position = found[index] as number;
-        if (position !== -1 && position < from) found[index] = position = events.indexOf(MARKERS[index] as string, from);
-        if (position !== -1 && (at === -1 || position < at)) at = position;
-      }
-      if (at === -1) break;
+    MARKERS.lastIndex = from;
+    for (let match = MARKERS.exec(events); match !== null; match = MARKERS.exec(events)) {
+      const at = match.index;
       const previousEnd = events.lastIndexOf('\n\n', at);
       const eventStart = previousEnd === -1 ? 0 : previousEnd + PLAIN_EVENT_TAIL;
       const eventEnd = events.indexOf('\n\n', at) + PLAIN_EVENT_TAIL;
       relayUnread(events, from, eventStart, write);
       if (mapRead(events.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL), emit) === 'end') return 'end';
       from = eventEnd;
+      MARKERS.lastIndex = from;
     }
     relayUnread(events, from, events.length, write);
     return 'more';
