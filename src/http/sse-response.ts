@@ -1,18 +1,17 @@
 import type { ServerResponse } from 'node:http';
-import { asGatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../pipeline/request-context.js';
-import type { StreamSink } from '../pipeline/stream-sink.js';
-import { errorEnvelopeJson } from './error-envelope.js';
 import { withResponseHeaders } from './response-headers.js';
 
-const KEEPALIVE = ': keep-alive\n\n';
+/** The SSE comment chat clients get on silence. */
+export const SSE_COMMENT_KEEPALIVE = ': keep-alive\n\n';
 
 /**
- * A Server-Sent-Events response. Headers go out with the first event, or with the first
- * keep-alive comment when the node stays silent for `keepaliveMs` (so proxies with idle
- * time-outs do not cut long reasoning); a keep-alive follows every silence that long.
+ * A Server-Sent-Events response, whatever the protocol of its events. Headers go out with
+ * the first write, or with the first keep-alive when the node stays silent for
+ * `keepaliveMs` (so proxies with idle time-outs do not cut long reasoning); a keep-alive
+ * follows every silence that long. Writes report a slow client (backpressure).
  */
-export class SseResponse implements StreamSink {
+export class SseResponse {
   private timer: NodeJS.Timeout | undefined;
   private waitingForDrain: Promise<void> | undefined;
 
@@ -20,6 +19,7 @@ export class SseResponse implements StreamSink {
     private readonly response: ServerResponse,
     private readonly context: RequestContext,
     private readonly keepaliveMs: number,
+    private readonly keepaliveText: string = SSE_COMMENT_KEEPALIVE,
   ) {}
 
   get started(): boolean {
@@ -31,6 +31,12 @@ export class SseResponse implements StreamSink {
     this.timer = setTimeout(this.sendKeepalive, this.keepaliveMs);
   }
 
+  stopKeepalive(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Writes SSE text; returns a promise when the client is slow, to await before writing more. */
   write(text: string): Promise<void> | undefined {
     if (text === '') return this.waitingForDrain;
     this.timer?.refresh();
@@ -49,28 +55,18 @@ export class SseResponse implements StreamSink {
     return this.waitingForDrain;
   }
 
-  finish(text: string): void {
+  /** Writes the last text and ends the response. */
+  end(text: string): void {
     this.stopKeepalive();
     this.startHeaders();
     this.context.record.status ??= 200;
     this.response.end(text);
   }
 
-  fail(error: unknown): void {
-    const failure = asGatewayError(error);
-    this.context.record.errorCode = failure.code;
-    this.finish(`data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
-  }
-
-  stopKeepalive(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
   private readonly sendKeepalive = (): void => {
     if (this.response.writableEnded || this.response.destroyed) return;
     this.startHeaders();
-    this.response.write(KEEPALIVE);
+    this.response.write(this.keepaliveText);
     this.timer?.refresh();
   };
 

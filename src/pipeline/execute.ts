@@ -11,18 +11,19 @@ import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
 import type { UpstreamResponse } from '../upstream/upstream-call.js';
 import type { RequestContext } from './request-context.js';
 
+/** A node's stream, committed: its first events mapped, ready to relay. */
+export interface StreamExecution {
+  readonly kind: 'stream';
+  readonly reader: UpstreamEventReader;
+  readonly first: MappedBatch;
+  /** The node that is streaming. */
+  readonly node: NodeConfig;
+  /** Gives the node's concurrency slot back; call when the relay is over. */
+  readonly release: () => void;
+}
+
 /** How a request reached a node and what came back, ready to relay. */
-export type Execution =
-  | { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary }
-  | {
-      readonly kind: 'stream';
-      readonly reader: UpstreamEventReader;
-      readonly first: MappedBatch;
-      /** The node that is streaming. */
-      readonly node: NodeConfig;
-      /** Gives the node's concurrency slot back; call when the relay is over. */
-      readonly release: () => void;
-    };
+export type Execution = { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary } | StreamExecution;
 
 export interface ExecuteOptions {
   readonly request: ChatRequest;

@@ -1,20 +1,17 @@
-import type { IncomingMessage } from 'node:http';
-import type { BlockList } from 'node:net';
 import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
-import { clientIp } from '../limits/client-ip.js';
 import { rateLimitError, rateLimitHeaders } from '../limits/rate-limit-response.js';
 import type { RateLimitDecision, RateLimiter, RateLimitSubject } from '../limits/rate-limiter.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { RequestContext } from './request-context.js';
 
 /** Whose limits a request counts against: its key, the key's account and the client's address. */
-export function rateLimitSubject(request: IncomingMessage, key: CachedKey, account: CachedAccount | undefined, trustedProxies: BlockList | undefined): RateLimitSubject {
+export function rateLimitSubject(ip: string, key: CachedKey, account: CachedAccount | undefined): RateLimitSubject {
   return {
     keyId: key.record.id,
     keyLimits: key.record.limits ?? undefined,
     accountId: account?.record.id,
     accountLimits: account?.record.limits ?? undefined,
-    ip: clientIp(request, trustedProxies),
+    ip,
   };
 }
 

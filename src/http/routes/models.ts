@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayUseModel } from '../../billing/access-policy.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import { authenticate } from '../../pipeline/authenticate.js';
-import { applyRateLimits, rateLimitSubject } from '../../pipeline/rate-limit.js';
+import { admit } from '../../pipeline/admit.js';
+import { credentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../pipeline/request-context.js';
 import { responseHeaders } from '../response-headers.js';
 
@@ -37,13 +37,12 @@ export function modelsRoute(services: GatewayServices) {
   let renderedFor: GatewayServices['models'] | undefined;
   let everything = '';
   return async function handleModels(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
-    const principal = authenticate(request.headers.authorization, services.accounts, context);
+    const admitted = admit(services, credentialsOf(request, services), context);
+    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     if (renderedFor !== services.models) {
       renderedFor = services.models;
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
     }
-    const { key, account } = services.billing.entriesOf(principal);
-    await applyRateLimits(services.limiter, rateLimitSubject(request, key, account, services.trustedProxies), context);
     const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
     const body = restricted
       ? JSON.stringify({

@@ -1,0 +1,36 @@
+import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
+import type { RateLimitSubject } from '../limits/rate-limiter.js';
+import type { GatewayServices } from '../gateway-services.js';
+import { authenticate } from './authenticate.js';
+import { applyRateLimitsNow, rateLimitSubject } from './rate-limit.js';
+import type { RequestContext } from './request-context.js';
+
+/** Who is asking, established from the request's headers alone. */
+export interface Admission {
+  readonly key: CachedKey;
+  readonly account: CachedAccount | undefined;
+  /** Whose limits the request counts against. */
+  readonly subject: RateLimitSubject;
+}
+
+/** What admission reads of a request: its credentials and where it comes from. */
+export interface Credentials {
+  /** The `Authorization` header (or the key a front door read from its own header, as `Bearer <key>`). */
+  readonly authorization: string | undefined;
+  /** The client's address (after trusted proxies). */
+  readonly clientIp: string;
+}
+
+/**
+ * Before the body is read (PRODUCT.md decision 22): the key (401) and the request-rate
+ * limits of the key, its account and the client's address (429), so a refused request
+ * never gets to pin a body in memory. A promise only when the limits live in Redis.
+ */
+export function admit(services: GatewayServices, credentials: Credentials, context: RequestContext): Admission | Promise<Admission> {
+  const principal = authenticate(credentials.authorization, services.accounts, context);
+  const { key, account } = services.billing.entriesOf(principal);
+  const subject = rateLimitSubject(credentials.clientIp, key, account);
+  const admission: Admission = { key, account, subject };
+  const limited = applyRateLimitsNow(services.limiter, subject, context);
+  return limited === undefined ? admission : limited.then(() => admission);
+}

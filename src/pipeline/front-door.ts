@@ -1,0 +1,68 @@
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { ReplySummary } from '../providers/types.js';
+
+/**
+ * The seam between a front door (a client-facing protocol) and the one pipeline that runs
+ * every request (docs/architecture.md). A front door maps its request in, and the
+ * pipeline's reply, stream and errors out; the pipeline never knows which door a request
+ * came through except as the label for logs, metrics and the ledger.
+ *
+ * The internal request is a chat-completions request (`ChatRequest`): every node adapter
+ * translates from it. The internal reply is a `chat.completion` (JSON text), and an
+ * internal stream is a sequence of `chat.completion.chunk` events (`data: <json>\n\n`
+ * text): a chat front door sends them as they are, another door maps them.
+ */
+export type FrontDoorName = 'chat';
+
+/** A request as a front door hands it to the pipeline. */
+export interface GatewayRequest {
+  readonly frontDoor: FrontDoorName;
+  /** The request in the internal form. */
+  readonly chat: ChatRequest;
+  readonly stream: boolean;
+  /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
+  readonly effortParam: string | undefined;
+}
+
+/** A whole reply: the internal `chat.completion` as JSON text, and what it told. */
+export interface GatewayReply {
+  readonly body: string;
+  readonly summary: ReplySummary;
+}
+
+/** How a stream ends, for the front door to frame its last events. */
+export interface StreamEnd {
+  /** Internal stream events still to send before the closing ones. */
+  readonly lastEvents: string;
+  /** The usage booked for the stream. */
+  readonly usage: Usage | undefined;
+  /** The node's own usage already went out in the stream; else the front door sends `usage` itself. */
+  readonly usageSent: boolean;
+  /** Identity for events the front door adds itself (the usage chunk). */
+  readonly identity: { readonly id: string; readonly created: number; readonly model: string };
+}
+
+/**
+ * Where a stream goes; the front door frames it. Writes wait for a slow client
+ * (backpressure); `end` and `fail` write the last events and end the response.
+ */
+export interface StreamSink {
+  /** True once anything (headers, a keep-alive) reached the client: errors can then only be in-stream events. */
+  readonly started: boolean;
+  /** Sends keep-alives while the node is silent; call when the request is about to go to a node. */
+  startKeepalive(): void;
+  stopKeepalive(): void;
+  /** Internal stream events (`chat.completion.chunk`s); returns a promise when the client is slow, to await before writing more. */
+  write(events: string): Promise<void> | undefined;
+  /** The stream is over: its closing events (usage, end marker), and the end of the response. */
+  end(end: StreamEnd): void;
+  /** The stream failed after it started: the usage so far, one error event in the door's format, the end (PRODUCT.md decision 4). */
+  fail(error: unknown, end: StreamEnd | undefined): void;
+}
+
+/** The front door's way out: a whole reply, or a stream. */
+export interface ReplySink {
+  json(reply: GatewayReply): void;
+  stream(): StreamSink;
+}

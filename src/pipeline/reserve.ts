@@ -1,0 +1,16 @@
+import type { RequestCharge } from '../billing/billing.js';
+import type { ModelConfig } from '../config/gateway-config.js';
+import { gatewayError } from '../errors/gateway-error.js';
+import type { GatewayServices } from '../gateway-services.js';
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { Admission } from './admit.js';
+
+/**
+ * Reserves the request's worst-case cost against the key's spend limit and the account's
+ * balance (402; PRODUCT.md decisions 12, 20). Every request that reaches a node is booked:
+ * with no room left to keep its row, none is sent (503 usage_backlog_full).
+ */
+export function reserve(services: GatewayServices, admission: Admission, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
+  if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
+  return services.billing.reserve(admission.key, admission.account, model, request);
+}

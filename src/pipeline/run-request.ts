@@ -1,0 +1,102 @@
+import { performance } from 'node:perf_hooks';
+import { bookUsage } from '../billing/booked-usage.js';
+import type { RequestCharge, RequestOutcome } from '../billing/billing.js';
+import { asGatewayError, ClientGoneError } from '../errors/gateway-error.js';
+import type { GatewayServices } from '../gateway-services.js';
+import type { Logger } from '../observability/logger.js';
+import type { Admission } from './admit.js';
+import { authorize } from './authorize.js';
+import { execute } from './execute.js';
+import type { GatewayRequest, ReplySink, StreamSink } from './front-door.js';
+import { relayStream } from './relay-stream.js';
+import type { RequestContext } from './request-context.js';
+import { reserve } from './reserve.js';
+import { route } from './route.js';
+import { settle } from './settle.js';
+
+/**
+ * Runs an admitted request that a front door has mapped in (docs/architecture.md):
+ * authorize (404, 403) → reserve (402, 503) → route → execute with failover → relay →
+ * settle, exactly once, in the one `finally`, however the request ends (success, node
+ * failure, client gone, deadline, shutdown) → the reply's last bytes. The charge is
+ * settled (and its usage row journaled) before the last bytes leave, so a client that has
+ * its whole reply has been charged for it (README "Crash guarantee"). An error before the
+ * first byte of a reply is thrown, for the front door's error renderer.
+ */
+export async function runRequest(
+  services: GatewayServices,
+  logger: Logger,
+  context: RequestContext,
+  admission: Admission,
+  request: GatewayRequest,
+  sink: ReplySink,
+): Promise<void> {
+  const { chat } = request;
+  context.record.model = chat.model;
+  context.record.stream = request.stream;
+  const { model, effort } = authorize(services.models, admission, request);
+  const reserved = reserve(services, admission, model, chat);
+  const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
+  const { config } = services;
+  let stream: StreamSink | undefined;
+  let outcome: RequestOutcome = { status: 200 };
+  /** The reply's last bytes, sent once the charge is settled. */
+  let lastBytes: (() => void) | undefined;
+  try {
+    if (request.stream) {
+      stream = sink.stream();
+      stream.startKeepalive();
+    }
+    const execution = await execute(context, {
+      request: chat,
+      clientModel: model.id,
+      model,
+      outputCap: charge.outputCap,
+      effort,
+      stream: request.stream,
+      candidates: route(services, model),
+      maxAttempts: config.failover.maxAttempts,
+      retryOnStatus: config.failover.retryOnStatus,
+      totalTimeoutMs: config.timeouts.totalMs,
+    });
+    if (execution.kind === 'json') {
+      bookUsage(context.record, chat, execution.summary);
+      context.record.finishReason = execution.summary.finishReason;
+      context.record.status = 200;
+      context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+      lastBytes = () => sink.json({ body: execution.body, summary: execution.summary });
+      return;
+    }
+    const streamSink = stream as StreamSink;
+    charge.trackStream(context, chat, execution.reader.mapper.summary);
+    const relayed = await relayStream(context, execution, streamSink, chat);
+    if (relayed.kind === 'ended') {
+      outcome = { status: 200, errorCode: context.record.errorCode };
+      lastBytes = () => streamSink.end(relayed.end);
+    } else if (relayed.kind === 'failed') {
+      outcome = { status: 200, errorCode: context.record.errorCode };
+      lastBytes = () => streamSink.fail(relayed.failure, relayed.end);
+    } else {
+      // A client that left mid-stream: what was produced is booked.
+      outcome = { status: 200, errorCode: 'client_aborted' };
+    }
+  } catch (error) {
+    outcome = failureOutcome(error, context);
+    if (stream?.started !== true) throw error;
+    // Once a keep-alive went out the status is 200: the error can only be an event.
+    outcome = { ...outcome, status: 200 };
+    const streamSink = stream;
+    lastBytes = () => streamSink.fail(error, undefined);
+  } finally {
+    stream?.stopKeepalive();
+    settle(services, logger, context, admission, charge, outcome, chat.n ?? 1);
+    lastBytes?.();
+  }
+}
+
+/** How a request that threw ended, for its usage row. */
+function failureOutcome(error: unknown, context: RequestContext): RequestOutcome {
+  if (context.abortCause === 'client' || error instanceof ClientGoneError) return { status: 499, errorCode: 'client_aborted' };
+  const failure = asGatewayError(error);
+  return { status: failure.upstream?.passThrough ? (failure.upstream.status ?? failure.status) : failure.status, errorCode: failure.code };
+}
