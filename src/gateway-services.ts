@@ -8,7 +8,7 @@ import type { NodeRegistry } from './routing/node-registry.js';
 import type { RouteTable } from './routing/route-table.js';
 import type { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
-import type { UsageLedger } from './usage/usage-ledger.js';
+import type { UsageLedger } from './billing/usage-ledger.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { BlockList } from 'node:net';
 

@@ -14,16 +14,16 @@ import { ReadinessChecks } from './lifecycle/readiness-checks.js';
 import { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics } from './observability/metrics.js';
-import { Cluster } from './cluster/cluster.js';
+import { Cluster } from './routing/cluster/cluster.js';
 import { HealthProber } from './routing/health-prober.js';
 import { NodeRegistry, type NodeLauncher } from './routing/node-registry.js';
 import { PoolRouter } from './routing/pool-router.js';
 import { RouteTable } from './routing/route-table.js';
 import { openStore, parseStoreLocation } from './store/open-store.js';
-import { UsageJournal } from './usage/usage-journal.js';
+import { UsageJournal } from './billing/usage-journal.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
 import { trustedProxyList } from './limits/client-ip.js';
-import { UsageLedger } from './usage/usage-ledger.js';
+import { UsageLedger } from './billing/usage-ledger.js';
 
 /** A running gateway. */
 export interface RunningGateway {

@@ -7,7 +7,7 @@ import { gatewayError } from '../errors/gateway-error.js';
 import { schemaValidationFailed, validationFailed } from '../protocol/openai/validate-chat-request.js';
 import type { AccountRecord, BalanceEntry, FeaturePolicy, KeyRecord, StoreChange, UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { UsageLedger } from '../billing/usage-ledger.js';
 import {
   validateAdjust,
   validateCreateAccount,

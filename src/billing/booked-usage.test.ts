@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RequestRecord } from '../pipeline/request-context.js';
+import type { RequestRecord } from '../context/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import { emptySummary } from '../providers/types.js';

@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { ReplySummary } from '../providers/types.js';
-import type { RequestRecord } from '../pipeline/request-context.js';
+import type { RequestRecord } from '../context/request-context.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 

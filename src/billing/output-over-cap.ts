@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../pipeline/request-context.js';
+import type { RequestRecord } from '../context/request-context.js';
 import type { OutputCap } from './estimate-request.js';
 
 /** A node's reply that reported more output than the request reserved. */

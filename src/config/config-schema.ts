@@ -1,5 +1,5 @@
 import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
-import { WIRE_PROTOCOLS, type WireProtocol } from '../providers/wire-protocols.js';
+import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
 /**
  * The public YAML configuration shape (PRODUCT.md "Configuration shape"), as a JSON

@@ -3,8 +3,8 @@
  * checked. Everything after `config/` reads this, never the raw file.
  */
 
-import type { WireProtocol } from '../providers/wire-protocols.js';
-import type { HealthSettings } from '../routing/node-health-settings.js';
+import type { WireProtocol } from './wire-protocols.js';
+import type { HealthSettings } from './node-health-settings.js';
 
 /** One of the three reasoning depths of spec 2.4. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';

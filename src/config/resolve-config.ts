@@ -2,7 +2,7 @@ import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
 import { addressRangeProblem } from '../limits/client-ip.js';
 import { adapterFor } from '../providers/registry.js';
-import { DEFAULT_HEALTH } from '../routing/node-health-settings.js';
+import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, NodeReplyLimits, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../errors/gateway-error.js';
 import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { withResponseHeaders } from './response-headers.js';
 import { SseResponse } from './sse-response.js';

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /** The spec's error body (spec 7.1): `{"error": {message, type, code, param, request_id}}`. */
 export function errorEnvelopeJson(error: GatewayError, context: RequestContext): string {

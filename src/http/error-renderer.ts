@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { canDrain, endAfterDrain, type DrainLimits } from './end-after-drain.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { responseHeaders } from './response-headers.js';

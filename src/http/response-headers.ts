@@ -1,4 +1,4 @@
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /**
  * Headers every response carries: the request and correlation ids (spec 7.1), once a node

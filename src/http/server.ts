@@ -5,7 +5,7 @@ import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { BodyBudget } from './body-budget.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { withResponseHeaders } from './response-headers.js';
 
 /** The SSE comment chat clients get on silence. */

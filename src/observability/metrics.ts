@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { BoundCounter, type CounterSeries } from './bound-counter.js';
 import { BoundHistogram, type HistogramSeries } from './bound-histogram.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
-import type { RequestRecord } from '../pipeline/request-context.js';
+import type { RequestRecord } from '../context/request-context.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
 
 /** What the collect-time gauges read; nothing here is touched per request. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RequestContext, RequestRecord } from '../pipeline/request-context.js';
+import type { RequestContext, RequestRecord } from '../context/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { requestLineMembers } from './request-line.js';
 

@@ -1,5 +1,5 @@
 import type { Usage } from '../protocol/openai/chat-response-types.js';
-import type { AttemptRecord, RequestContext } from '../pipeline/request-context.js';
+import type { AttemptRecord, RequestContext } from '../context/request-context.js';
 import { truncateForDisplay } from '../errors/truncate-for-display.js';
 
 /** Longest request body kept in a log line when `log.bodies` is on. */

@@ -3,7 +3,7 @@ import type { RateLimitSubject } from '../limits/rate-limiter.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { authenticate } from './authenticate.js';
 import { applyRateLimitsNow, rateLimitSubject } from './rate-limit.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /** Who is asking, established from the request's headers alone. */
 export interface Admission {

@@ -1,6 +1,6 @@
 import { hashKeyHex, type KeyLookup, type Principal } from '../auth/key-registry.js';
 import { gatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

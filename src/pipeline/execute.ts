@@ -9,7 +9,7 @@ import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
 import type { UpstreamResponse } from '../upstream/upstream-call.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /** A node's stream, committed: its first events mapped, ready to relay. */
 export interface StreamExecution {

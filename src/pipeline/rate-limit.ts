@@ -2,7 +2,7 @@ import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
 import { rateLimitError, rateLimitHeaders } from '../limits/rate-limit-response.js';
 import type { RateLimitDecision, RateLimiter, RateLimitSubject } from '../limits/rate-limiter.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /** Whose limits a request counts against: its key, the key's account and the client's address. */
 export function rateLimitSubject(ip: string, key: CachedKey, account: CachedAccount | undefined): RateLimitSubject {

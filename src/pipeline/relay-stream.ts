@@ -5,7 +5,7 @@ import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { asNodeFailure } from '../upstream/node-failure.js';
 import type { StreamExecution } from './execute.js';
 import type { StreamEnd, StreamSink } from './front-door.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /** How a relayed stream ended: whole, failed after its start (the failure to report), or its client left. */
 export type RelayOutcome =

@@ -9,7 +9,7 @@ import { authorize } from './authorize.js';
 import { execute } from './execute.js';
 import type { GatewayRequest, ReplySink, StreamSink } from './front-door.js';
 import { relayStream } from './relay-stream.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 import { reserve } from './reserve.js';
 import { route } from './route.js';
 import { settle } from './settle.js';

@@ -4,7 +4,7 @@ import type { GatewayServices } from '../gateway-services.js';
 import type { Logger } from '../observability/logger.js';
 import type { Admission } from './admit.js';
 import { chargeTokens } from './rate-limit.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../context/request-context.js';
 
 /**
  * The request is over, however it ended: its charge settles (the reservation is released,

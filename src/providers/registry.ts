@@ -2,7 +2,7 @@ import { anthropicAdapter } from './anthropic/adapter.js';
 import { geminiAdapter } from './gemini/adapter.js';
 import { openaiAdapter } from './openai/adapter.js';
 import type { ProviderAdapter } from './types.js';
-import type { WireProtocol } from './wire-protocols.js';
+import type { WireProtocol } from '../config/wire-protocols.js';
 
 /** Wire protocol → adapter. A new protocol adds its folder, one line here and its name in wire-protocols.ts. */
 const ADAPTERS = {

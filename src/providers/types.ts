@@ -5,7 +5,7 @@ import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 
 /** A wire format a node can speak (the keys of the registry). Groq, vLLM, OpenRouter… are all `openai` nodes. */
-export type { WireProtocol } from './wire-protocols.js';
+export type { WireProtocol } from '../config/wire-protocols.js';
 
 /** Everything an adapter may know about one call; no I/O handles. */
 export interface CallContext {

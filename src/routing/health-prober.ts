@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import type { HealthSettings } from './node-health-settings.js';
+import type { HealthSettings } from '../config/node-health-settings.js';
 import type { NodeRegistry } from './node-registry.js';
 
 /**

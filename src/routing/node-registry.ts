@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { NodeConfig } from '../config/gateway-config.js';
 import { NodeClient } from '../upstream/node-client.js';
-import type { HealthSettings } from './node-health-settings.js';
+import type { HealthSettings } from '../config/node-health-settings.js';
 import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 import { NodeState } from './node-state.js';
 

@@ -1,7 +1,7 @@
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { NodeStatePatch } from '../store/cluster-store.js';
 import type { NodeClient } from '../upstream/node-client.js';
-import type { HealthSettings } from './node-health-settings.js';
+import type { HealthSettings } from '../config/node-health-settings.js';
 import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 
 /** What an operator sees of a node (GET /admin/v1/nodes). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { GatewayConfig, ModelConfig } from '../../src/config/gateway-config.js';
 import { parseConfigText } from '../../src/config/load-config.js';
-import type { HealthSettings } from '../../src/routing/node-health-settings.js';
+import type { HealthSettings } from '../../src/config/node-health-settings.js';
 import { NodeRegistry } from '../../src/routing/node-registry.js';
 import { NodeState } from '../../src/routing/node-state.js';
 import { PoolRouter } from '../../src/routing/pool-router.js';

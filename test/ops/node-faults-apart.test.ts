@@ -7,7 +7,7 @@ import { expectError } from '../support/http-assertions.js';
 import { startSimulator } from '../support/test-gateway.js';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { execute } from '../../src/pipeline/execute.js';
-import type { RequestContext } from '../../src/pipeline/request-context.js';
+import type { RequestContext } from '../../src/context/request-context.js';
 import type { ChatRequest } from '../../src/protocol/openai/chat-request-schema.js';
 import { Cancellation } from '../../src/upstream/cancellation.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { NodeStateSync } from '../../src/cluster/node-state-sync.js';
+import { NodeStateSync } from '../../src/routing/cluster/node-state-sync.js';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { NodeRegistry } from '../../src/routing/node-registry.js';
-import type { HealthSettings } from '../../src/routing/node-health-settings.js';
+import type { HealthSettings } from '../../src/config/node-health-settings.js';
 import type { NodeStateLinks } from '../../src/routing/node-state-links.js';
 import { NodeState } from '../../src/routing/node-state.js';
 import type { ClusterStore, NodeStatePatch } from '../../src/store/cluster-store.js';

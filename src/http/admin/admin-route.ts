@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_OPERATIONS, pickRoute } from '../../admin/admin-operations.js';
 import { AdminService } from '../../admin/admin-service.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { authenticateAdmin } from './authenticate-admin.js';
 import { nodeRoutes, type AdminHandler } from './node-routes.js';
 import { readJsonObject } from './read-json-body.js';

@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/config-error.js';
 import { resolveNode } from '../../config/resolve-config.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { schemaValidationFailed, validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import type { NodeState } from '../../routing/node-state.js';
 import { validateAddNode } from '../../validation/generated/validate-add-node.js';

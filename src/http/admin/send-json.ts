@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { responseHeaders } from '../response-headers.js';
 
 /** Sends a JSON body with the request ids. */

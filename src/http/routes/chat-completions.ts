@@ -3,7 +3,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import { admit } from '../../pipeline/admit.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';

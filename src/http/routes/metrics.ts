@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../../gateway-services.js';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { responseHeaders } from '../response-headers.js';
 

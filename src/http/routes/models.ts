@@ -4,7 +4,7 @@ import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { credentialsOf } from '../credentials.js';
-import type { RequestContext } from '../../pipeline/request-context.js';
+import type { RequestContext } from '../../context/request-context.js';
 import { responseHeaders } from '../response-headers.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */

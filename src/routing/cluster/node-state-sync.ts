@@ -1,7 +1,7 @@
-import type { Logger } from '../observability/logger.js';
-import type { NodeRegistry } from '../routing/node-registry.js';
-import type { NodeStatePatch } from '../store/cluster-store.js';
-import type { Store } from '../store/store.js';
+import type { Logger } from '../../observability/logger.js';
+import type { NodeRegistry } from '../node-registry.js';
+import type { NodeStatePatch } from '../../store/cluster-store.js';
+import type { Store } from '../../store/store.js';
 
 /** A change made here and not written yet; the ejection's end is kept on this clock until it is written. */
 interface PendingChange {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../observability/logger.js';
-import type { Store } from '../store/store.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Store } from '../../store/store.js';
 import { concurrencyShare } from './concurrency-share.js';
 
 /** How often each instance says it is alive. */

@@ -1,4 +1,4 @@
-import type { AccountCache } from '../billing/account-cache.js';
+import type { AccountCache } from './account-cache.js';
 import type { Logger } from '../observability/logger.js';
 import type { UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';

@@ -1,8 +1,8 @@
-import type { Logger } from '../observability/logger.js';
-import type { NodeRegistry } from '../routing/node-registry.js';
-import type { NodeStateLinks } from '../routing/node-state-links.js';
-import type { NodeStatePatch } from '../store/cluster-store.js';
-import type { Store } from '../store/store.js';
+import type { Logger } from '../../observability/logger.js';
+import type { NodeRegistry } from '../node-registry.js';
+import type { NodeStateLinks } from '../node-state-links.js';
+import type { NodeStatePatch } from '../../store/cluster-store.js';
+import type { Store } from '../../store/store.js';
 import { InstanceRegistry, newInstanceId } from './instance-registry.js';
 import { NodeStateSync } from './node-state-sync.js';
 
