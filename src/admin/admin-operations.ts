@@ -53,7 +53,7 @@ export function pickRoute<Route extends { readonly method: string; readonly patt
   const matching = routes.filter((route) => route.pattern.test(path));
   const route = matching.find((candidate) => candidate.method === method);
   if (route === undefined) {
-    if (matching.length === 0) throw gatewayError('model_unavailable', { params: { method, path } });
+    if (matching.length === 0) throw gatewayError('no_route', { params: { method, path } });
     const allow = matching.map((candidate) => candidate.method).join(', ');
     throw gatewayError('method_not_allowed', { params: { method, path, allow }, headers: { allow } });
   }

@@ -18,6 +18,8 @@ export interface ErrorCodeDefinition {
   readonly type: ErrorType;
   readonly retryable: boolean;
   readonly message: Readonly<Record<Language, MessageTemplate>>;
+  /** The code clients see when it is not this one (internal codes that share a public meaning). */
+  readonly wireCode?: string;
 }
 
 /** The spec's error categories (spec 7.1). */
@@ -95,11 +97,32 @@ export const ERROR_CODES = {
       en: (p) =>
         p.model !== undefined
           ? `The model "${text(p.model)}" does not exist or is disabled. GET /v1/models lists the available models.`
-          : `No endpoint ${text(p.method)} ${text(p.path)}. The API is served under /v1.`,
+          : `No endpoint ${text(p.method)} ${text(p.path)}.`,
       ru: (p) =>
         p.model !== undefined
           ? `Модель "${text(p.model)}" не существует или отключена. Список доступных моделей: GET /v1/models.`
-          : `Нет такого адреса: ${text(p.method)} ${text(p.path)}. API доступен по адресам /v1/….`,
+          : `Нет такого адреса: ${text(p.method)} ${text(p.path)}.`,
+    },
+  },
+  /** No route takes the method and path; on the wire it is the spec's 404 model_unavailable. */
+  no_route: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    wireCode: 'model_unavailable',
+    message: {
+      en: (p) => `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions and GET /v1/models.`,
+      ru: (p) => `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions и GET /v1/models.`,
+    },
+  },
+  /** The client closed the connection: nothing more is sent, the request is only logged and booked (status 499 in the ledger). */
+  client_gone: {
+    status: 499,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: () => 'The client closed the connection.',
+      ru: () => 'Клиент закрыл соединение.',
     },
   },
   not_found: {
@@ -232,5 +255,11 @@ export const ERROR_CODES = {
   },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
-/** A code known to the registry; what goes on the wire in `error.code`. */
+/** A code known to the registry. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** What goes on the wire in `error.code` for a code (itself, unless the registry says otherwise). */
+export function wireCodeOf(code: ErrorCode): string {
+  const definition: ErrorCodeDefinition = ERROR_CODES[code];
+  return definition.wireCode ?? code;
+}

@@ -110,10 +110,7 @@ export function ownFault(error: unknown): GatewayError {
   return isGatewayError(error) ? error : gatewayError('internal_error', { retryable: false, cause: error });
 }
 
-/** The client disconnected: nothing more is sent; the request is only logged and accounted. */
-export class ClientGoneError extends GatewayError {
-  constructor() {
-    super('bad_gateway', { params: { reason: 'the client closed the connection' }, retryable: false });
-    this.name = 'ClientGoneError';
-  }
+/** The client went away (code client_gone): nothing more is sent; the request is only logged and booked. */
+export function isClientGone(error: unknown): boolean {
+  return isGatewayError(error) && error.code === 'client_gone';
 }

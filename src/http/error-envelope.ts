@@ -1,3 +1,4 @@
+import { wireCodeOf } from '../errors/codes.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
 
@@ -7,7 +8,7 @@ export function errorEnvelopeJson(error: GatewayError, context: RequestContext):
     error: {
       message: error.localizedMessage(context.language),
       type: error.type,
-      code: error.code,
+      code: wireCodeOf(error.code),
       param: error.param,
       request_id: context.requestId,
     },

@@ -23,7 +23,7 @@ export function createOpsServer(services: GatewayServices, shuttingDown: () => b
     const handler = routes.get(path);
     const handled =
       handler === undefined
-        ? Promise.reject(gatewayError('model_unavailable', { params: { method: request.method, path } }))
+        ? Promise.reject(gatewayError('no_route', { params: { method: request.method, path } }))
         : request.method !== 'GET'
           ? Promise.reject(gatewayError('method_not_allowed', { params: { method: request.method, path, allow: 'GET' }, headers: { allow: 'GET' } }))
           : handler(request, response, context);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ClientGoneError, gatewayError } from '../errors/gateway-error.js';
+import { gatewayError } from '../errors/gateway-error.js';
 import type { BodyBudget } from './body-budget.js';
 
 /** No idle limit: for callers that read small trusted bodies. */
@@ -71,7 +71,7 @@ export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs 
     // The client went away while sending its body: nothing to answer.
     function onGone(): void {
       stop();
-      reject(new ClientGoneError());
+      reject(gatewayError('client_gone'));
     }
     function onClose(): void {
       if (!request.complete) onGone();

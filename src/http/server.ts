@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { asGatewayError, ClientGoneError, gatewayError, type GatewayError } from '../errors/gateway-error.js';
+import { asGatewayError, gatewayError, isClientGone, type GatewayError } from '../errors/gateway-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
@@ -108,7 +108,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         );
         return admin.then((handle) => handle(request, response, context, path));
       }
-      throw gatewayError('model_unavailable', { params: { method: request.method, path } });
+      throw gatewayError('no_route', { params: { method: request.method, path } });
     }
     if (route.method !== request.method) {
       throw gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method }, headers: { allow: route.method } });
@@ -161,7 +161,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           context.record.clientAborted = true;
           if (!cancellation.aborted) {
             context.abortCause = 'client';
-            cancellation.abort(new ClientGoneError());
+            cancellation.abort(gatewayError('client_gone'));
           }
         }
         partDone();
@@ -169,7 +169,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
 
       const failed = (error: unknown): void => {
         try {
-          if (context.abortCause === 'client' || error instanceof ClientGoneError) return;
+          if (context.abortCause === 'client' || isClientGone(error)) return;
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
           renderError(response, gatewayFailure, context, http);

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { bookUsage } from '../billing/booked-usage.js';
 import type { RequestCharge, RequestOutcome } from '../billing/billing.js';
-import { asGatewayError, ClientGoneError } from '../errors/gateway-error.js';
+import { asGatewayError, isClientGone } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Logger } from '../observability/logger.js';
 import type { Admission } from './admit.js';
@@ -96,7 +96,7 @@ export async function runRequest(
 
 /** How a request that threw ended, for its usage row. */
 function failureOutcome(error: unknown, context: RequestContext): RequestOutcome {
-  if (context.abortCause === 'client' || error instanceof ClientGoneError) return { status: 499, errorCode: 'client_aborted' };
+  if (context.abortCause === 'client' || isClientGone(error)) return { status: 499, errorCode: 'client_aborted' };
   const failure = asGatewayError(error);
   return { status: failure.upstream?.passThrough ? (failure.upstream.status ?? failure.status) : failure.status, errorCode: failure.code };
 }
