@@ -7,18 +7,26 @@ import { withResponseHeaders } from './response-headers.js';
 import { SseResponse } from './sse-response.js';
 
 const DONE = 'data: [DONE]\n\n';
+/** Events the usage rides on, or that carry it: a finish reason, usage. Keys only (quotes in strings are escaped). */
+const FINISH_OR_USAGE = /"finish_reason":"|"usage":\{/g;
 
 /**
  * The chat-completions front door's way out. The pipeline's reply and stream are already
- * in this protocol: JSON goes out as it is, stream events too; the door adds the usage
- * chunk when the node sent none (the last usage a client reads is always the one booked),
- * `data: [DONE]`, and in-stream errors in the spec's format (PRODUCT.md decisions 4, 7).
+ * in this protocol: JSON goes out as it is, stream events too. The door adds `data: [DONE]`,
+ * in-stream errors in the spec's format (PRODUCT.md decisions 4, 7), and the usage: the
+ * last usage a client reads is always the one booked (PRODUCT.md decision 18). A client
+ * that asked for it (`stream_options.include_usage`) gets OpenAI's separate last chunk
+ * with `choices: []`; any other client gets the usage on the last chunk that carries a
+ * finish reason (held back until the usage is known), so `chunk.choices[0]` exists in
+ * every chunk it reads.
  */
 export class ChatReplySink implements ReplySink {
   constructor(
     private readonly response: ServerResponse,
     private readonly context: RequestContext,
     private readonly keepaliveMs: number,
+    /** The client asked for the usage in a chunk of its own (`stream_options.include_usage`). */
+    private readonly separateUsageChunk: boolean,
   ) {}
 
   json(reply: GatewayReply): void {
@@ -27,14 +35,16 @@ export class ChatReplySink implements ReplySink {
   }
 
   stream(): StreamSink {
-    return new ChatStreamSink(new SseResponse(this.response, this.context, this.keepaliveMs), this.context);
+    const sse = new SseResponse(this.response, this.context, this.keepaliveMs);
+    return this.separateUsageChunk ? new ChatStreamSink(sse, this.context) : new UsageOnFinishStreamSink(sse, this.context);
   }
 }
 
+/** Events as they come; the usage in a chunk of its own before `[DONE]`. */
 class ChatStreamSink implements StreamSink {
   constructor(
-    private readonly sse: SseResponse,
-    private readonly context: RequestContext,
+    protected readonly sse: SseResponse,
+    protected readonly context: RequestContext,
   ) {}
 
   get started(): boolean {
@@ -62,6 +72,68 @@ class ChatStreamSink implements StreamSink {
     this.context.record.errorCode = failure.code;
     const before = end === undefined ? '' : end.lastEvents + usageChunk(end);
     this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
+  }
+}
+
+/**
+ * Events with the node's own usage chunk (`choices: []`) left out and the last chunk that
+ * carries a finish reason held back, to go out last with the booked usage on it.
+ */
+class UsageOnFinishStreamSink extends ChatStreamSink {
+  /** The last finish chunk seen (JSON), not sent yet. */
+  private heldFinish: string | undefined;
+
+  override write(events: string): Promise<void> | undefined {
+    return this.sse.write(this.holdFinish(events));
+  }
+
+  override end(end: StreamEnd): void {
+    this.sse.end(this.holdFinish(end.lastEvents) + this.lastChunk(end) + DONE);
+  }
+
+  override fail(error: unknown, end: StreamEnd | undefined): void {
+    const failure = asGatewayError(error);
+    this.context.record.errorCode = failure.code;
+    const before = end === undefined ? '' : this.holdFinish(end.lastEvents) + this.lastChunk(end);
+    this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
+  }
+
+  private holdFinish(events: string): string {
+    FINISH_OR_USAGE.lastIndex = 0;
+    let out = '';
+    let from = 0;
+    for (let match = FINISH_OR_USAGE.exec(events); match !== null; match = FINISH_OR_USAGE.exec(events)) {
+      const previousEnd = events.lastIndexOf('\n\n', match.index);
+      const start = previousEnd === -1 ? 0 : previousEnd + 2;
+      const stop = events.indexOf('\n\n', match.index) + 2;
+      out += events.slice(from, start);
+      const data = events.slice(start + 6, stop - 2);
+      const choices = (JSON.parse(data) as { choices?: unknown }).choices;
+      if (Array.isArray(choices) && choices.length === 0) {
+        // The node's usage chunk: its usage (booked) rides on the finish chunk instead.
+      } else if (Array.isArray(choices) && choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)) {
+        if (this.heldFinish !== undefined) out += `data: ${this.heldFinish}\n\n`;
+        this.heldFinish = data;
+      } else {
+        out += events.slice(start, stop);
+      }
+      from = stop;
+      FINISH_OR_USAGE.lastIndex = stop;
+    }
+    return from === 0 ? events : out + events.slice(from);
+  }
+
+  /** The held finish chunk with the booked usage on it (or a chunk of an empty delta, when there was none). */
+  private lastChunk(end: StreamEnd): string {
+    const held = this.heldFinish;
+    this.heldFinish = undefined;
+    if (held === undefined && end.usage === undefined) return '';
+    const chunk: Record<string, unknown> =
+      held === undefined
+        ? { id: end.identity.id, object: 'chat.completion.chunk', created: end.identity.created, model: end.identity.model, choices: [{ index: 0, delta: {}, finish_reason: null }] }
+        : (JSON.parse(held) as Record<string, unknown>);
+    if (end.usage !== undefined) chunk.usage = end.usage;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
   }
 }
 

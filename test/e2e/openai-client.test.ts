@@ -110,7 +110,7 @@ keys:
     await response.arrayBuffer();
   });
 
-  test('streaming with reasoning: reasoning first, then content, then a usage chunk with no choices', TIMEOUT, async () => {
+  test('streaming with reasoning: reasoning first, then content, then the usage on the finish chunk', TIMEOUT, async () => {
     const { data: stream, response } = await client.chat.completions
       .create({ model: 'reasoner', messages: MESSAGES, stream: true })
       .withResponse();
@@ -144,7 +144,7 @@ keys:
 
     const last = chunks[chunks.length - 1];
     assert.ok(last !== undefined);
-    assert.deepEqual(last.choices, []);
+    assert.equal(last.choices[0]?.finish_reason, 'stop', 'the usage rides on the finish chunk (PRODUCT.md decision 18)');
     assert.ok(last.usage, 'the last chunk carries usage although the client did not ask for it');
     assert.equal(last.usage.total_tokens, last.usage.prompt_tokens + last.usage.completion_tokens);
     assert.ok((last.usage.completion_tokens_details?.reasoning_tokens ?? 0) > 0);

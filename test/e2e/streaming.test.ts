@@ -98,7 +98,7 @@ keys:
     await Promise.all([instant, fast, slowStart, slow, broken, cutting, portal].map((node) => node?.close()));
   });
 
-  test('event-stream headers, id headers, JSON chunks, usage chunk, data: [DONE] last', TIMEOUT, async () => {
+  test('event-stream headers, id headers, JSON chunks, the usage on the last finish chunk, data: [DONE] last', TIMEOUT, async () => {
     const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
@@ -111,9 +111,10 @@ keys:
     assert.equal(data[data.length - 1], '[DONE]');
     const chunks = data.slice(0, -1).map((item) => JSON.parse(item) as { object: string; choices: unknown[]; usage?: { total_tokens: number } | null });
     for (const chunk of chunks) assert.equal(chunk.object, 'chat.completion.chunk');
-    const usageChunk = chunks[chunks.length - 1];
+    const usageChunk = chunks[chunks.length - 1] as { choices: Array<{ finish_reason: string | null }>; usage?: unknown };
     assert.ok(usageChunk?.usage, 'the last chunk before [DONE] carries usage');
-    assert.deepEqual(usageChunk.choices, []);
+    assert.equal(usageChunk.choices[0]?.finish_reason, 'stop', 'on the chunk that carries the finish reason (no include_usage asked)');
+    assert.ok(chunks.every((chunk) => chunk.choices.length > 0), 'every chunk has a choice');
   });
 
   test('chunks are relayed as they come, not buffered (50 tokens/s node)', TIMEOUT, async () => {

@@ -164,7 +164,8 @@ keys:
     }
     assert.deepEqual(finishReasons, ['stop'], `${model}: one finish chunk`);
     const last = chunks[chunks.length - 1];
-    assert.deepEqual(last?.choices, [], `${model}: the usage chunk has no choices`);
+    // PRODUCT.md decision 18: no include_usage asked, so the usage rides on the finish chunk.
+    assert.equal(last?.choices[0]?.finish_reason, 'stop', `${model}: the usage rides on the finish chunk`);
     const usage = last?.usage;
     assert.ok(usage, `${model}: the last chunk carries usage`);
     // Every simulator emits one token per delta, so the node's exact usage must match what was streamed.

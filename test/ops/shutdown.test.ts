@@ -100,7 +100,8 @@ function cutEnding(text: string): { usage: Record<string, unknown>; chunk: Recor
   assert.notEqual(events.at(-1), '[DONE]', 'a cut stream has no [DONE]');
   const error = (JSON.parse(events.at(-1) as string) as { error: { code: string } }).error;
   const chunk = JSON.parse(events.at(-2) as string) as Record<string, unknown>;
-  assert.deepEqual(chunk.choices, [], `the event before the error is the usage chunk: ${events.at(-2)}`);
+  // PRODUCT.md decision 18: without include_usage the usage rides on a chunk with a choice (here an empty delta: no finish).
+  assert.deepEqual(chunk.choices, [{ index: 0, delta: {}, finish_reason: null }], `the event before the error carries the usage: ${events.at(-2)}`);
   assert.equal(chunk.object, 'chat.completion.chunk');
   return { usage: chunk.usage as Record<string, unknown>, chunk, error };
 }

@@ -33,6 +33,6 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
     if (config.log.bodies) context.record.requestBody = body;
     const chat = parseChatRequest(body, config.http);
     const gatewayRequest: GatewayRequest = { frontDoor: 'chat', chat, stream: chat.stream === true, effortParam: effortParam(chat) };
-    await runRequest(services, logger, context, admission, gatewayRequest, new ChatReplySink(response, context, config.http.sseKeepaliveMs));
+    await runRequest(services, logger, context, admission, gatewayRequest, new ChatReplySink(response, context, config.http.sseKeepaliveMs, chat.stream_options?.include_usage === true));
   };
 }
