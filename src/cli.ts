@@ -61,7 +61,7 @@ async function serve(argv: string[]): Promise<void> {
       (error: unknown) => gateway.logger.error({ err: error }, 'configuration reload failed'),
     );
   });
-  // Graceful stop (README "Shutdown"): in-flight requests get shutdown.grace_ms, then are
+  // Graceful stop (docs/operations.md, "Shutdown"): in-flight requests get shutdown.grace_ms, then are
   // ended; hooks run; exit 0. A second signal exits at once.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -66,7 +66,7 @@ export class RequestCharge {
 
   /**
    * Journals the committed stream's usage so far until it settles, so a process killed
-   * mid-stream still charges what was streamed (README "Crash guarantee").
+   * mid-stream still charges what was streamed (docs/keys-and-money.md, crash guarantee).
    */
   trackStream(context: RequestContext, request: ChatRequest, summary: ReplySummary): void {
     if (this.settled || this.untrack !== undefined) return;
@@ -205,7 +205,7 @@ export class Billing {
    * store when they fall short, and reserves in the same turn as the last check: requests
    * that waited on the same ask cannot all pass it before any of them reserved. 402 when the
    * store cannot grant enough. While the store is unreachable, the cache's figures alone
-   * decide (README: "Running several instances").
+   * decide (docs/several-instances.md).
    */
   private async reserveByHolds(
     holds: SpendHoldBook,

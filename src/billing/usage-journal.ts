@@ -30,7 +30,7 @@ function progressLine(snapshot: StreamSnapshot): string {
  * store has committed it. What a killed process leaves behind is replayed at the next
  * start (by any instance using the same directory; the store skips rows already booked).
  *
- * Streams in flight are journaled too (README "Crash guarantee"): a start record when the
+ * Streams in flight are journaled too (docs/keys-and-money.md, crash guarantee): a start record when the
  * stream is committed, then every `streamProgressIntervalMs` the usage so far of every
  * stream in one write, no write per event. A stream's final row supersedes its progress
  * records at replay (see replayableRows). A committed file that holds progress records of

@@ -42,7 +42,7 @@ export const DEFAULTS = {
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
   } satisfies LimitSettings,
-  /** Reasoning defaults per effort (README "Reasoning effort mapping"); Google's own OpenAI-compat budgets. */
+  /** Reasoning defaults per effort (docs/protocols.md, "Reasoning effort mapping"); Google's own OpenAI-compat budgets. */
   reasoning: {
     budgets: { low: 1024, medium: 8192, high: 24576 },
     levels: { low: 'low', medium: 'medium', high: 'high' },

@@ -20,7 +20,7 @@ import { settle } from './settle.js';
  * settle, exactly once, in the one `finally`, however the request ends (success, node
  * failure, client gone, deadline, shutdown) → the reply's last bytes. The charge is
  * settled (and its usage row journaled) before the last bytes leave, so a client that has
- * its whole reply has been charged for it (README "Crash guarantee"). An error before the
+ * its whole reply has been charged for it (docs/keys-and-money.md, crash guarantee). An error before the
  * first byte of a reply is thrown, for the front door's error renderer.
  */
 export async function runRequest(

@@ -7,7 +7,7 @@ import { ADMIN_KEY, AdminClient, chat, expectedCostNano, PRICES, uniqueId, usdTo
 import { startGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
 import { storeBackends, type StoreBackend } from '../support/store-backends.js';
 
-// Issue 16 item 10 / README "Crash guarantee": a stream in flight when the gateway is killed
+// Issue 16 item 10 / docs/keys-and-money.md "Crash guarantee": a stream in flight when the gateway is killed
 // (SIGKILL) is still charged at the next start, from the progress the journal kept of it
 // (booked as estimated, at most one progress interval short of what was streamed), and a
 // stream that had finished before the kill is booked once, on its own final usage.

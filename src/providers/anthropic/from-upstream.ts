@@ -10,7 +10,7 @@ import { mapUsage, type AnthropicUsage } from './map-usage.js';
  * blocks become `content`, thinking blocks `reasoning_content` (before the answer), and
  * `tool_use` blocks `tool_calls`. Thinking and redacted thinking blocks are also kept,
  * verbatim with their signatures, in `message.thinking_blocks` so the client can send them
- * back in the next turn (README "Reasoning").
+ * back in the next turn (docs/protocols.md, reasoning).
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
