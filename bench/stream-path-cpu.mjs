@@ -32,7 +32,6 @@ for (const root of roots) {
   const { openaiAdapter } = await import(pathToFileURL(`${root}/providers/openai/adapter.js`).href);
   const { Cancellation } = await import(pathToFileURL(`${root}/upstream/cancellation.js`).href);
   let output = '';
-  let bytes = 0;
   async function oneStream(keep) {
     const call = new UpstreamCall(new Cancellation());
     call.onRequestStart(controller);
@@ -44,7 +43,6 @@ for (const root of roots) {
     call.onResponseData(controller, fixture);
     call.onResponseEnd(controller, {});
     for (let batch = await first; ; batch = await reader.read()) {
-      bytes += Buffer.byteLength(batch.text, 'utf8');
       if (keep) output += batch.text;
       if (batch.done) break;
     }

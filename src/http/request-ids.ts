@@ -45,7 +45,7 @@ export function newRequestId(): string {
   return ID.toString('latin1', 0, 28);
 }
 
-const SANE_CORRELATION_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+const SANE_CORRELATION_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The client's X-Correlation-Id when it is sane (short, printable, no spaces), else the request id. */
 export function correlationIdFor(header: string | string[] | undefined, requestId: string): string {

@@ -32,7 +32,7 @@ export function trustedProxyList(entries: readonly string[]): BlockList | undefi
     const problem = addressRangeProblem(entry);
     if (problem !== undefined) throw new Error(problem);
     const [addressText = '', prefixText] = entry.split('/');
-    const address = normalizeAddress(addressText)!;
+    const address = normalizeAddress(addressText) ?? addressText;
     const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
     if (prefixText === undefined) list.addAddress(address, family);
     else list.addSubnet(address, Number(prefixText), family);
@@ -54,7 +54,7 @@ export function clientIp(request: ClientIpSource, trustedProxies: BlockList | un
   const chain = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
   let client = peer;
   for (let index = chain.length - 1; index >= 0; index--) {
-    const text = chain[index]!.trim();
+    const text = (chain[index] ?? '').trim();
     const address = normalizeAddress(text);
     if (address === undefined) break;
     client = address;
@@ -96,7 +96,7 @@ function normalizeAddress(text: string): string | undefined {
   const zone = address.indexOf('%');
   if (zone !== -1) address = address.slice(0, zone);
   const mapped = /^::ffff:(\d{1,3}(\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) address = mapped[1]!;
+  if (mapped) address = mapped[1] ?? address;
   if (isIP(address) === 0) return undefined;
   return address.toLowerCase();
 }

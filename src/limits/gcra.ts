@@ -44,7 +44,7 @@ export function applyGcra(rules: readonly LimitRule[], stored: readonly (BucketS
   const stamps = new Array<number>(count);
   let allowed = true;
   for (let index = 0; index < count; index++) {
-    const rule = rules[index]!;
+    const rule = rules[index] as LimitRule;
     const state = stored[index];
     const elapsed = state === undefined ? 0 : Math.max(0, nowMs - state.stamp);
     const level = state === undefined ? 0 : Math.max(0, state.level - (elapsed * rule.limit) / rule.periodMs);
@@ -56,13 +56,13 @@ export function applyGcra(rules: readonly LimitRule[], stored: readonly (BucketS
   const newStates = new Array<BucketState | undefined>(count);
   const outcomes = new Array<LimitOutcome>(count);
   for (let index = 0; index < count; index++) {
-    const rule = rules[index]!;
-    const level = levels[index]!;
+    const rule = rules[index] as LimitRule;
+    const level = levels[index] as number;
     const next = level + rule.cost;
     const fits = fitsIn(rule, level);
     const takes = allowed && rule.mode !== 'check';
     const after = takes ? next : level;
-    newStates[index] = takes ? { level: next, stamp: stamps[index]! } : undefined;
+    newStates[index] = takes ? { level: next, stamp: stamps[index] as number } : undefined;
     outcomes[index] = {
       name: rule.name,
       limit: rule.limit,

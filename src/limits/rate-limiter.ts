@@ -215,13 +215,13 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
   let retryAfterMs = 0;
   let consumed = 0;
   for (let index = 0; index < rules.length; index++) {
-    retryAfterMs = Math.max(retryAfterMs, result.outcomes[index]!.retryAfterMs);
-    if (rules[index]!.mode === 'consume') consumed++;
+    retryAfterMs = Math.max(retryAfterMs, (result.outcomes[index] as LimitOutcome).retryAfterMs);
+    if ((rules[index] as LimitRule).mode === 'consume') consumed++;
   }
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
   else if (consumed === 0) headline = leastRemaining(result.outcomes);
-  else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => rules[index]!.mode === 'consume'));
+  else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => (rules[index] as LimitRule).mode === 'consume'));
   return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
 }
 

@@ -91,7 +91,6 @@ export class SseParser {
       if (code === 13) {
         if (end + 1 === length) {
           this.skipLeadingLineFeed = true;
-          start = length;
           break;
         }
         start = buffer.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
