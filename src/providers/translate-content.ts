@@ -84,7 +84,7 @@ export function fileDataOf(part: ContentPart, param: string, protocol: string): 
     throw validationFailed(`${param}.file.file_data`, `Invalid parameter '${param}.file.file_data': it must be a base64 data URL (data:application/pdf;base64,…).`,
       `Некорректный параметр '${param}.file.file_data': ожидается data URL в base64 (data:application/pdf;base64,…).`);
   }
-  if (file.file_id !== undefined) throw notExpressible(`${param}.file.file_id`, protocol, 'a file by id (send it as base64 file_data)');
+  if (file.file_id !== undefined) throw notExpressible(param, protocol, 'a file by id (send it as base64 file_data)');
   throw validationFailed(`${param}.file`, `Invalid parameter '${param}.file': it needs file_data.`, `Некорректный параметр '${param}.file': нужно поле file_data.`);
 }
 

@@ -69,7 +69,7 @@ test('anthropic: a plain-text file is a text document; other files, files by id,
   const cases: Array<[unknown[], string]> = [
     [[{ type: 'text', text: 'x' }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }], 'messages[0].content[1]'],
     [[{ type: 'file', file: { file_data: 'data:application/zip;base64,AAAA' } }], 'messages[0].content[0].file.file_data'],
-    [[{ type: 'file', file: { file_id: 'file-abc' } }], 'messages[0].content[0].file.file_id'],
+    [[{ type: 'file', file: { file_id: 'file-abc' } }], 'messages[0].content[0]'],
     [[{ type: 'file', file: { file_data: 'not a data url' } }], 'messages[0].content[0].file.file_data'],
     [[{ type: 'text', text: 'x', cache_control: 'ephemeral' }], 'messages[0].content[0].cache_control'],
   ];

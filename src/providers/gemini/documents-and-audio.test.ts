@@ -33,7 +33,7 @@ test('gemini: file parts and input_audio become inlineData in order', () => {
 
 test('gemini: a file by id, audio of an unknown format or without data, and media in an assistant turn are a 400 naming the part', () => {
   const cases: Array<[unknown[], string]> = [
-    [[{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }], 'messages[0].content[0].file.file_id'],
+    [[{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }], 'messages[0].content[0]'],
     [[{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: WAV, format: 'midi' } }] }], 'messages[0].content[0].input_audio.format'],
     [[{ role: 'user', content: [{ type: 'input_audio', input_audio: { format: 'wav' } }] }], 'messages[0].content[0].input_audio'],
     [[{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}` } }] }], 'messages[1].content[0]'],
