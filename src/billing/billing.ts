@@ -9,14 +9,14 @@ import type { UsageRow } from '../store/records.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 import { streamedUsage } from './booked-usage.js';
-import { countPromptTokens, outputCapOf, type OutputCap } from './estimate-request.js';
+import { countPromptTokens, marksCacheBreakpoints, outputCapOf, type OutputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices, type PricedTokens } from './prices.js';
 import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
 import { isoNow } from '../time/iso-now.js';
 
-const NO_TOKENS = { prompt: 0, cached: 0, completion: 0, reasoning: 0 };
+const NO_TOKENS = { prompt: 0, cached: 0, cacheWrite: 0, cacheWrite1h: 0, completion: 0, reasoning: 0 };
 
 /** How a request ended, for its usage row. */
 export interface RequestOutcome {
@@ -95,6 +95,8 @@ export class RequestCharge {
       completionTokens: tokens.completion,
       reasoningTokens: tokens.reasoning,
       cachedTokens: tokens.cached,
+      cacheWriteTokens: tokens.cacheWrite,
+      cacheWrite1hTokens: tokens.cacheWrite1h,
       costNano,
       estimated,
       status: outcome.status,
@@ -177,7 +179,7 @@ export class Billing {
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens);
-    const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices);
+    const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices, marksCacheBreakpoints(request));
     const holds = this.holds;
     if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);
     holds?.touchAll(key, account);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ModelConfig } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import { DEFAULT_OUTPUT_RESERVE, outputCapOf } from './estimate-request.js';
+import { countPromptTokens, DEFAULT_OUTPUT_RESERVE, marksCacheBreakpoints, outputCapOf } from './estimate-request.js';
 
 const base = { id: 'm', ownedBy: 'x', created: 0, contextLength: undefined, maxOutputTokens: undefined, defaultMaxTokens: undefined, reasoning: undefined, pricing: undefined, routes: [] } as ModelConfig;
 const ask = (fields: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'm', messages: [], ...fields });
@@ -16,4 +16,22 @@ test('outputCapOf: client cap or default_max_tokens clamped to max_output_tokens
   assert.deepEqual(outputCapOf(ask(), { ...base, contextLength: 1000 }, 10), { tokens: 990, contextBound: true });
   assert.deepEqual(outputCapOf(ask({ max_tokens: 5000 }), { ...base, contextLength: 1000 }, 10), { tokens: 990, contextBound: false });
   assert.deepEqual(outputCapOf(ask(), base, 10), { tokens: DEFAULT_OUTPUT_RESERVE, contextBound: false });
+});
+
+test('countPromptTokens: file and audio parts are counted by their size; marksCacheBreakpoints sees cache_control on messages, parts and tools', () => {
+  const count = (text: string) => Math.ceil(text.length / 4);
+  const pdf = `data:application/pdf;base64,${'A'.repeat(40_000)}`; // 30,000 bytes
+  const wav = 'A'.repeat(40_000); // 30,000 bytes: 30 tokens of WAV, 60 of MP3
+  const withParts = (content: unknown[]) => countPromptTokens(ask({ messages: [{ role: 'user', content }] } as unknown as Partial<ChatRequest>), count);
+  const bare = withParts([]);
+  assert.equal(withParts([{ type: 'file', file: { file_data: pdf } }]) - bare, 7500);
+  assert.equal(withParts([{ type: 'file', file: { file_id: 'file-abc' } }]) - bare, 3000);
+  assert.equal(withParts([{ type: 'input_audio', input_audio: { data: wav, format: 'wav' } }]) - bare, 30);
+  assert.equal(withParts([{ type: 'input_audio', input_audio: { data: wav, format: 'mp3' } }]) - bare, 60);
+
+  const marked = (fields: Record<string, unknown>) => marksCacheBreakpoints(ask(fields as Partial<ChatRequest>));
+  assert.equal(marked({ messages: [{ role: 'user', content: 'x' }] }), false);
+  assert.equal(marked({ messages: [{ role: 'user', content: 'x', cache_control: { type: 'ephemeral' } }] }), true);
+  assert.equal(marked({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }), true);
+  assert.equal(marked({ tools: [{ type: 'function', function: { name: 'f' }, cache_control: { type: 'ephemeral', ttl: '1h' } }] }), true);
 });

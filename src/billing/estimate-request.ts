@@ -9,6 +9,47 @@ const TOKENS_PER_IMAGE = 85;
 /** Output reserved when neither the request nor the model caps it. */
 export const DEFAULT_OUTPUT_RESERVE = 4096;
 
+/**
+ * A document (`file` part) per byte: PDF text is compressed, a token's few characters take
+ * a byte or two, and nodes add an image of every page; counted high rather than low.
+ */
+const BYTES_PER_FILE_TOKEN = 4;
+/** A file sent by id (its size unknown here): one PDF page's worth, text and page image. */
+const TOKENS_PER_FILE_REFERENCE = 3000;
+/**
+ * Audio (`input_audio`) per byte: Gemini counts 32 tokens a second; WAV at 16 kHz, 16-bit
+ * mono is 32,000 bytes a second, MP3 at 128 kbit/s 16,000.
+ */
+const BYTES_PER_AUDIO_TOKEN: Readonly<Record<string, number>> = { wav: 1000, mp3: 500 };
+const DEFAULT_BYTES_PER_AUDIO_TOKEN = 500;
+
+/** Bytes of base64 text (a data URL's or bare), decoded. */
+function base64Bytes(text: string): number {
+  const comma = text.startsWith('data:') ? text.indexOf(',') + 1 : 0;
+  return Math.floor(((text.length - comma) * 3) / 4);
+}
+
+function fieldOf(value: unknown, field: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
+}
+
+/** Tokens of a `file` or `input_audio` part by its size; 0 for other parts. */
+function mediaTokens(part: unknown): number {
+  const type = fieldOf(part, 'type');
+  if (type === 'file') {
+    const data = fieldOf(fieldOf(part, 'file'), 'file_data');
+    return typeof data === 'string' ? Math.ceil(base64Bytes(data) / BYTES_PER_FILE_TOKEN) : TOKENS_PER_FILE_REFERENCE;
+  }
+  if (type === 'input_audio') {
+    const audio = fieldOf(part, 'input_audio');
+    const data = fieldOf(audio, 'data');
+    const format = fieldOf(audio, 'format');
+    const perToken = (typeof format === 'string' ? BYTES_PER_AUDIO_TOKEN[format] : undefined) ?? DEFAULT_BYTES_PER_AUDIO_TOKEN;
+    return typeof data === 'string' ? Math.ceil(base64Bytes(data) / perToken) : 0;
+  }
+  return 0;
+}
+
 function contentTokens(content: unknown, count: (text: string) => number): number {
   if (typeof content === 'string') return count(content);
   if (!Array.isArray(content)) return 0;
@@ -17,8 +58,24 @@ function contentTokens(content: unknown, count: (text: string) => number): numbe
     const text = (part as { text?: unknown } | null)?.text;
     if (typeof text === 'string') tokens += count(text);
     else if ((part as { type?: unknown } | null)?.type === 'image_url') tokens += TOKENS_PER_IMAGE;
+    else tokens += mediaTokens(part);
   }
   return tokens;
+}
+
+/**
+ * Whether the request marks prompt-cache breakpoints (`cache_control` on a message, a
+ * content part or a tool): then prompt tokens may be billed at a cache-write price, and
+ * the reservation counts them at the dearest (PRODUCT.md decision 21).
+ */
+export function marksCacheBreakpoints(request: ChatRequest): boolean {
+  const marked = (value: unknown): boolean => fieldOf(value, 'cache_control') !== undefined;
+  for (const message of request.messages) {
+    if (marked(message)) return true;
+    const content: unknown = message.content;
+    if (Array.isArray(content) && content.some(marked)) return true;
+  }
+  return Array.isArray(request.tools) && request.tools.some(marked);
 }
 
 /** Prompt tokens of a request, counted with the tokenizer (message text, names, tool-call arguments). */

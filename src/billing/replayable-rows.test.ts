@@ -17,6 +17,8 @@ function row(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     completionTokens: 5,
     reasoningTokens: 0,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
     costNano: 100,
     estimated: false,
     status: 200,

@@ -140,7 +140,8 @@ export class UsageJournal {
         // A line cut by a crash in the middle of a write is the only kind that fails to parse.
         if (line.trim() === '') continue;
         try {
-          rows.push(JSON.parse(line) as JournalRow);
+          // Lines written before cache writes were booked have none: they were billed without.
+          rows.push({ cacheWriteTokens: 0, cacheWrite1hTokens: 0, ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens'>) });
         } catch {
           // Incomplete last line: its request never finished sending, so it was never committed.
         }

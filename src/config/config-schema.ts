@@ -77,6 +77,8 @@ const PricingSchema = Type.Object(
     input: Type.Number({ minimum: 0 }),
     output: Type.Number({ minimum: 0 }),
     cached_input: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write_1h: Type.Optional(Type.Number({ minimum: 0 })),
     reasoning: Type.Optional(Type.Number({ minimum: 0 })),
   },
   { additionalProperties: false },

@@ -58,6 +58,10 @@ export interface ModelPricing {
   readonly input: number;
   readonly output: number;
   readonly cachedInput: number | undefined;
+  /** Prompt written to a 5-minute prompt cache (Anthropic); undefined: 1.25 × input. */
+  readonly cacheWrite: number | undefined;
+  /** Prompt written to a 1-hour prompt cache (Anthropic); undefined: 2 × input. */
+  readonly cacheWrite1h: number | undefined;
   readonly reasoning: number | undefined;
 }
 

@@ -153,6 +153,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       input: model.pricing.input,
       output: model.pricing.output,
       cachedInput: model.pricing.cached_input,
+      cacheWrite: model.pricing.cache_write,
+      cacheWrite1h: model.pricing.cache_write_1h,
       reasoning: model.pricing.reasoning,
     },
     routes: model.routes.map((route, routeIndex) => {

@@ -59,6 +59,45 @@ export function imageUrlOf(part: ContentPart, param: string): string {
   return url;
 }
 
+/**
+ * The `cache_control` of a message, content part or tool, checked to be an object and
+ * otherwise unchanged (`{type: "ephemeral", ttl?: "5m" | "1h"}`, PRODUCT.md decision 21);
+ * undefined when absent.
+ */
+export function cacheControlOf(holder: Record<string, unknown>, param: string): Record<string, unknown> | undefined {
+  const value = holder.cache_control;
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) {
+    throw validationFailed(`${param}.cache_control`, `Invalid parameter '${param}.cache_control': expected an object such as {"type": "ephemeral", "ttl": "1h"}.`,
+      `Некорректный параметр '${param}.cache_control': ожидается объект, например {"type": "ephemeral", "ttl": "1h"}.`);
+  }
+  return value;
+}
+
+/** The inline data of a `file` part (`file.file_data`, a base64 data URL); a file by id cannot be sent to a node of another protocol. */
+export function fileDataOf(part: ContentPart, param: string, protocol: string): { mediaType: string; data: string; filename: string | undefined } {
+  const file = isRecord(part.file) ? part.file : {};
+  const filename = typeof file.filename === 'string' && file.filename !== '' ? file.filename : undefined;
+  if (typeof file.file_data === 'string') {
+    const data = parseDataUrl(file.file_data);
+    if (data !== undefined) return { ...data, filename };
+    throw validationFailed(`${param}.file.file_data`, `Invalid parameter '${param}.file.file_data': it must be a base64 data URL (data:application/pdf;base64,…).`,
+      `Некорректный параметр '${param}.file.file_data': ожидается data URL в base64 (data:application/pdf;base64,…).`);
+  }
+  if (file.file_id !== undefined) throw notExpressible(param, protocol, 'a file by id (send it as base64 file_data)');
+  throw validationFailed(`${param}.file`, `Invalid parameter '${param}.file': it needs file_data.`, `Некорректный параметр '${param}.file': нужно поле file_data.`);
+}
+
+/** The `input_audio` of a part: base64 data and its format (`wav`, `mp3`, …). */
+export function inputAudioOf(part: ContentPart, param: string): { data: string; format: string } {
+  const audio = isRecord(part.input_audio) ? part.input_audio : {};
+  if (typeof audio.data !== 'string' || audio.data === '' || typeof audio.format !== 'string') {
+    throw validationFailed(`${param}.input_audio`, `Invalid parameter '${param}.input_audio': expected {data: <base64>, format: "wav" | "mp3"}.`,
+      `Некорректный параметр '${param}.input_audio': ожидается {data: <base64>, format: "wav" | "mp3"}.`);
+  }
+  return { data: audio.data, format: audio.format };
+}
+
 /** An assistant tool call as clients send it back. */
 export interface ToolCallInput {
   readonly id: string;
@@ -101,6 +140,8 @@ export interface FunctionTool {
   readonly name: string;
   readonly description: string | undefined;
   readonly parameters: Record<string, unknown> | undefined;
+  /** The tool's prompt-cache breakpoint, for protocols that have them (Anthropic). */
+  readonly cacheControl: Record<string, unknown> | undefined;
 }
 
 /** Reads `tools[]`: only `{type: "function"}` tools can be translated. */
@@ -115,6 +156,7 @@ export function readFunctionTools(tools: unknown, protocol: string): FunctionToo
       name: fn.name,
       description: typeof fn.description === 'string' ? fn.description : undefined,
       parameters: isRecord(fn.parameters) ? fn.parameters : undefined,
+      cacheControl: cacheControlOf(tool, `tools[${index}]`),
     };
   });
 }

@@ -91,6 +91,10 @@ export interface UsageRow {
   readonly completionTokens: number;
   readonly reasoningTokens: number;
   readonly cachedTokens: number;
+  /** Prompt tokens written to a prompt cache (part of `promptTokens`, apart from `cachedTokens`). */
+  readonly cacheWriteTokens: number;
+  /** The part of `cacheWriteTokens` written for one hour (priced at `cache_write_1h`). */
+  readonly cacheWrite1hTokens: number;
   readonly costNano: number;
   /** true: tokens counted by the gateway because the node reported none. */
   readonly estimated: boolean;
@@ -121,6 +125,7 @@ export interface UsageTotals {
   readonly completionTokens: number;
   readonly reasoningTokens: number;
   readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
   readonly costNano: number;
 }
 

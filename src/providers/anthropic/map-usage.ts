@@ -1,24 +1,30 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
+import { isRecord } from '../translate-content.js';
 
 /** Anthropic `usage` (message, message_start, message_delta), loosely typed. */
 export interface AnthropicUsage {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes split by TTL. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens?: number | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
 /**
  * Anthropic usage → OpenAI usage (provider-protocols 6.4). Anthropic's `input_tokens`
- * excludes cache reads and writes, so the prompt is the sum of the three. `output_tokens`
+ * excludes cache reads and writes, so the prompt is the sum of the three; reads are
+ * `cached_tokens`, writes `cache_write_tokens`, and the writes for one hour (priced apart,
+ * PRODUCT.md decision 21) also `cache_write_1h_tokens` when there are any. `output_tokens`
  * already includes thinking. Reasoning tokens come from `output_tokens_details`; when the
  * node did not report them they are 0 only if no thinking was seen, otherwise left out
  * rather than guessed.
  */
 export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
   const input = usage.input_tokens ?? 0;
-  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const cacheWrite1h = countOf(usage.cache_creation?.ephemeral_1h_input_tokens);
+  const cacheWrite = Math.max(usage.cache_creation_input_tokens ?? 0, countOf(usage.cache_creation?.ephemeral_5m_input_tokens) + cacheWrite1h);
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const prompt = input + cacheWrite + cacheRead;
   const completion = usage.output_tokens ?? 0;
@@ -29,8 +35,14 @@ export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
   };
+  if (cacheWrite1h > 0) mapped.prompt_tokens_details = { cached_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: cacheWrite1h };
   if (thinking !== undefined) mapped.completion_tokens_details = { reasoning_tokens: thinking };
   return mapped;
+}
+
+/** A breakdown count as given when it is a whole number ≥ 0, else 0 (it only ever splits a total). */
+function countOf(value: unknown): number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0;
 }
 
 /** Stream usage is cumulative: later counters replace earlier ones (provider-protocols 4.5). */
@@ -40,5 +52,6 @@ export function mergeUsage(into: AnthropicUsage, update: AnthropicUsage | null |
     const value = update[field];
     if (typeof value === 'number') into[field] = value;
   }
+  if (isRecord(update.cache_creation)) into.cache_creation = { ...into.cache_creation, ...update.cache_creation };
   if (typeof update.output_tokens_details?.thinking_tokens === 'number') into.output_tokens_details = { thinking_tokens: update.output_tokens_details.thinking_tokens };
 }

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
-import { contentParts, imageUrlOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly } from '../translate-content.js';
+import { Buffer } from 'node:buffer';
+import { cacheControlOf, contentParts, fileDataOf, imageUrlOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly, type ContentPart } from '../translate-content.js';
 
 const PROTOCOL = 'anthropic';
 
@@ -8,6 +9,20 @@ const PROTOCOL = 'anthropic';
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 type Block = Record<string, unknown>;
+
+/** A content part's block with the part's `cache_control`, unchanged, when it has one. */
+function withCacheControl(block: Block, part: ContentPart, param: string): Block {
+  const cacheControl = cacheControlOf(part, param);
+  return cacheControl === undefined ? block : { ...block, cache_control: cacheControl };
+}
+
+/** A message-level `cache_control` marks the message's last block (the breakpoint ends the message). */
+function markLast(blocks: Block[], message: ChatMessage, param: string): Block[] {
+  const cacheControl = cacheControlOf(message as Record<string, unknown>, param);
+  const last = blocks[blocks.length - 1];
+  if (cacheControl !== undefined && last !== undefined) blocks[blocks.length - 1] = { ...last, cache_control: cacheControl };
+  return blocks;
+}
 
 /** One Anthropic message: content always as blocks. */
 export interface AnthropicMessage {
@@ -21,7 +36,9 @@ export interface AnthropicMessage {
  * results become `tool_result` blocks of a user turn; consecutive turns of the same role
  * are merged (Anthropic wants alternating roles). An assistant message's
  * `thinking_blocks` (our extension, see README) go first, verbatim, so signed thinking
- * survives a tool loop.
+ * survives a tool loop. `cache_control` (ttl included) on a message, a content part or a
+ * system part is kept on the block it marks (PRODUCT.md decision 21); a `file` part (PDF or
+ * plain text as base64 `file_data`) becomes a `document` block.
  */
 export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: Block[]; messages: AnthropicMessage[] } {
   const system: Block[] = [];
@@ -36,19 +53,17 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): { system:
     const param = `messages[${index}]`;
     switch (message.role) {
       case 'system':
-      case 'developer': {
-        const text = textOnly(message.content, `${param}.content`, PROTOCOL);
-        if (text !== '') system.push({ type: 'text', text });
+      case 'developer':
+        system.push(...markLast(systemBlocks(message.content, `${param}.content`), message, param));
         break;
-      }
       case 'user':
-        push('user', userBlocks(message.content, `${param}.content`));
+        push('user', markLast(userBlocks(message.content, `${param}.content`), message, param));
         break;
       case 'assistant':
-        push('assistant', assistantBlocks(message, param));
+        push('assistant', markLast(assistantBlocks(message, param), message, param));
         break;
       case 'tool':
-        push('user', [toolResult(message, param)]);
+        push('user', markLast([toolResult(message, param)], message, param));
         break;
       default:
         throw notExpressible(`${param}.role`, PROTOCOL, `the role "${message.role}"`);
@@ -57,13 +72,42 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): { system:
   return { system, messages: out };
 }
 
+/**
+ * System text: one block, parts joined by newlines, unless a part marks a cache breakpoint;
+ * then one block per part, so the breakpoint stays where the client put it.
+ */
+function systemBlocks(content: unknown, param: string): Block[] {
+  const parts = contentParts(content);
+  if (!parts.some((part) => part.cache_control !== undefined && part.cache_control !== null)) {
+    const text = textOnly(content, param, PROTOCOL);
+    return text === '' ? [] : [{ type: 'text', text }];
+  }
+  return parts.flatMap((part, index): Block[] => {
+    const where = `${param}[${index}]`;
+    if (part.type !== 'text' || typeof part.text !== 'string') throw notExpressible(where, PROTOCOL, `a "${part.type}" part in this message`);
+    return part.text === '' ? [] : [withCacheControl({ type: 'text', text: part.text }, part, where)];
+  });
+}
+
 function userBlocks(content: unknown, param: string): Block[] {
   return contentParts(content).flatMap((part, index): Block[] => {
     const where = `${param}[${index}]`;
-    if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [{ type: 'text', text: part.text }] : [];
-    if (part.type === 'image_url') return [imageBlock(imageUrlOf(part, where), where)];
+    if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [withCacheControl({ type: 'text', text: part.text }, part, where)] : [];
+    if (part.type === 'image_url') return [withCacheControl(imageBlock(imageUrlOf(part, where), where), part, where)];
+    if (part.type === 'file') return [withCacheControl(documentBlock(part, where), part, where)];
     throw notExpressible(where, PROTOCOL, `a "${part.type}" content part`);
   });
+}
+
+/** A `file` part → a `document` block: PDF as base64, plain text decoded (provider-protocols 4.2). */
+function documentBlock(part: ContentPart, param: string): Block {
+  const file = fileDataOf(part, param, PROTOCOL);
+  const title = file.filename === undefined ? {} : { title: file.filename };
+  if (file.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: file.mediaType, data: file.data }, ...title };
+  if (file.mediaType === 'text/plain') {
+    return { type: 'document', source: { type: 'text', media_type: file.mediaType, data: Buffer.from(file.data, 'base64').toString('utf8') }, ...title };
+  }
+  throw notExpressible(`${param}.file.file_data`, PROTOCOL, `a file of type ${file.mediaType}`);
 }
 
 function imageBlock(url: string, param: string): Block {
@@ -97,7 +141,7 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
   contentParts(message.content).forEach((part, index) => {
     const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
     if (typeof text !== 'string') throw notExpressible(`${param}.content[${index}]`, PROTOCOL, `a "${part.type}" part in an assistant message`);
-    if (text !== '') blocks.push({ type: 'text', text });
+    if (text !== '') blocks.push(withCacheControl({ type: 'text', text }, part, `${param}.content[${index}]`));
   });
   for (const call of readToolCalls(message.tool_calls, `${param}.tool_calls`, PROTOCOL)) {
     blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });

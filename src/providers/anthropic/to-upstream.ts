@@ -15,7 +15,8 @@ export const FALLBACK_MAX_TOKENS = 4096;
  * Dropped, as documented in the README: penalties, logit_bias, logprobs, seed, and
  * unknown fields (PRODUCT.md decision 8). Rejected with 400: n > 1, temperature above
  * Anthropic's 1.0, `response_format: json_object`, non-function tools, content parts
- * Anthropic has no block for.
+ * Anthropic has no block for. `cache_control` on tools (and on messages and parts, see
+ * toAnthropicMessages) reaches the node unchanged.
  */
 export function toUpstream(request: ChatRequest, context: CallContext): UpstreamCall {
   if (typeof request.n === 'number' && request.n > 1) throw notExpressible('n', PROTOCOL, 'more than one choice');
@@ -53,6 +54,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
       input_schema: tool.parameters ?? { type: 'object', properties: {} },
+      ...(tool.cacheControl === undefined ? {} : { cache_control: tool.cacheControl }),
     }));
     const choice: Record<string, unknown> = toolChoice?.kind === 'function'
       ? { type: 'tool', name: toolChoice.name }

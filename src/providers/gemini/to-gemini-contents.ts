@@ -1,10 +1,15 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
-import { contentParts, imageUrlOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly } from '../translate-content.js';
+import { contentParts, fileDataOf, imageUrlOf, inputAudioOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly } from '../translate-content.js';
 
 const PROTOCOL = 'gemini';
 
 type Part = Record<string, unknown>;
+
+/** `input_audio.format` → the MIME type Gemini takes for inline audio. */
+const AUDIO_MIME_TYPES: Readonly<Record<string, string>> = {
+  wav: 'audio/wav', mp3: 'audio/mp3', aiff: 'audio/aiff', aac: 'audio/aac', ogg: 'audio/ogg', flac: 'audio/flac',
+};
 
 /** One Gemini `Content`. */
 export interface GeminiContent {
@@ -17,7 +22,8 @@ export interface GeminiContent {
  * 6.1): system/developer text goes to `systemInstruction`; assistant turns are `model`
  * turns; a tool message becomes a `functionResponse` part (named after the call it
  * answers) in a user turn; consecutive turns of one role are merged. Images must be data
- * URLs: Gemini cannot fetch arbitrary URLs, and an adapter does no I/O.
+ * URLs: Gemini cannot fetch arbitrary URLs, and an adapter does no I/O. `file` parts
+ * (base64 `file_data`) and `input_audio` become `inlineData`.
  */
 export function toGeminiContents(messages: readonly ChatMessage[]): { systemTexts: string[]; contents: GeminiContent[] } {
   const systemTexts: string[] = [];
@@ -93,6 +99,16 @@ function userParts(content: unknown, param: string): Part[] {
       const data = parseDataUrl(imageUrlOf(part, where));
       if (data === undefined) throw notExpressible(`${where}.image_url.url`, PROTOCOL, 'an image by URL (send it as a base64 data URL)');
       return [{ inlineData: { mimeType: data.mediaType, data: data.data } }];
+    }
+    if (part.type === 'file') {
+      const file = fileDataOf(part, where, PROTOCOL);
+      return [{ inlineData: { mimeType: file.mediaType, data: file.data } }];
+    }
+    if (part.type === 'input_audio') {
+      const audio = inputAudioOf(part, where);
+      const mimeType = AUDIO_MIME_TYPES[audio.format];
+      if (mimeType === undefined) throw notExpressible(`${where}.input_audio.format`, PROTOCOL, `audio of format "${audio.format}"`);
+      return [{ inlineData: { mimeType, data: audio.data } }];
     }
     throw notExpressible(where, PROTOCOL, `a "${part.type}" content part`);
   });

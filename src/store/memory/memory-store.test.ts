@@ -19,6 +19,8 @@ function usageRow(index: number, overrides: Partial<UsageRow> = {}): UsageRow {
     completionTokens: 5,
     reasoningTokens: 0,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
     costNano: 1_000,
     estimated: false,
     status: 200,

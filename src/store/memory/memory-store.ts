@@ -222,7 +222,7 @@ export class MemoryStore implements Store {
     const from = filter.from === undefined ? undefined : new Date(filter.from).toISOString();
     const to = filter.to === undefined ? undefined : new Date(filter.to).toISOString();
     const newest: UsageRow[] = [];
-    const totals = { requests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedTokens: 0, costNano: 0 };
+    const totals = { requests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, costNano: 0 };
     for (const row of this.usage.newestFirst()) {
       if (
         (filter.keyId !== undefined && row.keyId !== filter.keyId) ||
@@ -239,6 +239,7 @@ export class MemoryStore implements Store {
       totals.completionTokens += row.completionTokens;
       totals.reasoningTokens += row.reasoningTokens;
       totals.cachedTokens += row.cachedTokens;
+      totals.cacheWriteTokens += row.cacheWriteTokens;
       totals.costNano += row.costNano;
     }
     return { rows: newest, totals };

@@ -145,4 +145,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_source ON api_keys (source);
     `,
   },
+  {
+    version: 5,
+    name: 'prompt-cache writes in the usage ledger (priced apart from reads and plain input)',
+    // Rows booked before had no cache writes priced: 0 is what they were billed on.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN cache_write_tokens integer NOT NULL DEFAULT 0;
+      ALTER TABLE usage_ledger ADD COLUMN cache_write_1h_tokens integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];

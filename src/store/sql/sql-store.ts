@@ -93,6 +93,8 @@ function usageOf(row: Row): UsageRow {
     completionTokens: num(row.completion_tokens),
     reasoningTokens: num(row.reasoning_tokens),
     cachedTokens: num(row.cached_tokens),
+    cacheWriteTokens: num(row.cache_write_tokens),
+    cacheWrite1hTokens: num(row.cache_write_1h_tokens),
     costNano: num(row.cost_nano),
     estimated: Boolean(row.estimated),
     status: num(row.status),
@@ -119,6 +121,8 @@ function usageJson(row: UsageRow) {
     completion_tokens: row.completionTokens,
     reasoning_tokens: row.reasoningTokens,
     cached_tokens: row.cachedTokens,
+    cache_write_tokens: row.cacheWriteTokens,
+    cache_write_1h_tokens: row.cacheWrite1hTokens,
     cost_nano: row.costNano,
     estimated: row.estimated,
     status: row.status,
@@ -132,14 +136,14 @@ function usageJson(row: UsageRow) {
 }
 
 const USAGE_COLUMNS =
-  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, created_at';
+  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, created_at';
 
 const RECORD_USAGE = `
   WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS r(
       request_id text, correlation_id text, key_id text, account_id text, model text, node text,
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
-      cached_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
+      cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
       created_at timestamptz)
   ), inserted AS (
@@ -439,6 +443,7 @@ export class SqlStore implements Store {
     const [totals] = await this.db.query(
       `SELECT count(*) AS requests, coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
          coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens, coalesce(sum(cached_tokens), 0) AS cached_tokens,
+         coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
          coalesce(sum(cost_nano), 0) AS cost_nano
        FROM usage_ledger ${where}`,
       params,
@@ -452,6 +457,7 @@ export class SqlStore implements Store {
         completionTokens: num(total.completion_tokens),
         reasoningTokens: num(total.reasoning_tokens),
         cachedTokens: num(total.cached_tokens),
+        cacheWriteTokens: num(total.cache_write_tokens),
         costNano: num(total.cost_nano),
       },
     };

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -6042,7 +6042,7 @@ return false;
 else {
 const _errs349 = errors;
 for(const key24 in data115){
-if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
+if(!((((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "cache_write")) || (key24 === "cache_write_1h")) || (key24 === "reasoning"))){
 validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
 return false;
 break;
@@ -6160,8 +6160,8 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data115.reasoning !== undefined){
-let data119 = data115.reasoning;
+if(data115.cache_write !== undefined){
+let data119 = data115.cache_write;
 const _errs356 = errors;
 if(!(typeof data119 == "number")){
 let dataType125 = typeof data119;
@@ -6172,21 +6172,21 @@ if(dataType125 == "boolean" || data119 === null
 coerced125 = +data119;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data119}];
 return false;
 }
 }
 if(coerced125 !== undefined){
 data119 = coerced125;
 if(data115 !== undefined){
-data115["reasoning"] = coerced125;
+data115["cache_write"] = coerced125;
 }
 }
 }
 if(errors === _errs356){
 if(typeof data119 == "number"){
 if(data119 < 0 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data119}];
 return false;
 }
 }
@@ -6195,6 +6195,82 @@ var valid40 = _errs356 === errors;
 }
 else {
 var valid40 = true;
+}
+if(valid40){
+if(data115.cache_write_1h !== undefined){
+let data120 = data115.cache_write_1h;
+const _errs358 = errors;
+if(!(typeof data120 == "number")){
+let dataType126 = typeof data120;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "boolean" || data120 === null
+              || (dataType126 == "string" && data120 && data120 == +data120)){
+coerced126 = +data120;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data120}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data120 = coerced126;
+if(data115 !== undefined){
+data115["cache_write_1h"] = coerced126;
+}
+}
+}
+if(errors === _errs358){
+if(typeof data120 == "number"){
+if(data120 < 0 || isNaN(data120)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data120}];
+return false;
+}
+}
+}
+var valid40 = _errs358 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data115.reasoning !== undefined){
+let data121 = data115.reasoning;
+const _errs360 = errors;
+if(!(typeof data121 == "number")){
+let dataType127 = typeof data121;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "boolean" || data121 === null
+              || (dataType127 == "string" && data121 && data121 == +data121)){
+coerced127 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data121}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data121 = coerced127;
+if(data115 !== undefined){
+data115["reasoning"] = coerced127;
+}
+}
+}
+if(errors === _errs360){
+if(typeof data121 == "number"){
+if(data121 < 0 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data121}];
+return false;
+}
+}
+}
+var valid40 = _errs360 === errors;
+}
+else {
+var valid40 = true;
+}
+}
 }
 }
 }
@@ -6214,142 +6290,66 @@ var valid31 = true;
 }
 if(valid31){
 if(data98.routes !== undefined){
-let data120 = data98.routes;
-const _errs358 = errors;
-if(errors === _errs358){
-if(Array.isArray(data120)){
-if(data120.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
+let data122 = data98.routes;
+const _errs362 = errors;
+if(errors === _errs362){
+if(Array.isArray(data122)){
+if(data122.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data122}];
 return false;
 }
 else {
 var valid41 = true;
-const len4 = data120.length;
+const len4 = data122.length;
 for(let i4=0; i4<len4; i4++){
-let data121 = data120[i4];
-const _errs360 = errors;
-if(errors === _errs360){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+let data123 = data122[i4];
+const _errs364 = errors;
+if(errors === _errs364){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
 let missing6;
-if((data121.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+if((data123.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
 return false;
 }
 else {
-const _errs362 = errors;
-for(const key25 in data121){
+const _errs366 = errors;
+for(const key25 in data123){
 if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
 return false;
 break;
 }
 }
-if(_errs362 === errors){
-if(data121.node !== undefined){
-let data122 = data121.node;
-const _errs363 = errors;
-if(typeof data122 !== "string"){
-let dataType126 = typeof data122;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data122;
-}
-else if(data122 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data122 = coerced126;
-if(data121 !== undefined){
-data121["node"] = coerced126;
-}
-}
-}
-if(errors === _errs363){
-if(typeof data122 === "string"){
-if(func3(data122) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
-return false;
-}
-}
-}
-var valid42 = _errs363 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data121.model !== undefined){
-let data123 = data121.model;
-const _errs365 = errors;
-if(typeof data123 !== "string"){
-let dataType127 = typeof data123;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data123;
-}
-else if(data123 === null){
-coerced127 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data123 = coerced127;
-if(data121 !== undefined){
-data121["model"] = coerced127;
-}
-}
-}
-if(errors === _errs365){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
-return false;
-}
-}
-}
-var valid42 = _errs365 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data121.weight !== undefined){
-let data124 = data121.weight;
+if(_errs366 === errors){
+if(data123.node !== undefined){
+let data124 = data123.node;
 const _errs367 = errors;
-if(!(typeof data124 == "number")){
+if(typeof data124 !== "string"){
 let dataType128 = typeof data124;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(dataType128 == "boolean" || data124 === null
-              || (dataType128 == "string" && data124 && data124 == +data124)){
-coerced128 = +data124;
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data124;
+}
+else if(data124 === null){
+coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data124}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data124 = coerced128;
-if(data121 !== undefined){
-data121["weight"] = coerced128;
+if(data123 !== undefined){
+data123["node"] = coerced128;
 }
 }
 }
 if(errors === _errs367){
-if(typeof data124 == "number"){
-if(data124 <= 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
+if(typeof data124 === "string"){
+if(func3(data124) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data124}];
 return false;
 }
 }
@@ -6360,38 +6360,114 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data121.priority !== undefined){
-let data125 = data121.priority;
+if(data123.model !== undefined){
+let data125 = data123.model;
 const _errs369 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+if(typeof data125 !== "string"){
 let dataType129 = typeof data125;
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data125 === null
-              || (dataType129 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced129 = +data125;
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data125;
+}
+else if(data125 === null){
+coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data125}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data125 = coerced129;
-if(data121 !== undefined){
-data121["priority"] = coerced129;
+if(data123 !== undefined){
+data123["model"] = coerced129;
 }
 }
 }
 if(errors === _errs369){
-if(typeof data125 == "number"){
-if(data125 < 0 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
+if(typeof data125 === "string"){
+if(func3(data125) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data125}];
 return false;
 }
 }
 }
 var valid42 = _errs369 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data123.weight !== undefined){
+let data126 = data123.weight;
+const _errs371 = errors;
+if(!(typeof data126 == "number")){
+let dataType130 = typeof data126;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "boolean" || data126 === null
+              || (dataType130 == "string" && data126 && data126 == +data126)){
+coerced130 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data126}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data126 = coerced130;
+if(data123 !== undefined){
+data123["weight"] = coerced130;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data126 == "number"){
+if(data126 <= 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data126}];
+return false;
+}
+}
+}
+var valid42 = _errs371 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data123.priority !== undefined){
+let data127 = data123.priority;
+const _errs373 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType131 = typeof data127;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 === "boolean" || data127 === null
+              || (dataType131 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced131 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data127}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data127 = coerced131;
+if(data123 !== undefined){
+data123["priority"] = coerced131;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data127 == "number"){
+if(data127 < 0 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data127}];
+return false;
+}
+}
+}
+var valid42 = _errs373 === errors;
 }
 else {
 var valid42 = true;
@@ -6403,11 +6479,11 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
 return false;
 }
 }
-var valid41 = _errs360 === errors;
+var valid41 = _errs364 === errors;
 if(!valid41){
 break;
 }
@@ -6415,11 +6491,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data122}];
 return false;
 }
 }
-var valid31 = _errs358 === errors;
+var valid31 = _errs362 === errors;
 }
 else {
 var valid31 = true;
@@ -6458,128 +6534,68 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data126 = data.accounts;
-const _errs371 = errors;
-if(errors === _errs371){
-if(Array.isArray(data126)){
+let data128 = data.accounts;
+const _errs375 = errors;
+if(errors === _errs375){
+if(Array.isArray(data128)){
 var valid43 = true;
-const len5 = data126.length;
+const len5 = data128.length;
 for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs373 = errors;
-if(errors === _errs373){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+let data129 = data128[i5];
+const _errs377 = errors;
+if(errors === _errs377){
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
 let missing7;
-if((data127.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data127}];
+if((data129.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data129}];
 return false;
 }
 else {
-const _errs375 = errors;
-for(const key26 in data127){
+const _errs379 = errors;
+for(const key26 in data129){
 if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data129}];
 return false;
 break;
 }
 }
-if(_errs375 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs376 = errors;
-if(typeof data128 !== "string"){
-let dataType130 = typeof data128;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data128;
-}
-else if(data128 === null){
-coerced130 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data128 = coerced130;
-if(data127 !== undefined){
-data127["id"] = coerced130;
-}
-}
-}
-if(errors === _errs376){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-else {
-if(!pattern5.test(data128)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs376 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.name !== undefined){
-let data129 = data127.name;
-const _errs378 = errors;
-if(typeof data129 !== "string"){
-let dataType131 = typeof data129;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data129;
-}
-else if(data129 === null){
-coerced131 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data129}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data129 = coerced131;
-if(data127 !== undefined){
-data127["name"] = coerced131;
-}
-}
-}
-var valid44 = _errs378 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.balance !== undefined){
-let data130 = data127.balance;
+if(_errs379 === errors){
+if(data129.id !== undefined){
+let data130 = data129.id;
 const _errs380 = errors;
-if(!(typeof data130 == "number")){
+if(typeof data130 !== "string"){
 let dataType132 = typeof data130;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data130 === null
-              || (dataType132 == "string" && data130 && data130 == +data130)){
-coerced132 = +data130;
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data130;
+}
+else if(data130 === null){
+coerced132 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
 return false;
 }
 }
 if(coerced132 !== undefined){
 data130 = coerced132;
-if(data127 !== undefined){
-data127["balance"] = coerced132;
+if(data129 !== undefined){
+data129["id"] = coerced132;
+}
+}
+}
+if(errors === _errs380){
+if(typeof data130 === "string"){
+if(func3(data130) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
+return false;
+}
+else {
+if(!pattern5.test(data130)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
+return false;
+}
 }
 }
 }
@@ -6589,55 +6605,29 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data127.allowed_models !== undefined){
-let data131 = data127.allowed_models;
+if(data129.name !== undefined){
+let data131 = data129.name;
 const _errs382 = errors;
-if(errors === _errs382){
-if(Array.isArray(data131)){
-var valid45 = true;
-const len6 = data131.length;
-for(let i6=0; i6<len6; i6++){
-let data132 = data131[i6];
-const _errs384 = errors;
-if(typeof data132 !== "string"){
-let dataType133 = typeof data132;
+if(typeof data131 !== "string"){
+let dataType133 = typeof data131;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
 if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data132;
+coerced133 = "" + data131;
 }
-else if(data132 === null){
+else if(data131 === null){
 coerced133 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data131}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data132 = coerced133;
-if(data131 !== undefined){
-data131[i6] = coerced133;
+data131 = coerced133;
+if(data129 !== undefined){
+data129["name"] = coerced133;
 }
-}
-}
-if(errors === _errs384){
-if(typeof data132 === "string"){
-if(func3(data132) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
-return false;
-}
-}
-}
-var valid45 = _errs384 === errors;
-if(!valid45){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data131}];
-return false;
 }
 }
 var valid44 = _errs382 === errors;
@@ -6646,96 +6636,108 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data127.limits !== undefined){
-let data133 = data127.limits;
-const _errs386 = errors;
-if(errors === _errs386){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs388 = errors;
-for(const key27 in data133){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
-return false;
-break;
-}
-}
-if(_errs388 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
-const _errs389 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType134 = typeof data134;
+if(data129.balance !== undefined){
+let data132 = data129.balance;
+const _errs384 = errors;
+if(!(typeof data132 == "number")){
+let dataType134 = typeof data132;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data134 === null
-              || (dataType134 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced134 = +data134;
+if(dataType134 == "boolean" || data132 === null
+              || (dataType134 == "string" && data132 && data132 == +data132)){
+coerced134 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data132}];
 return false;
 }
 }
 if(coerced134 !== undefined){
-data134 = coerced134;
-if(data133 !== undefined){
-data133["rpm"] = coerced134;
+data132 = coerced134;
+if(data129 !== undefined){
+data129["balance"] = coerced134;
 }
 }
 }
-if(errors === _errs389){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
-return false;
-}
-}
-}
-var valid46 = _errs389 === errors;
+var valid44 = _errs384 === errors;
 }
 else {
-var valid46 = true;
+var valid44 = true;
 }
-if(valid46){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
-const _errs391 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType135 = typeof data135;
+if(valid44){
+if(data129.allowed_models !== undefined){
+let data133 = data129.allowed_models;
+const _errs386 = errors;
+if(errors === _errs386){
+if(Array.isArray(data133)){
+var valid45 = true;
+const len6 = data133.length;
+for(let i6=0; i6<len6; i6++){
+let data134 = data133[i6];
+const _errs388 = errors;
+if(typeof data134 !== "string"){
+let dataType135 = typeof data134;
 let coerced135 = undefined;
 if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data135 === null
-              || (dataType135 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced135 = +data135;
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data134;
+}
+else if(data134 === null){
+coerced135 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data134}];
 return false;
 }
 }
 if(coerced135 !== undefined){
-data135 = coerced135;
+data134 = coerced135;
 if(data133 !== undefined){
-data133["rps"] = coerced135;
+data133[i6] = coerced135;
 }
 }
 }
-if(errors === _errs391){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
+if(errors === _errs388){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data134}];
 return false;
 }
 }
 }
-var valid46 = _errs391 === errors;
+var valid45 = _errs388 === errors;
+if(!valid45){
+break;
+}
+}
 }
 else {
-var valid46 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data133}];
+return false;
 }
-if(valid46){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
+}
+var valid44 = _errs386 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data129.limits !== undefined){
+let data135 = data129.limits;
+const _errs390 = errors;
+if(errors === _errs390){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs392 = errors;
+for(const key27 in data135){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data135}];
+return false;
+break;
+}
+}
+if(_errs392 === errors){
+if(data135.rpm !== undefined){
+let data136 = data135.rpm;
 const _errs393 = errors;
 if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
 let dataType136 = typeof data136;
@@ -6746,21 +6748,21 @@ if(dataType136 === "boolean" || data136 === null
 coerced136 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data136}];
 return false;
 }
 }
 if(coerced136 !== undefined){
 data136 = coerced136;
-if(data133 !== undefined){
-data133["tpm"] = coerced136;
+if(data135 !== undefined){
+data135["rpm"] = coerced136;
 }
 }
 }
 if(errors === _errs393){
 if(typeof data136 == "number"){
 if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data136}];
 return false;
 }
 }
@@ -6770,83 +6772,157 @@ var valid46 = _errs393 === errors;
 else {
 var valid46 = true;
 }
+if(valid46){
+if(data135.rps !== undefined){
+let data137 = data135.rps;
+const _errs395 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType137 = typeof data137;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 === "boolean" || data137 === null
+              || (dataType137 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced137 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data137}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data137 = coerced137;
+if(data135 !== undefined){
+data135["rps"] = coerced137;
+}
+}
+}
+if(errors === _errs395){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data137}];
+return false;
+}
+}
+}
+var valid46 = _errs395 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data135.tpm !== undefined){
+let data138 = data135.tpm;
+const _errs397 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType138 = typeof data138;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 === "boolean" || data138 === null
+              || (dataType138 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced138 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data138}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data138 = coerced138;
+if(data135 !== undefined){
+data135["tpm"] = coerced138;
+}
+}
+}
+if(errors === _errs397){
+if(typeof data138 == "number"){
+if(data138 < 1 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data138}];
+return false;
+}
+}
+}
+var valid46 = _errs397 === errors;
+}
+else {
+var valid46 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data135}];
 return false;
 }
 }
-var valid44 = _errs386 === errors;
+var valid44 = _errs390 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data127.policy !== undefined){
-let data137 = data127.policy;
-const _errs395 = errors;
-if(errors === _errs395){
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-const _errs397 = errors;
-for(const key28 in data137){
+if(data129.policy !== undefined){
+let data139 = data129.policy;
+const _errs399 = errors;
+if(errors === _errs399){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs401 = errors;
+for(const key28 in data139){
 if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data139}];
 return false;
 break;
 }
 }
-if(_errs397 === errors){
-if(data137.streaming !== undefined){
-let data138 = data137.streaming;
-const _errs398 = errors;
-if(typeof data138 !== "boolean"){
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(data138 === "false" || data138 === 0 || data138 === null){
-coerced137 = false;
+if(_errs401 === errors){
+if(data139.streaming !== undefined){
+let data140 = data139.streaming;
+const _errs402 = errors;
+if(typeof data140 !== "boolean"){
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(data140 === "false" || data140 === 0 || data140 === null){
+coerced139 = false;
 }
-else if(data138 === "true" || data138 === 1){
-coerced137 = true;
+else if(data140 === "true" || data140 === 1){
+coerced139 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data140}];
 return false;
 }
 }
-if(coerced137 !== undefined){
-data138 = coerced137;
-if(data137 !== undefined){
-data137["streaming"] = coerced137;
+if(coerced139 !== undefined){
+data140 = coerced139;
+if(data139 !== undefined){
+data139["streaming"] = coerced139;
 }
 }
 }
-var valid47 = _errs398 === errors;
+var valid47 = _errs402 === errors;
 }
 else {
 var valid47 = true;
 }
 if(valid47){
-if(data137.max_reasoning_effort !== undefined){
-let data139 = data137.max_reasoning_effort;
-const _errs400 = errors;
-const _errs401 = errors;
+if(data139.max_reasoning_effort !== undefined){
+let data141 = data139.max_reasoning_effort;
+const _errs404 = errors;
+const _errs405 = errors;
 let valid48 = false;
-const _errs402 = errors;
-if(typeof data139 !== "string"){
-let dataType138 = typeof data139;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data139;
+const _errs406 = errors;
+if(typeof data141 !== "string"){
+let dataType140 = typeof data141;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data141;
 }
-else if(data139 === null){
-coerced138 = "";
+else if(data141 === null){
+coerced140 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
+const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6856,15 +6932,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data139 = coerced138;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced138;
+if(coerced140 !== undefined){
+data141 = coerced140;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced140;
 }
 }
 }
-if("low" !== data139){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
+if("low" !== data141){
+const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6873,22 +6949,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs406 === errors;
 valid48 = valid48 || _valid12;
 if(!valid48){
-const _errs404 = errors;
-if(typeof data139 !== "string"){
-let dataType139 = typeof data139;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data139;
+const _errs408 = errors;
+if(typeof data141 !== "string"){
+let dataType141 = typeof data141;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data141;
 }
-else if(data139 === null){
-coerced139 = "";
+else if(data141 === null){
+coerced141 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
+const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6898,15 +6974,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data139 = coerced139;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced139;
+if(coerced141 !== undefined){
+data141 = coerced141;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced141;
 }
 }
 }
-if("medium" !== data139){
-const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
+if("medium" !== data141){
+const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6915,22 +6991,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs408 === errors;
 valid48 = valid48 || _valid12;
 if(!valid48){
-const _errs406 = errors;
-if(typeof data139 !== "string"){
-let dataType140 = typeof data139;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data139;
+const _errs410 = errors;
+if(typeof data141 !== "string"){
+let dataType142 = typeof data141;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data141;
 }
-else if(data139 === null){
-coerced140 = "";
+else if(data141 === null){
+coerced142 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
+const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6940,15 +7016,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data139 = coerced140;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced140;
+if(coerced142 !== undefined){
+data141 = coerced142;
+if(data139 !== undefined){
+data139["max_reasoning_effort"] = coerced142;
 }
 }
 }
-if("high" !== data139){
-const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
+if("high" !== data141){
+const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6957,12 +7033,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs406 === errors;
+var _valid12 = _errs410 === errors;
 valid48 = valid48 || _valid12;
 }
 }
 if(!valid48){
-const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data139};
+const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data141};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6974,17 +7050,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs401;
+errors = _errs405;
 if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
+if(_errs405){
+vErrors.length = _errs405;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid47 = _errs400 === errors;
+var valid47 = _errs404 === errors;
 }
 else {
 var valid47 = true;
@@ -6993,11 +7069,11 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data139}];
 return false;
 }
 }
-var valid44 = _errs395 === errors;
+var valid44 = _errs399 === errors;
 }
 else {
 var valid44 = true;
@@ -7011,134 +7087,56 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data129}];
 return false;
 }
 }
-var valid43 = _errs373 === errors;
+var valid43 = _errs377 === errors;
 if(!valid43){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data128}];
 return false;
 }
 }
-var valid0 = _errs371 === errors;
+var valid0 = _errs375 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data140 = data.keys;
-const _errs408 = errors;
-if(errors === _errs408){
-if(Array.isArray(data140)){
+let data142 = data.keys;
+const _errs412 = errors;
+if(errors === _errs412){
+if(Array.isArray(data142)){
 var valid49 = true;
-const len7 = data140.length;
+const len7 = data142.length;
 for(let i7=0; i7<len7; i7++){
-let data141 = data140[i7];
-const _errs410 = errors;
-if(errors === _errs410){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+let data143 = data142[i7];
+const _errs414 = errors;
+if(errors === _errs414){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
 let missing8;
-if((data141.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data141}];
+if((data143.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data143}];
 return false;
 }
 else {
-const _errs412 = errors;
-for(const key29 in data141){
+const _errs416 = errors;
+for(const key29 in data143){
 if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data143}];
 return false;
 break;
 }
 }
-if(_errs412 === errors){
-if(data141.key !== undefined){
-let data142 = data141.key;
-const _errs413 = errors;
-if(typeof data142 !== "string"){
-let dataType141 = typeof data142;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data142;
-}
-else if(data142 === null){
-coerced141 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data141 !== undefined){
-data141["key"] = coerced141;
-}
-}
-}
-if(errors === _errs413){
-if(typeof data142 === "string"){
-if(func3(data142) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
-return false;
-}
-}
-}
-var valid50 = _errs413 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.account !== undefined){
-let data143 = data141.account;
-const _errs415 = errors;
-if(typeof data143 !== "string"){
-let dataType142 = typeof data143;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data143;
-}
-else if(data143 === null){
-coerced142 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data143 = coerced142;
-if(data141 !== undefined){
-data141["account"] = coerced142;
-}
-}
-}
-if(errors === _errs415){
-if(typeof data143 === "string"){
-if(func3(data143) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
-return false;
-}
-}
-}
-var valid50 = _errs415 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.name !== undefined){
-let data144 = data141.name;
+if(_errs416 === errors){
+if(data143.key !== undefined){
+let data144 = data143.key;
 const _errs417 = errors;
 if(typeof data144 !== "string"){
 let dataType143 = typeof data144;
@@ -7151,14 +7149,22 @@ else if(data144 === null){
 coerced143 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data144}];
 return false;
 }
 }
 if(coerced143 !== undefined){
 data144 = coerced143;
-if(data141 !== undefined){
-data141["name"] = coerced143;
+if(data143 !== undefined){
+data143["key"] = coerced143;
+}
+}
+}
+if(errors === _errs417){
+if(typeof data144 === "string"){
+if(func3(data144) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data144}];
+return false;
 }
 }
 }
@@ -7168,33 +7174,35 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.spend_limit !== undefined){
-let data145 = data141.spend_limit;
+if(data143.account !== undefined){
+let data145 = data143.account;
 const _errs419 = errors;
-if(!(typeof data145 == "number")){
+if(typeof data145 !== "string"){
 let dataType144 = typeof data145;
 let coerced144 = undefined;
 if(!(coerced144 !== undefined)){
-if(dataType144 == "boolean" || data145 === null
-              || (dataType144 == "string" && data145 && data145 == +data145)){
-coerced144 = +data145;
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data145;
+}
+else if(data145 === null){
+coerced144 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data145}];
 return false;
 }
 }
 if(coerced144 !== undefined){
 data145 = coerced144;
-if(data141 !== undefined){
-data141["spend_limit"] = coerced144;
+if(data143 !== undefined){
+data143["account"] = coerced144;
 }
 }
 }
 if(errors === _errs419){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
+if(typeof data145 === "string"){
+if(func3(data145) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data145}];
 return false;
 }
 }
@@ -7205,96 +7213,90 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.limits !== undefined){
-let data146 = data141.limits;
+if(data143.name !== undefined){
+let data146 = data143.name;
 const _errs421 = errors;
-if(errors === _errs421){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs423 = errors;
-for(const key30 in data146){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
-return false;
-break;
-}
-}
-if(_errs423 === errors){
-if(data146.rpm !== undefined){
-let data147 = data146.rpm;
-const _errs424 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType145 = typeof data147;
+if(typeof data146 !== "string"){
+let dataType145 = typeof data146;
 let coerced145 = undefined;
 if(!(coerced145 !== undefined)){
-if(dataType145 === "boolean" || data147 === null
-              || (dataType145 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced145 = +data147;
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data146;
+}
+else if(data146 === null){
+coerced145 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data146}];
 return false;
 }
 }
 if(coerced145 !== undefined){
-data147 = coerced145;
-if(data146 !== undefined){
-data146["rpm"] = coerced145;
+data146 = coerced145;
+if(data143 !== undefined){
+data143["name"] = coerced145;
 }
 }
 }
-if(errors === _errs424){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
-return false;
-}
-}
-}
-var valid51 = _errs424 === errors;
+var valid50 = _errs421 === errors;
 }
 else {
-var valid51 = true;
+var valid50 = true;
 }
-if(valid51){
-if(data146.rps !== undefined){
-let data148 = data146.rps;
-const _errs426 = errors;
-if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
-let dataType146 = typeof data148;
+if(valid50){
+if(data143.spend_limit !== undefined){
+let data147 = data143.spend_limit;
+const _errs423 = errors;
+if(!(typeof data147 == "number")){
+let dataType146 = typeof data147;
 let coerced146 = undefined;
 if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data148 === null
-              || (dataType146 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
-coerced146 = +data148;
+if(dataType146 == "boolean" || data147 === null
+              || (dataType146 == "string" && data147 && data147 == +data147)){
+coerced146 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data147}];
 return false;
 }
 }
 if(coerced146 !== undefined){
-data148 = coerced146;
-if(data146 !== undefined){
-data146["rps"] = coerced146;
+data147 = coerced146;
+if(data143 !== undefined){
+data143["spend_limit"] = coerced146;
 }
 }
 }
-if(errors === _errs426){
-if(typeof data148 == "number"){
-if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
+if(errors === _errs423){
+if(typeof data147 == "number"){
+if(data147 < 0 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data147}];
 return false;
 }
 }
 }
-var valid51 = _errs426 === errors;
+var valid50 = _errs423 === errors;
 }
 else {
-var valid51 = true;
+var valid50 = true;
 }
-if(valid51){
-if(data146.tpm !== undefined){
-let data149 = data146.tpm;
+if(valid50){
+if(data143.limits !== undefined){
+let data148 = data143.limits;
+const _errs425 = errors;
+if(errors === _errs425){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+const _errs427 = errors;
+for(const key30 in data148){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data148}];
+return false;
+break;
+}
+}
+if(_errs427 === errors){
+if(data148.rpm !== undefined){
+let data149 = data148.rpm;
 const _errs428 = errors;
 if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
 let dataType147 = typeof data149;
@@ -7305,21 +7307,21 @@ if(dataType147 === "boolean" || data149 === null
 coerced147 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data149}];
 return false;
 }
 }
 if(coerced147 !== undefined){
 data149 = coerced147;
-if(data146 !== undefined){
-data146["tpm"] = coerced147;
+if(data148 !== undefined){
+data148["rpm"] = coerced147;
 }
 }
 }
 if(errors === _errs428){
 if(typeof data149 == "number"){
 if(data149 < 1 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data149}];
 return false;
 }
 }
@@ -7329,140 +7331,214 @@ var valid51 = _errs428 === errors;
 else {
 var valid51 = true;
 }
+if(valid51){
+if(data148.rps !== undefined){
+let data150 = data148.rps;
+const _errs430 = errors;
+if(!((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150)))){
+let dataType148 = typeof data150;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 === "boolean" || data150 === null
+              || (dataType148 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
+coerced148 = +data150;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data150}];
+return false;
+}
+}
+if(coerced148 !== undefined){
+data150 = coerced148;
+if(data148 !== undefined){
+data148["rps"] = coerced148;
+}
+}
+}
+if(errors === _errs430){
+if(typeof data150 == "number"){
+if(data150 < 1 || isNaN(data150)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data150}];
+return false;
+}
+}
+}
+var valid51 = _errs430 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data148.tpm !== undefined){
+let data151 = data148.tpm;
+const _errs432 = errors;
+if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
+let dataType149 = typeof data151;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data151 === null
+              || (dataType149 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced149 = +data151;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data151}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data151 = coerced149;
+if(data148 !== undefined){
+data148["tpm"] = coerced149;
+}
+}
+}
+if(errors === _errs432){
+if(typeof data151 == "number"){
+if(data151 < 1 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data151}];
+return false;
+}
+}
+}
+var valid51 = _errs432 === errors;
+}
+else {
+var valid51 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data148}];
 return false;
 }
 }
-var valid50 = _errs421 === errors;
+var valid50 = _errs425 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.allowed_models !== undefined){
-let data150 = data141.allowed_models;
-const _errs430 = errors;
-if(errors === _errs430){
-if(Array.isArray(data150)){
+if(data143.allowed_models !== undefined){
+let data152 = data143.allowed_models;
+const _errs434 = errors;
+if(errors === _errs434){
+if(Array.isArray(data152)){
 var valid52 = true;
-const len8 = data150.length;
+const len8 = data152.length;
 for(let i8=0; i8<len8; i8++){
-let data151 = data150[i8];
-const _errs432 = errors;
-if(typeof data151 !== "string"){
-let dataType148 = typeof data151;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data151;
+let data153 = data152[i8];
+const _errs436 = errors;
+if(typeof data153 !== "string"){
+let dataType150 = typeof data153;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data153;
 }
-else if(data151 === null){
-coerced148 = "";
+else if(data153 === null){
+coerced150 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data153}];
 return false;
 }
 }
-if(coerced148 !== undefined){
-data151 = coerced148;
-if(data150 !== undefined){
-data150[i8] = coerced148;
+if(coerced150 !== undefined){
+data153 = coerced150;
+if(data152 !== undefined){
+data152[i8] = coerced150;
 }
 }
 }
-if(errors === _errs432){
-if(typeof data151 === "string"){
-if(func3(data151) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
+if(errors === _errs436){
+if(typeof data153 === "string"){
+if(func3(data153) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data153}];
 return false;
 }
 }
 }
-var valid52 = _errs432 === errors;
+var valid52 = _errs436 === errors;
 if(!valid52){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data152}];
 return false;
 }
 }
-var valid50 = _errs430 === errors;
+var valid50 = _errs434 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.policy !== undefined){
-let data152 = data141.policy;
-const _errs434 = errors;
-if(errors === _errs434){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-const _errs436 = errors;
-for(const key31 in data152){
+if(data143.policy !== undefined){
+let data154 = data143.policy;
+const _errs438 = errors;
+if(errors === _errs438){
+if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
+const _errs440 = errors;
+for(const key31 in data154){
 if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data154}];
 return false;
 break;
 }
 }
-if(_errs436 === errors){
-if(data152.streaming !== undefined){
-let data153 = data152.streaming;
-const _errs437 = errors;
-if(typeof data153 !== "boolean"){
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(data153 === "false" || data153 === 0 || data153 === null){
-coerced149 = false;
+if(_errs440 === errors){
+if(data154.streaming !== undefined){
+let data155 = data154.streaming;
+const _errs441 = errors;
+if(typeof data155 !== "boolean"){
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(data155 === "false" || data155 === 0 || data155 === null){
+coerced151 = false;
 }
-else if(data153 === "true" || data153 === 1){
-coerced149 = true;
+else if(data155 === "true" || data155 === 1){
+coerced151 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data155}];
 return false;
 }
 }
-if(coerced149 !== undefined){
-data153 = coerced149;
-if(data152 !== undefined){
-data152["streaming"] = coerced149;
+if(coerced151 !== undefined){
+data155 = coerced151;
+if(data154 !== undefined){
+data154["streaming"] = coerced151;
 }
 }
 }
-var valid53 = _errs437 === errors;
+var valid53 = _errs441 === errors;
 }
 else {
 var valid53 = true;
 }
 if(valid53){
-if(data152.max_reasoning_effort !== undefined){
-let data154 = data152.max_reasoning_effort;
-const _errs439 = errors;
-const _errs440 = errors;
+if(data154.max_reasoning_effort !== undefined){
+let data156 = data154.max_reasoning_effort;
+const _errs443 = errors;
+const _errs444 = errors;
 let valid54 = false;
-const _errs441 = errors;
-if(typeof data154 !== "string"){
-let dataType150 = typeof data154;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data154;
+const _errs445 = errors;
+if(typeof data156 !== "string"){
+let dataType152 = typeof data156;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data156;
 }
-else if(data154 === null){
-coerced150 = "";
+else if(data156 === null){
+coerced152 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
+const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7472,15 +7548,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data154 = coerced150;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced150;
+if(coerced152 !== undefined){
+data156 = coerced152;
+if(data154 !== undefined){
+data154["max_reasoning_effort"] = coerced152;
 }
 }
 }
-if("low" !== data154){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
+if("low" !== data156){
+const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7489,22 +7565,22 @@ vErrors.push(err112);
 }
 errors++;
 }
-var _valid13 = _errs441 === errors;
+var _valid13 = _errs445 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs443 = errors;
-if(typeof data154 !== "string"){
-let dataType151 = typeof data154;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data154;
+const _errs447 = errors;
+if(typeof data156 !== "string"){
+let dataType153 = typeof data156;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data156;
 }
-else if(data154 === null){
-coerced151 = "";
+else if(data156 === null){
+coerced153 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
+const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7514,15 +7590,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data154 = coerced151;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced151;
+if(coerced153 !== undefined){
+data156 = coerced153;
+if(data154 !== undefined){
+data154["max_reasoning_effort"] = coerced153;
 }
 }
 }
-if("medium" !== data154){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
+if("medium" !== data156){
+const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7531,22 +7607,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs443 === errors;
+var _valid13 = _errs447 === errors;
 valid54 = valid54 || _valid13;
 if(!valid54){
-const _errs445 = errors;
-if(typeof data154 !== "string"){
-let dataType152 = typeof data154;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data154;
+const _errs449 = errors;
+if(typeof data156 !== "string"){
+let dataType154 = typeof data156;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data156;
 }
-else if(data154 === null){
-coerced152 = "";
+else if(data156 === null){
+coerced154 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7556,15 +7632,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data154 = coerced152;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced152;
+if(coerced154 !== undefined){
+data156 = coerced154;
+if(data154 !== undefined){
+data154["max_reasoning_effort"] = coerced154;
 }
 }
 }
-if("high" !== data154){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+if("high" !== data156){
+const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7573,12 +7649,12 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs445 === errors;
+var _valid13 = _errs449 === errors;
 valid54 = valid54 || _valid13;
 }
 }
 if(!valid54){
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data154};
+const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data156};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7590,17 +7666,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs440;
+errors = _errs444;
 if(vErrors !== null){
-if(_errs440){
-vErrors.length = _errs440;
+if(_errs444){
+vErrors.length = _errs444;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid53 = _errs439 === errors;
+var valid53 = _errs443 === errors;
 }
 else {
 var valid53 = true;
@@ -7609,34 +7685,34 @@ var valid53 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data154}];
 return false;
 }
 }
-var valid50 = _errs434 === errors;
+var valid50 = _errs438 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.status !== undefined){
-let data155 = data141.status;
-const _errs447 = errors;
-const _errs448 = errors;
+if(data143.status !== undefined){
+let data157 = data143.status;
+const _errs451 = errors;
+const _errs452 = errors;
 let valid55 = false;
-const _errs449 = errors;
-if(typeof data155 !== "string"){
-let dataType153 = typeof data155;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data155;
+const _errs453 = errors;
+if(typeof data157 !== "string"){
+let dataType155 = typeof data157;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data157;
 }
-else if(data155 === null){
-coerced153 = "";
+else if(data157 === null){
+coerced155 = "";
 }
 else {
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
+const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7646,15 +7722,15 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data155 = coerced153;
-if(data141 !== undefined){
-data141["status"] = coerced153;
+if(coerced155 !== undefined){
+data157 = coerced155;
+if(data143 !== undefined){
+data143["status"] = coerced155;
 }
 }
 }
-if("active" !== data155){
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
+if("active" !== data157){
+const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7663,22 +7739,22 @@ vErrors.push(err119);
 }
 errors++;
 }
-var _valid14 = _errs449 === errors;
+var _valid14 = _errs453 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs451 = errors;
-if(typeof data155 !== "string"){
-let dataType154 = typeof data155;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data155;
+const _errs455 = errors;
+if(typeof data157 !== "string"){
+let dataType156 = typeof data157;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data157;
 }
-else if(data155 === null){
-coerced154 = "";
+else if(data157 === null){
+coerced156 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
+const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7688,15 +7764,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data155 = coerced154;
-if(data141 !== undefined){
-data141["status"] = coerced154;
+if(coerced156 !== undefined){
+data157 = coerced156;
+if(data143 !== undefined){
+data143["status"] = coerced156;
 }
 }
 }
-if("blocked" !== data155){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
+if("blocked" !== data157){
+const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7705,22 +7781,22 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid14 = _errs451 === errors;
+var _valid14 = _errs455 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs453 = errors;
-if(typeof data155 !== "string"){
-let dataType155 = typeof data155;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data155;
+const _errs457 = errors;
+if(typeof data157 !== "string"){
+let dataType157 = typeof data157;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data157;
 }
-else if(data155 === null){
-coerced155 = "";
+else if(data157 === null){
+coerced157 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
+const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7730,15 +7806,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data155 = coerced155;
-if(data141 !== undefined){
-data141["status"] = coerced155;
+if(coerced157 !== undefined){
+data157 = coerced157;
+if(data143 !== undefined){
+data143["status"] = coerced157;
 }
 }
 }
-if("revoked" !== data155){
-const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
+if("revoked" !== data157){
+const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7747,22 +7823,22 @@ vErrors.push(err123);
 }
 errors++;
 }
-var _valid14 = _errs453 === errors;
+var _valid14 = _errs457 === errors;
 valid55 = valid55 || _valid14;
 if(!valid55){
-const _errs455 = errors;
-if(typeof data155 !== "string"){
-let dataType156 = typeof data155;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data155;
+const _errs459 = errors;
+if(typeof data157 !== "string"){
+let dataType158 = typeof data157;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data157;
 }
-else if(data155 === null){
-coerced156 = "";
+else if(data157 === null){
+coerced158 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
+const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7772,15 +7848,15 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data155 = coerced156;
-if(data141 !== undefined){
-data141["status"] = coerced156;
+if(coerced158 !== undefined){
+data157 = coerced158;
+if(data143 !== undefined){
+data143["status"] = coerced158;
 }
 }
 }
-if("deleted" !== data155){
-const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
+if("deleted" !== data157){
+const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7789,13 +7865,13 @@ vErrors.push(err125);
 }
 errors++;
 }
-var _valid14 = _errs455 === errors;
+var _valid14 = _errs459 === errors;
 valid55 = valid55 || _valid14;
 }
 }
 }
 if(!valid55){
-const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data155};
+const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data157};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7807,17 +7883,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs448;
+errors = _errs452;
 if(vErrors !== null){
-if(_errs448){
-vErrors.length = _errs448;
+if(_errs452){
+vErrors.length = _errs452;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs447 === errors;
+var valid50 = _errs451 === errors;
 }
 else {
 var valid50 = true;
@@ -7833,22 +7909,22 @@ var valid50 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data143}];
 return false;
 }
 }
-var valid49 = _errs410 === errors;
+var valid49 = _errs414 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data142}];
 return false;
 }
 }
-var valid0 = _errs408 === errors;
+var valid0 = _errs412 === errors;
 }
 else {
 var valid0 = true;
