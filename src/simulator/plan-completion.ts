@@ -126,7 +126,8 @@ function planChoice(request: PlanRequest, controls: GenerationControls, seed: nu
 
   if (decision?.kind === 'call') {
     const value = decision.arguments ?? schemaValue(decision.tool.parameters, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0));
-    const text = JSON.stringify(value ?? {});
+    // Arguments are an object in every protocol (Anthropic `input`, Gemini `args`), whatever the schema says.
+    const text = JSON.stringify(typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {});
     const call = { id: `sim${fnv1aHash(`${seed}:call:${index}`).toString(16)}`, name: decision.tool.name, arguments: text, argumentChunks: splitArguments(text) };
     return { reasoningTokens, contentTokens: [], toolCalls: [call], finishReason: 'tool_calls', stopSequence: undefined, logprobs: undefined };
   }
