@@ -91,8 +91,9 @@ export function openaiTurnFacts(messages: readonly unknown[]): TurnFacts {
   };
 }
 
-/** The generation controls of an OpenAI chat-completions body (already checked to be a request). */
-export function openaiControls(body: Record<string, unknown>, messages: readonly unknown[]): GenerationControls {
+/** The generation controls of an OpenAI chat-completions body (already checked by parseChatRequest). */
+export function openaiControls(request: unknown, messages: readonly unknown[]): GenerationControls {
+  const body = isRecord(request) ? request : {};
   const logprobs = body.logprobs === true;
   const top = readInteger(body, 'top_logprobs', 0, MAX_TOP_LOGPROBS);
   if (top !== undefined && !logprobs) throw invalid("Invalid 'top_logprobs': 'logprobs' must be true to use it.", 'top_logprobs');

@@ -313,7 +313,7 @@ export class SimulatedNode {
     }
     const chatRequest = parseChatRequest(body);
     this.#modelsSeen.add(chatRequest.model);
-    const controls = openaiControls(body as Record<string, unknown>, chatRequest.messages);
+    const controls = openaiControls(body, chatRequest.messages);
     const plan = planCompletion(chatRequest, controls, scriptFor(this.#scripts, chatRequest.model));
     const identity = {
       id: `chatcmpl-sim-${requestNumber}`,
