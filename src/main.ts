@@ -63,6 +63,7 @@ const launchNode: NodeLauncher = async (node: NodeConfig) => {
     tokensPerSecond: node.simulated.tokensPerSecond,
     reasoningField: node.simulated.reasoningField,
     protocol: node.protocol,
+    scripts: node.simulated.scripts,
   });
   const baseUrl = await simulator.listen(node.simulated.port, '127.0.0.1');
   return { node: { ...node, baseUrl }, stop: () => simulator.close() };

@@ -41,6 +41,29 @@ const RateLimitsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One rule of a simulated node's script (src/simulator/README.md); regexes and placeholders are checked by resolve-config. */
+const ScriptRuleSchema = Type.Object(
+  {
+    when: Type.Optional(Type.Object(
+      {
+        tools_offered: Type.Optional(Type.Boolean()),
+        last_role: Type.Optional(literals(['user', 'assistant', 'tool', 'system'] as const)),
+        last_message_matches: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { additionalProperties: false },
+    )),
+    call: Type.Optional(Type.Object(
+      {
+        tool: Type.String({ minLength: 1 }),
+        arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      },
+      { additionalProperties: false },
+    )),
+    answer: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 const SimulatedNodeSettingsSchema = Type.Object(
   {
     first_byte_ms: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -49,6 +72,8 @@ const SimulatedNodeSettingsSchema = Type.Object(
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     /** The wire protocol the simulated node speaks (default openai). */
     protocol: Type.Optional(literals<WireProtocol>(WIRE_PROTOCOLS)),
+    /** Scripted answers by model name as the node sees it (`"*"`: every other model). */
+    scripts: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.Array(ScriptRuleSchema, { minItems: 1 }))),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@
 
 import type { WireProtocol } from './wire-protocols.js';
 import type { HealthSettings } from './node-health-settings.js';
+import type { SimulatorScriptsFile } from '../simulator/simulator-script.js';
 
 /** One of the three reasoning depths of spec 2.4. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';
@@ -51,6 +52,8 @@ export interface SimulatedNodeSettings {
   readonly tokensPerSecond: number;
   readonly reasoningField: 'reasoning_content' | 'reasoning';
   readonly port: number;
+  /** Scripted answers by model name, as written (checked at load); empty: none. */
+  readonly scripts: SimulatorScriptsFile;
 }
 
 /** USD per one million tokens. */

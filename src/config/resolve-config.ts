@@ -4,6 +4,7 @@ import { addressRangeProblem } from '../limits/client-ip.js';
 import { adapterFor } from '../providers/registry.js';
 import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
+import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from '../simulator/simulator-script.js';
 import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, NodeReplyLimits, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
 
 type ModelReasoningFile = NonNullable<ConfigFile['models'][number]['reasoning']>;
@@ -108,8 +109,20 @@ export function resolveNode(
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,
       reasoningField: simulated.reasoning_field ?? DEFAULTS.simulated.reasoningField,
       port: simulated.port ?? DEFAULTS.simulated.port,
+      scripts: resolveScripts(simulated.scripts, path, source),
     },
   };
+}
+
+/** Checks a simulated node's scripts at load (regular expressions, rule shape, placeholders). */
+function resolveScripts(scripts: SimulatorScriptsFile | undefined, path: string, source: string): SimulatorScriptsFile {
+  try {
+    compileSimulatorScripts(scripts ?? {});
+  } catch (error) {
+    if (error instanceof ScriptError) throw new ConfigError(source, `${path}.simulated.scripts.${error.path}`, error.problem);
+    throw error;
+  }
+  return scripts ?? {};
 }
 
 type PolicyFile = NonNullable<ConfigFile['accounts']>[number]['policy'];

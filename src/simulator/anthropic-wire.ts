@@ -1,6 +1,8 @@
 import type { ChatStreamEvents } from './chat-stream-events.js';
 import { fnv1aHash } from './fnv1a-hash.js';
-import type { CompletionPlan } from './plan-completion.js';
+import type { GenerationControls, OfferedTool, OutputFormat, ToolChoice, TurnFacts } from './generation-controls.js';
+import { messageText } from './message-text.js';
+import { choiceOutputTokens, type CompletionPlan } from './plan-completion.js';
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
 import type { ReasoningEffort } from './parse-chat-request.js';
@@ -10,6 +12,8 @@ import type { ReasoningEffort } from './parse-chat-request.js';
  * request checks the real API makes (max_tokens required, thinking budget ≥ 1024 and
  * below max_tokens, no temperature change while thinking), then deterministic thinking
  * and text blocks with exact usage, as one `message` or as the documented event sequence.
+ * Tools come back as `tool_use` blocks (stop_reason `tool_use`), `stop_sequences` as
+ * stop_reason `stop_sequence`, `output_config.format` as a JSON answer.
  */
 
 /** What the simulator reads from a Messages request. */
@@ -20,6 +24,7 @@ export interface AnthropicRequest {
   stream: boolean;
   maxTokens: number;
   reasoningTokens: number;
+  controls: GenerationControls;
 }
 
 /** Reasoning tokens for a thinking budget: rises with the budget (1024 → 16, 8192 → 128, 24576 → 384). */
@@ -57,7 +62,60 @@ export function parseAnthropicRequest(body: unknown): AnthropicRequest {
     throw invalidRequest('`temperature` may only be set to 1 when thinking is enabled.');
   }
   const system = typeof body.system === 'string' ? [{ content: body.system }] : Array.isArray(body.system) ? [{ content: body.system }] : [];
-  return { model: body.model, messages: [...system, ...body.messages], stream: body.stream === true, maxTokens, reasoningTokens };
+  return { model: body.model, messages: [...system, ...body.messages], stream: body.stream === true, maxTokens, reasoningTokens, controls: anthropicControls(body) };
+}
+
+function readTools(value: unknown): OfferedTool[] {
+  if (!Array.isArray(value)) return [];
+  // Client tools have an input_schema; server tools (web search, …) have a `type` and none.
+  return value.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' && isRecord(tool.input_schema) ? [{ name: tool.name, parameters: tool.input_schema }] : []));
+}
+
+function readToolChoice(value: unknown): ToolChoice {
+  if (!isRecord(value)) return { mode: 'auto' };
+  if (value.type === 'none') return { mode: 'none' };
+  if (value.type === 'any') return { mode: 'required' };
+  if (value.type === 'tool' && typeof value.name === 'string') return { mode: 'required', only: [value.name] };
+  return { mode: 'auto' };
+}
+
+function readFormat(body: Record<string, unknown>): OutputFormat {
+  const format = isRecord(body.output_config) ? body.output_config.format : undefined;
+  return isRecord(format) && format.type === 'json_schema' ? { kind: 'json_schema', schema: format.schema } : { kind: 'text' };
+}
+
+/** Text of a `tool_result` block: its string content or its text blocks. */
+function toolResultText(block: Record<string, unknown>): string {
+  return messageText({ content: block.content });
+}
+
+/** Facts about the end of a Messages conversation: a user turn of `tool_result` blocks is a tool result. */
+function anthropicTurnFacts(messages: readonly unknown[]): TurnFacts {
+  const turns = messages.filter(isRecord);
+  const last = turns[turns.length - 1];
+  const blocks = Array.isArray(last?.content) ? last.content.filter(isRecord) : [];
+  const results = blocks.filter((block) => block.type === 'tool_result');
+  const isToolResult = last?.role === 'user' && results.length > 0;
+  const lastUser = [...turns].reverse().find((turn) => turn.role === 'user' && !(Array.isArray(turn.content) && turn.content.some((block) => isRecord(block) && block.type === 'tool_result')));
+  return {
+    lastRole: isToolResult ? 'tool' : last?.role === 'assistant' ? 'assistant' : 'user',
+    lastText: isToolResult ? results.map(toolResultText).join('\n') : messageText(last),
+    lastUserText: lastUser === undefined ? '' : messageText(lastUser),
+    toolResult: isToolResult ? results.map(toolResultText).join('\n') : '',
+  };
+}
+
+function anthropicControls(body: Record<string, unknown>): GenerationControls {
+  const stop = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((entry): entry is string => typeof entry === 'string') : [];
+  return {
+    tools: readTools(body.tools),
+    toolChoice: readToolChoice(body.tool_choice),
+    choiceCount: 1,
+    stop,
+    format: readFormat(body),
+    topLogprobs: undefined,
+    turn: anthropicTurnFacts(Array.isArray(body.messages) ? body.messages : []),
+  };
 }
 
 /** Identity of one simulated message. */
@@ -76,13 +134,20 @@ function usageOf(plan: CompletionPlan) {
     input_tokens: plan.promptTokens,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
-    output_tokens: plan.reasoningTokens.length + plan.contentTokens.length,
+    output_tokens: choiceOutputTokens(plan),
     output_tokens_details: { thinking_tokens: plan.reasoningTokens.length },
   };
 }
 
 function stopReasonOf(plan: CompletionPlan): string {
+  if (plan.finishReason === 'tool_calls') return 'tool_use';
+  if (plan.stopSequence !== undefined) return 'stop_sequence';
   return plan.finishReason === 'length' ? 'max_tokens' : 'end_turn';
+}
+
+/** Anthropic's spelling of a planned call's id. */
+function toolUseId(id: string): string {
+  return `toolu_${id}`;
 }
 
 /** The non-streaming `message` body. */
@@ -93,6 +158,7 @@ export function anthropicMessageBody(plan: CompletionPlan, identity: AnthropicId
     content.push({ type: 'thinking', thinking, signature: signatureOf(identity, thinking) });
   }
   if (plan.contentTokens.length > 0) content.push({ type: 'text', text: plan.contentTokens.join(''), citations: null });
+  for (const call of plan.toolCalls) content.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input: JSON.parse(call.arguments) as unknown });
   return {
     id: identity.id,
     type: 'message',
@@ -100,7 +166,7 @@ export function anthropicMessageBody(plan: CompletionPlan, identity: AnthropicId
     model: identity.model,
     content,
     stop_reason: stopReasonOf(plan),
-    stop_sequence: null,
+    stop_sequence: plan.stopSequence ?? null,
     usage: { ...usageOf(plan), service_tier: 'standard' },
   };
 }
@@ -111,7 +177,8 @@ function sse(type: string, data: Record<string, unknown>): string {
 
 /**
  * The documented event sequence (provider-protocols 4.5): message_start, a ping, a
- * thinking block (thinking deltas, then its signature), a text block, message_delta with
+ * thinking block (thinking deltas, then its signature), a text block, `tool_use` blocks
+ * (`input_json_delta` pieces), message_delta with
  * the stop reason and cumulative usage, message_stop. Every event after message_start is paced.
  */
 export function anthropicStreamEvents(plan: CompletionPlan, identity: AnthropicIdentity): ChatStreamEvents {
@@ -137,8 +204,15 @@ export function anthropicStreamEvents(plan: CompletionPlan, identity: AnthropicI
     events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const token of plan.contentTokens) events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: token } }));
     events.push(sse('content_block_stop', { index }));
+    index++;
   }
-  events.push(sse('message_delta', { delta: { stop_reason: stopReasonOf(plan), stop_sequence: null }, usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details } }));
+  for (const call of plan.toolCalls) {
+    events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id: toolUseId(call.id), name: call.name, input: {} } }));
+    for (const piece of call.argumentChunks) events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+    events.push(sse('content_block_stop', { index }));
+    index++;
+  }
+  events.push(sse('message_delta', { delta: { stop_reason: stopReasonOf(plan), stop_sequence: plan.stopSequence ?? null }, usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details } }));
   events.push(sse('message_stop', {}));
   return { events, tokenCount: events.length - 1 };
 }

@@ -1,4 +1,4 @@
-import type { CompletionPlan } from './plan-completion.js';
+import { choiceOutputTokens, type CompletionPlan } from './plan-completion.js';
 
 /** The OpenAI `usage` object the simulator reports (a subset of the real one's detail fields). */
 export interface CompletionUsage {
@@ -9,10 +9,10 @@ export interface CompletionUsage {
   completion_tokens_details: { reasoning_tokens: number };
 }
 
-/** Exact usage of a plan: one token per emitted reasoning or content token. */
+/** Exact usage of a plan: one token per emitted reasoning, content or tool-argument token, over every choice. */
 export function completionUsage(plan: CompletionPlan): CompletionUsage {
-  const reasoningTokens = plan.reasoningTokens.length;
-  const completionTokens = reasoningTokens + plan.contentTokens.length;
+  const reasoningTokens = plan.choices.reduce((sum, choice) => sum + choice.reasoningTokens.length, 0);
+  const completionTokens = plan.choices.reduce((sum, choice) => sum + choiceOutputTokens(choice), 0);
   return {
     prompt_tokens: plan.promptTokens,
     completion_tokens: completionTokens,

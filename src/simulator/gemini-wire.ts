@@ -1,6 +1,8 @@
 import type { ChatStreamEvents } from './chat-stream-events.js';
 import { fnv1aHash } from './fnv1a-hash.js';
-import type { CompletionPlan } from './plan-completion.js';
+import type { GenerationControls, OfferedTool, OutputFormat, ToolChoice, TurnFacts } from './generation-controls.js';
+import { messageText } from './message-text.js';
+import { choiceOutputTokens, type ChoicePlan, type CompletionPlan } from './plan-completion.js';
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
 import { reasoningTokensForBudget } from './anthropic-wire.js';
@@ -10,8 +12,15 @@ import { reasoningTokensForBudget } from './anthropic-wire.js';
  * with a budget or a level (not both), `includeThoughts` deciding whether thought parts
  * come back (thinking is counted either way), `maxOutputTokens` shared by thoughts and
  * answer; replies as one `GenerateContentResponse` or as SSE events of new parts only,
- * with the finish reason and full usage on the last one and no end marker.
+ * with the finish reason and full usage on the last one and no end marker. Function
+ * declarations are answered with whole `functionCall` parts, `candidateCount` with that
+ * many candidates, `stopSequences` cut the answer, `responseMimeType: application/json`
+ * gives a JSON answer (of `responseJsonSchema` / `responseSchema` when given).
  */
+
+/** Gemini's own limits on `candidateCount` and `stopSequences`. */
+const MAX_CANDIDATES = 8;
+const MAX_STOP_SEQUENCES = 5;
 
 /** What the simulator reads from a generateContent request. */
 export interface GeminiRequest {
@@ -21,6 +30,7 @@ export interface GeminiRequest {
   maxTokens: number | undefined;
   reasoningTokens: number;
   includeThoughts: boolean;
+  controls: GenerationControls;
 }
 
 const LEVEL_TOKENS: Readonly<Record<string, number>> = {
@@ -69,6 +79,73 @@ export function parseGeminiRequest(model: string, body: unknown): GeminiRequest 
     maxTokens,
     reasoningTokens,
     includeThoughts: thinking.includeThoughts === true,
+    controls: geminiControls(body, generation, body.contents),
+  };
+}
+
+function readTools(value: unknown): OfferedTool[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : []))
+    .flatMap((declaration) => (isRecord(declaration) && typeof declaration.name === 'string'
+      ? [{ name: declaration.name, parameters: declaration.parametersJsonSchema ?? declaration.parameters }]
+      : []));
+}
+
+function readToolChoice(value: unknown): ToolChoice {
+  const config = isRecord(value) && isRecord(value.functionCallingConfig) ? value.functionCallingConfig : {};
+  const only = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames.filter((name): name is string => typeof name === 'string') : undefined;
+  if (config.mode === 'NONE') return { mode: 'none' };
+  if (config.mode === 'ANY' || config.mode === 'VALIDATED') return only === undefined ? { mode: 'required' } : { mode: 'required', only };
+  return { mode: 'auto' };
+}
+
+function readFormat(generation: Record<string, unknown>): OutputFormat {
+  if (generation.responseMimeType !== 'application/json') return { kind: 'text' };
+  const schema = generation.responseJsonSchema ?? generation.responseSchema;
+  return schema === undefined ? { kind: 'json_object' } : { kind: 'json_schema', schema };
+}
+
+/** A `functionResponse` as text: its lone `result` string, else its JSON. */
+function functionResponseText(part: Record<string, unknown>): string {
+  const response = isRecord(part.functionResponse) ? part.functionResponse.response : undefined;
+  if (isRecord(response) && Object.keys(response).length === 1 && typeof response.result === 'string') return response.result;
+  return JSON.stringify(response ?? {});
+}
+
+/** Facts about the end of `contents`: a user turn of `functionResponse` parts is a tool result. */
+function geminiTurnFacts(contents: readonly unknown[]): TurnFacts {
+  const turns = contents.filter(isRecord);
+  const partsOf = (turn: Record<string, unknown> | undefined) => (Array.isArray(turn?.parts) ? turn.parts.filter(isRecord) : []);
+  const last = turns[turns.length - 1];
+  const results = partsOf(last).filter((part) => part.functionResponse !== undefined);
+  const isToolResult = last?.role !== 'model' && results.length > 0;
+  const lastUser = [...turns].reverse().find((turn) => turn.role !== 'model' && !partsOf(turn).some((part) => part.functionResponse !== undefined));
+  const toolResult = results.map(functionResponseText).join('\n');
+  return {
+    lastRole: isToolResult ? 'tool' : last?.role === 'model' ? 'assistant' : 'user',
+    lastText: isToolResult ? toolResult : messageText(asMessage(last)),
+    lastUserText: lastUser === undefined ? '' : messageText(asMessage(lastUser)),
+    toolResult: isToolResult ? toolResult : '',
+  };
+}
+
+function geminiControls(body: Record<string, unknown>, generation: Record<string, unknown>, contents: readonly unknown[]): GenerationControls {
+  const count = generation.candidateCount ?? 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_CANDIDATES) {
+    throw invalidRequest(`* GenerationConfig.candidate_count: must be from 1 to ${MAX_CANDIDATES}`);
+  }
+  const stop = generation.stopSequences ?? [];
+  if (!Array.isArray(stop) || stop.length > MAX_STOP_SEQUENCES || !stop.every((entry) => typeof entry === 'string')) {
+    throw invalidRequest(`* GenerationConfig.stop_sequences: at most ${MAX_STOP_SEQUENCES} strings`);
+  }
+  return {
+    tools: readTools(body.tools),
+    toolChoice: readToolChoice(body.toolConfig),
+    choiceCount: count,
+    stop,
+    format: readFormat(generation),
+    topLogprobs: undefined,
+    turn: geminiTurnFacts(contents),
   };
 }
 
@@ -79,33 +156,45 @@ export interface GeminiIdentity {
 }
 
 function usageOf(plan: CompletionPlan): Record<string, number> {
+  const reasoning = plan.choices.reduce((sum, choice) => sum + choice.reasoningTokens.length, 0);
+  const candidates = plan.choices.reduce((sum, choice) => sum + choiceOutputTokens(choice) - choice.reasoningTokens.length, 0);
   const usage: Record<string, number> = {
     promptTokenCount: plan.promptTokens,
-    candidatesTokenCount: plan.contentTokens.length,
-    totalTokenCount: plan.promptTokens + plan.contentTokens.length + plan.reasoningTokens.length,
+    candidatesTokenCount: candidates,
+    totalTokenCount: plan.promptTokens + candidates + reasoning,
   };
-  if (plan.reasoningTokens.length > 0) usage.thoughtsTokenCount = plan.reasoningTokens.length;
+  if (reasoning > 0) usage.thoughtsTokenCount = reasoning;
   return usage;
 }
 
-function finishReasonOf(plan: CompletionPlan): string {
-  return plan.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP';
+function finishReasonOf(choice: ChoicePlan): string {
+  // Gemini finishes with STOP also when it calls functions (provider-protocols 5.4).
+  return choice.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP';
 }
 
 function signatureOf(identity: GeminiIdentity, text: string): string {
   return Buffer.from(`gsig:${identity.model}:${fnv1aHash(text).toString(16)}`).toString('base64');
 }
 
-/** The non-streaming `GenerateContentResponse`. */
+/** Function calls come back whole, arguments as an object and without an id (as the Gemini Developer API sends them). */
+function functionCallParts(choice: ChoicePlan): Array<Record<string, unknown>> {
+  return choice.toolCalls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } }));
+}
+
+/** The non-streaming `GenerateContentResponse`: one candidate per choice. */
 export function geminiResponseBody(plan: CompletionPlan, identity: GeminiIdentity, includeThoughts: boolean): unknown {
-  const parts: unknown[] = [];
-  if (includeThoughts && plan.reasoningTokens.length > 0) parts.push({ text: plan.reasoningTokens.join(''), thought: true });
-  if (plan.contentTokens.length > 0) {
-    const text = plan.contentTokens.join('');
-    parts.push(plan.reasoningTokens.length > 0 ? { text, thoughtSignature: signatureOf(identity, text) } : { text });
-  }
+  const candidates = plan.choices.map((choice, index) => {
+    const parts: unknown[] = [];
+    if (includeThoughts && choice.reasoningTokens.length > 0) parts.push({ text: choice.reasoningTokens.join(''), thought: true });
+    if (choice.contentTokens.length > 0) {
+      const text = choice.contentTokens.join('');
+      parts.push(choice.reasoningTokens.length > 0 ? { text, thoughtSignature: signatureOf(identity, text) } : { text });
+    }
+    parts.push(...functionCallParts(choice));
+    return { content: { role: 'model', parts }, finishReason: finishReasonOf(choice), index };
+  });
   return {
-    candidates: [{ content: { role: 'model', parts }, finishReason: finishReasonOf(plan), index: 0 }],
+    candidates,
     usageMetadata: usageOf(plan),
     modelVersion: identity.model,
     responseId: identity.responseId,
@@ -113,31 +202,32 @@ export function geminiResponseBody(plan: CompletionPlan, identity: GeminiIdentit
 }
 
 /**
- * Stream events (`data: …` separated by CRLF CRLF, as Gemini sends them): one event per
- * thought token and per answer token, each with only its new part; the first carries the
- * prompt count, the last the finish reason and the full usage. No `[DONE]`.
+ * Stream events (`data: …` separated by CRLF CRLF, as Gemini sends them), candidate after
+ * candidate: one event per thought token, per answer token and per function call, each
+ * with only its new part; the first carries the prompt count, a candidate's last its
+ * finish reason, the very last the full usage. No `[DONE]`.
  */
 export function geminiStreamEvents(plan: CompletionPlan, identity: GeminiIdentity, includeThoughts: boolean): ChatStreamEvents {
-  const parts: Array<Record<string, unknown>> = [];
-  if (includeThoughts) for (const token of plan.reasoningTokens) parts.push({ text: token, thought: true });
-  plan.contentTokens.forEach((token, index) => {
-    parts.push(index === 0 && plan.reasoningTokens.length > 0 ? { text: token, thoughtSignature: signatureOf(identity, token) } : { text: token });
-  });
   const events: string[] = [];
-  const last = Math.max(parts.length, 1) - 1;
-  for (let index = 0; index <= last; index++) {
-    const part = parts[index];
-    const candidate: Record<string, unknown> = { content: { role: 'model', parts: part === undefined ? [] : [part] }, index: 0 };
-    const chunk: Record<string, unknown> = { candidates: [candidate] };
-    if (index === last) {
-      candidate.finishReason = finishReasonOf(plan);
-      chunk.usageMetadata = usageOf(plan);
-    } else if (index === 0) {
-      chunk.usageMetadata = { promptTokenCount: plan.promptTokens, totalTokenCount: plan.promptTokens };
+  plan.choices.forEach((choice, candidateIndex) => {
+    const parts: Array<Record<string, unknown>> = [];
+    if (includeThoughts) for (const token of choice.reasoningTokens) parts.push({ text: token, thought: true });
+    choice.contentTokens.forEach((token, index) => {
+      parts.push(index === 0 && choice.reasoningTokens.length > 0 ? { text: token, thoughtSignature: signatureOf(identity, token) } : { text: token });
+    });
+    parts.push(...functionCallParts(choice));
+    const last = Math.max(parts.length, 1) - 1;
+    for (let index = 0; index <= last; index++) {
+      const part = parts[index];
+      const candidate: Record<string, unknown> = { content: { role: 'model', parts: part === undefined ? [] : [part] }, index: candidateIndex };
+      const chunk: Record<string, unknown> = { candidates: [candidate] };
+      if (index === last) candidate.finishReason = finishReasonOf(choice);
+      if (index === last && candidateIndex === plan.choices.length - 1) chunk.usageMetadata = usageOf(plan);
+      else if (events.length === 0) chunk.usageMetadata = { promptTokenCount: plan.promptTokens, totalTokenCount: plan.promptTokens };
+      chunk.modelVersion = identity.model;
+      chunk.responseId = identity.responseId;
+      events.push(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
     }
-    chunk.modelVersion = identity.model;
-    chunk.responseId = identity.responseId;
-    events.push(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-  }
+  });
   return { events, tokenCount: events.length };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatRequest } from './parse-chat-request.js';
+import { DEFAULT_CONTROLS } from './generation-controls.js';
 import { planCompletion, REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 
 function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
@@ -57,4 +58,37 @@ test('the cap bounds reasoning plus answer', () => {
   assert.equal(inReasoning.finishReason, 'length');
   assert.deepEqual(inReasoning.reasoningTokens, full.reasoningTokens.slice(0, 10));
   assert.deepEqual(inReasoning.contentTokens, []);
+});
+
+test('a stop sequence inside a token cuts that token; the earliest of several wins', () => {
+  const plain = planCompletion(request());
+  const text = plain.contentTokens.join('');
+  const long = plain.contentTokens.slice(1).find((token) => token.length >= 5) ?? '';
+  const inside = long.slice(2, 4);
+  assert.equal(inside.length, 2);
+  const plan = planCompletion(request(), { ...DEFAULT_CONTROLS, stop: ['.', inside] });
+  const at = Math.min(...['.', inside].map((sequence) => text.indexOf(sequence)).filter((index) => index >= 0));
+  assert.equal(plan.contentTokens.join(''), text.slice(0, at));
+  assert.equal(plan.finishReason, 'stop');
+  assert.equal(plan.stopSequence, text.startsWith(inside, at) ? inside : '.');
+});
+
+test('tool arguments are always an object and fit the schema', () => {
+  const tools = [
+    { name: 'scalar', parameters: { type: 'string' } },
+    { name: 'nested', parameters: { type: 'object', properties: { files: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, mode: { const: 'r' } } } } }, required: ['files'] } },
+  ];
+  for (const tool of tools) {
+    const plan = planCompletion(request(), { ...DEFAULT_CONTROLS, tools: [tool], toolChoice: { mode: 'required' } });
+    const call = plan.toolCalls[0];
+    assert.equal(call?.name, tool.name);
+    assert.equal(call?.argumentChunks.join(''), call?.arguments);
+    const value = JSON.parse(call?.arguments ?? '') as unknown;
+    assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value));
+  }
+  const nested = planCompletion(request(), { ...DEFAULT_CONTROLS, tools: [tools[1] as (typeof tools)[number]], toolChoice: { mode: 'required' } });
+  const files = (JSON.parse(nested.toolCalls[0]?.arguments ?? '{}') as { files: Array<{ path: unknown; mode: unknown }> }).files;
+  assert.equal(files.length, 1);
+  assert.equal(typeof files[0]?.path, 'string');
+  assert.equal(files[0]?.mode, 'r');
 });

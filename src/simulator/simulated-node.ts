@@ -8,6 +8,7 @@ import type { ReasoningField } from './completion-identity.js';
 import { DEFAULT_FAILURE_BODY, FaultInjector, type FaultDecision } from './fault-injector.js';
 import { parseFaultSettings, type FaultSettings } from './fault-settings.js';
 import { geminiResponseBody, geminiStreamEvents, parseGeminiRequest } from './gemini-wire.js';
+import { openaiControls } from './openai-controls.js';
 import { parseChatRequest } from './parse-chat-request.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { errorBody, type SimulatedProtocol } from './protocol-errors.js';
@@ -15,11 +16,13 @@ import { readRequestBody } from './read-request-body.js';
 import { redactHeaders } from './redact-headers.js';
 import { sendJson } from './send-json.js';
 import { SimulatorError } from './simulator-error.js';
+import { compileSimulatorScripts, scriptFor, type SimulatorScripts, type SimulatorScriptsFile } from './simulator-script.js';
 import { writeChatStream } from './write-chat-stream.js';
 
 export type { FailureFault, FaultSettings } from './fault-settings.js';
 export type { ReasoningField } from './completion-identity.js';
 export type { SimulatedProtocol } from './protocol-errors.js';
+export type { ScriptRuleFile, SimulatorScriptsFile } from './simulator-script.js';
 
 /** Options of one simulated OpenAI-compatible node. */
 export interface SimulatedNodeOptions {
@@ -43,6 +46,8 @@ export interface SimulatedNodeOptions {
   protocol?: SimulatedProtocol;
   /** When set, requests must carry this key the protocol's way (Bearer, x-api-key, x-goog-api-key). */
   apiKey?: string;
+  /** Scripted answers by model name (`"*"`: every other model), as in the YAML; checked here (throws ScriptError). */
+  scripts?: SimulatorScriptsFile;
 }
 
 /** Traffic seen by a node; only chat-completion requests are counted. */
@@ -92,6 +97,7 @@ export class SimulatedNode {
   readonly #contextLength: number | undefined;
   readonly #protocol: SimulatedProtocol;
   readonly #apiKey: string | undefined;
+  readonly #scripts: SimulatorScripts;
   readonly #faults: FaultInjector;
   readonly #server: Server;
   readonly #modelsSeen = new Set<string>();
@@ -110,6 +116,7 @@ export class SimulatedNode {
     this.#contextLength = options.contextLength;
     this.#protocol = options.protocol ?? 'openai';
     this.#apiKey = options.apiKey;
+    this.#scripts = compileSimulatorScripts(options.scripts ?? {});
     this.#faults = new FaultInjector(options.seed ?? 1);
     if (options.faults !== undefined) this.setFaults(options.faults);
     this.#server = createServer((request, response) => this.#handle(request, response));
@@ -287,7 +294,7 @@ export class SimulatedNode {
     if (this.#protocol === 'anthropic') {
       const parsed = parseAnthropicRequest(body);
       this.#modelsSeen.add(parsed.model);
-      const plan = planCompletion({ ...parsed, reasoningEffort: undefined });
+      const plan = planCompletion({ ...parsed, reasoningEffort: undefined }, parsed.controls, scriptFor(this.#scripts, parsed.model));
       const identity = { id: `msg_sim${requestNumber}`, model: parsed.model };
       return parsed.stream
         ? { plan, events: () => anthropicStreamEvents(plan, identity) }
@@ -298,7 +305,7 @@ export class SimulatedNode {
       const model = decodeURIComponent(match?.[1] ?? '');
       const parsed = parseGeminiRequest(model, body);
       this.#modelsSeen.add(model);
-      const plan = planCompletion({ ...parsed, reasoningEffort: undefined });
+      const plan = planCompletion({ ...parsed, reasoningEffort: undefined }, parsed.controls, scriptFor(this.#scripts, model));
       const identity = { responseId: `sim-response-${requestNumber}`, model };
       const events = () => geminiStreamEvents(plan, identity, parsed.includeThoughts);
       // Gemini streams only on the streaming method, with alt=sse (js-genai's URL).
@@ -306,7 +313,8 @@ export class SimulatedNode {
     }
     const chatRequest = parseChatRequest(body);
     this.#modelsSeen.add(chatRequest.model);
-    const plan = planCompletion(chatRequest);
+    const controls = openaiControls(body, chatRequest.messages);
+    const plan = planCompletion(chatRequest, controls, scriptFor(this.#scripts, chatRequest.model));
     const identity = {
       id: `chatcmpl-sim-${requestNumber}`,
       created: Math.floor(Date.now() / 1000),

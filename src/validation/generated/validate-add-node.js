@@ -3,11 +3,12 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
 const pattern1 = new RegExp("^https?://", "u");
+const pattern2 = new RegExp("^(.*)$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -617,7 +618,7 @@ if(errors === _errs52){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 const _errs54 = errors;
 for(const key3 in data16){
-if(!(((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol"))){
+if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
 validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data16}];
 return false;
 break;
@@ -881,6 +882,355 @@ var valid6 = _errs67 === errors;
 else {
 var valid6 = true;
 }
+if(valid6){
+if(data16.scripts !== undefined){
+let data22 = data16.scripts;
+const _errs75 = errors;
+if(errors === _errs75){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+var valid9 = true;
+for(const key4 in data22){
+if(pattern2.test(key4)){
+let data23 = data22[key4];
+const _errs77 = errors;
+if(errors === _errs77){
+if(Array.isArray(data23)){
+if(data23.length < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data23}];
+return false;
+}
+else {
+var valid10 = true;
+const len0 = data23.length;
+for(let i0=0; i0<len0; i0++){
+let data24 = data23[i0];
+const _errs79 = errors;
+if(errors === _errs79){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+const _errs81 = errors;
+for(const key5 in data24){
+if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data24}];
+return false;
+break;
+}
+}
+if(_errs81 === errors){
+if(data24.when !== undefined){
+let data25 = data24.when;
+const _errs82 = errors;
+if(errors === _errs82){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+const _errs84 = errors;
+for(const key6 in data25){
+if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data25}];
+return false;
+break;
+}
+}
+if(_errs84 === errors){
+if(data25.tools_offered !== undefined){
+let data26 = data25.tools_offered;
+const _errs85 = errors;
+if(typeof data26 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data26}];
+return false;
+}
+var valid12 = _errs85 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data25.last_role !== undefined){
+let data27 = data25.last_role;
+const _errs87 = errors;
+const _errs88 = errors;
+let valid13 = false;
+const _errs89 = errors;
+if(typeof data27 !== "string"){
+const err31 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data27};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if("user" !== data27){
+const err32 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data27};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid5 = _errs89 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs91 = errors;
+if(typeof data27 !== "string"){
+const err33 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data27};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if("assistant" !== data27){
+const err34 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data27};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid5 = _errs91 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs93 = errors;
+if(typeof data27 !== "string"){
+const err35 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data27};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if("tool" !== data27){
+const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data27};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid5 = _errs93 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs95 = errors;
+if(typeof data27 !== "string"){
+const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data27};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if("system" !== data27){
+const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data27};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid5 = _errs95 === errors;
+valid13 = valid13 || _valid5;
+}
+}
+}
+if(!valid13){
+const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data27};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs88;
+if(vErrors !== null){
+if(_errs88){
+vErrors.length = _errs88;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid12 = _errs87 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data25.last_message_matches !== undefined){
+let data28 = data25.last_message_matches;
+const _errs97 = errors;
+if(errors === _errs97){
+if(typeof data28 === "string"){
+if(func3(data28) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data28}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data28}];
+return false;
+}
+}
+var valid12 = _errs97 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data25}];
+return false;
+}
+}
+var valid11 = _errs82 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data24.call !== undefined){
+let data29 = data24.call;
+const _errs99 = errors;
+if(errors === _errs99){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing1;
+if((data29.tool === undefined) && (missing1 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
+return false;
+}
+else {
+const _errs101 = errors;
+for(const key7 in data29){
+if(!((key7 === "tool") || (key7 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
+return false;
+break;
+}
+}
+if(_errs101 === errors){
+if(data29.tool !== undefined){
+let data30 = data29.tool;
+const _errs102 = errors;
+if(errors === _errs102){
+if(typeof data30 === "string"){
+if(func3(data30) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data30}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data30}];
+return false;
+}
+}
+var valid14 = _errs102 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data29.arguments !== undefined){
+let data31 = data29.arguments;
+const _errs104 = errors;
+if(errors === _errs104){
+if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data31}];
+return false;
+}
+}
+var valid14 = _errs104 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
+return false;
+}
+}
+var valid11 = _errs99 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data24.answer !== undefined){
+let data32 = data24.answer;
+const _errs106 = errors;
+if(typeof data32 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data32}];
+return false;
+}
+var valid11 = _errs106 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data24}];
+return false;
+}
+}
+var valid10 = _errs79 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data23}];
+return false;
+}
+}
+var valid9 = _errs77 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data22}];
+return false;
+}
+}
+var valid6 = _errs75 === errors;
+}
+else {
+var valid6 = true;
+}
+}
 }
 }
 }
@@ -899,144 +1249,144 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data22 = data.models;
-const _errs75 = errors;
-if(errors === _errs75){
-if(Array.isArray(data22)){
-if(data22.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data22}];
+let data33 = data.models;
+const _errs108 = errors;
+if(errors === _errs108){
+if(Array.isArray(data33)){
+if(data33.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data33}];
 return false;
 }
 else {
-var valid9 = true;
-const len0 = data22.length;
-for(let i0=0; i0<len0; i0++){
-let data23 = data22[i0];
-const _errs77 = errors;
-if(errors === _errs77){
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-let missing1;
-if((data23.model === undefined) && (missing1 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data23}];
+var valid15 = true;
+const len1 = data33.length;
+for(let i1=0; i1<len1; i1++){
+let data34 = data33[i1];
+const _errs110 = errors;
+if(errors === _errs110){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+let missing2;
+if((data34.model === undefined) && (missing2 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data34}];
 return false;
 }
 else {
-const _errs79 = errors;
-for(const key4 in data23){
-if(!((((key4 === "model") || (key4 === "upstream_model")) || (key4 === "weight")) || (key4 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data23}];
+const _errs112 = errors;
+for(const key8 in data34){
+if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data34}];
 return false;
 break;
 }
 }
-if(_errs79 === errors){
-if(data23.model !== undefined){
-let data24 = data23.model;
-const _errs80 = errors;
-if(errors === _errs80){
-if(typeof data24 === "string"){
-if(func3(data24) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data24}];
+if(_errs112 === errors){
+if(data34.model !== undefined){
+let data35 = data34.model;
+const _errs113 = errors;
+if(errors === _errs113){
+if(typeof data35 === "string"){
+if(func3(data35) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data35}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data35}];
 return false;
 }
 }
-var valid10 = _errs80 === errors;
+var valid16 = _errs113 === errors;
 }
 else {
-var valid10 = true;
+var valid16 = true;
 }
-if(valid10){
-if(data23.upstream_model !== undefined){
-let data25 = data23.upstream_model;
-const _errs82 = errors;
-if(errors === _errs82){
-if(typeof data25 === "string"){
-if(func3(data25) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data25}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data25}];
-return false;
-}
-}
-var valid10 = _errs82 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data23.weight !== undefined){
-let data26 = data23.weight;
-const _errs84 = errors;
-if(errors === _errs84){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 <= 0 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data26}];
+if(valid16){
+if(data34.upstream_model !== undefined){
+let data36 = data34.upstream_model;
+const _errs115 = errors;
+if(errors === _errs115){
+if(typeof data36 === "string"){
+if(func3(data36) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data36}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data36}];
 return false;
 }
 }
-var valid10 = _errs84 === errors;
+var valid16 = _errs115 === errors;
 }
 else {
-var valid10 = true;
+var valid16 = true;
 }
-if(valid10){
-if(data23.priority !== undefined){
-let data27 = data23.priority;
-const _errs86 = errors;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data27}];
+if(valid16){
+if(data34.weight !== undefined){
+let data37 = data34.weight;
+const _errs117 = errors;
+if(errors === _errs117){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 <= 0 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data37}];
 return false;
-}
-if(errors === _errs86){
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 0 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i0+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data27}];
-return false;
-}
-}
-}
-var valid10 = _errs86 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data23}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data37}];
 return false;
 }
 }
-var valid9 = _errs77 === errors;
-if(!valid9){
+var valid16 = _errs117 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data34.priority !== undefined){
+let data38 = data34.priority;
+const _errs119 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data38}];
+return false;
+}
+if(errors === _errs119){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data38}];
+return false;
+}
+}
+}
+var valid16 = _errs119 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data34}];
+return false;
+}
+}
+var valid15 = _errs110 === errors;
+if(!valid15){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data33}];
 return false;
 }
 }
-var valid0 = _errs75 === errors;
+var valid0 = _errs108 === errors;
 }
 else {
 var valid0 = true;

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -11,7 +11,8 @@ const pattern1 = new RegExp("^rediss?://", "u");
 const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
 const pattern4 = new RegExp("^https?://", "u");
-const pattern5 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern5 = new RegExp("^(.*)$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4002,7 +4003,7 @@ if(errors === _errs238){
 if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 const _errs240 = errors;
 for(const key19 in data91){
-if(!(((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol"))){
+if(!((((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol")) || (key19 === "scripts"))){
 validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
 return false;
 break;
@@ -4404,6 +4405,498 @@ var valid27 = _errs253 === errors;
 else {
 var valid27 = true;
 }
+if(valid27){
+if(data91.scripts !== undefined){
+let data97 = data91.scripts;
+const _errs261 = errors;
+if(errors === _errs261){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+var valid30 = true;
+for(const key20 in data97){
+if(pattern5.test(key20)){
+let data98 = data97[key20];
+const _errs263 = errors;
+if(errors === _errs263){
+if(Array.isArray(data98)){
+if(data98.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
+return false;
+}
+else {
+var valid31 = true;
+const len3 = data98.length;
+for(let i3=0; i3<len3; i3++){
+let data99 = data98[i3];
+const _errs265 = errors;
+if(errors === _errs265){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs267 = errors;
+for(const key21 in data99){
+if(!(((key21 === "when") || (key21 === "call")) || (key21 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
+return false;
+break;
+}
+}
+if(_errs267 === errors){
+if(data99.when !== undefined){
+let data100 = data99.when;
+const _errs268 = errors;
+if(errors === _errs268){
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs270 = errors;
+for(const key22 in data100){
+if(!(((key22 === "tools_offered") || (key22 === "last_role")) || (key22 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
+return false;
+break;
+}
+}
+if(_errs270 === errors){
+if(data100.tools_offered !== undefined){
+let data101 = data100.tools_offered;
+const _errs271 = errors;
+if(typeof data101 !== "boolean"){
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(data101 === "false" || data101 === 0 || data101 === null){
+coerced91 = false;
+}
+else if(data101 === "true" || data101 === 1){
+coerced91 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data101}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data101 = coerced91;
+if(data100 !== undefined){
+data100["tools_offered"] = coerced91;
+}
+}
+}
+var valid33 = _errs271 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data100.last_role !== undefined){
+let data102 = data100.last_role;
+const _errs273 = errors;
+const _errs274 = errors;
+let valid34 = false;
+const _errs275 = errors;
+if(typeof data102 !== "string"){
+let dataType92 = typeof data102;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data102;
+}
+else if(data102 === null){
+coerced92 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced92 !== undefined){
+data102 = coerced92;
+if(data100 !== undefined){
+data100["last_role"] = coerced92;
+}
+}
+}
+if("user" !== data102){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs275 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs277 = errors;
+if(typeof data102 !== "string"){
+let dataType93 = typeof data102;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data102;
+}
+else if(data102 === null){
+coerced93 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced93 !== undefined){
+data102 = coerced93;
+if(data100 !== undefined){
+data100["last_role"] = coerced93;
+}
+}
+}
+if("assistant" !== data102){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs277 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs279 = errors;
+if(typeof data102 !== "string"){
+let dataType94 = typeof data102;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data102;
+}
+else if(data102 === null){
+coerced94 = "";
+}
+else {
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(coerced94 !== undefined){
+data102 = coerced94;
+if(data100 !== undefined){
+data100["last_role"] = coerced94;
+}
+}
+}
+if("tool" !== data102){
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid7 = _errs279 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs281 = errors;
+if(typeof data102 !== "string"){
+let dataType95 = typeof data102;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data102;
+}
+else if(data102 === null){
+coerced95 = "";
+}
+else {
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(coerced95 !== undefined){
+data102 = coerced95;
+if(data100 !== undefined){
+data100["last_role"] = coerced95;
+}
+}
+}
+if("system" !== data102){
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid7 = _errs281 === errors;
+valid34 = valid34 || _valid7;
+}
+}
+}
+if(!valid34){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data102};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs274;
+if(vErrors !== null){
+if(_errs274){
+vErrors.length = _errs274;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid33 = _errs273 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data100.last_message_matches !== undefined){
+let data103 = data100.last_message_matches;
+const _errs283 = errors;
+if(typeof data103 !== "string"){
+let dataType96 = typeof data103;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data103;
+}
+else if(data103 === null){
+coerced96 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data103 = coerced96;
+if(data100 !== undefined){
+data100["last_message_matches"] = coerced96;
+}
+}
+}
+if(errors === _errs283){
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
+return false;
+}
+}
+}
+var valid33 = _errs283 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
+return false;
+}
+}
+var valid32 = _errs268 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data99.call !== undefined){
+let data104 = data99.call;
+const _errs285 = errors;
+if(errors === _errs285){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+let missing3;
+if((data104.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
+return false;
+}
+else {
+const _errs287 = errors;
+for(const key23 in data104){
+if(!((key23 === "tool") || (key23 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
+return false;
+break;
+}
+}
+if(_errs287 === errors){
+if(data104.tool !== undefined){
+let data105 = data104.tool;
+const _errs288 = errors;
+if(typeof data105 !== "string"){
+let dataType97 = typeof data105;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data105;
+}
+else if(data105 === null){
+coerced97 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data105 = coerced97;
+if(data104 !== undefined){
+data104["tool"] = coerced97;
+}
+}
+}
+if(errors === _errs288){
+if(typeof data105 === "string"){
+if(func3(data105) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
+return false;
+}
+}
+}
+var valid35 = _errs288 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data104.arguments !== undefined){
+let data106 = data104.arguments;
+const _errs290 = errors;
+if(errors === _errs290){
+if(!(data106 && typeof data106 == "object" && !Array.isArray(data106))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data106}];
+return false;
+}
+}
+var valid35 = _errs290 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
+return false;
+}
+}
+var valid32 = _errs285 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data99.answer !== undefined){
+let data107 = data99.answer;
+const _errs292 = errors;
+if(typeof data107 !== "string"){
+let dataType98 = typeof data107;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data107;
+}
+else if(data107 === null){
+coerced98 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data107}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data107 = coerced98;
+if(data99 !== undefined){
+data99["answer"] = coerced98;
+}
+}
+}
+var valid32 = _errs292 === errors;
+}
+else {
+var valid32 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
+return false;
+}
+}
+var valid31 = _errs265 === errors;
+if(!valid31){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
+return false;
+}
+}
+var valid30 = _errs263 === errors;
+if(!valid30){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data97}];
+return false;
+}
+}
+var valid27 = _errs261 === errors;
+}
+else {
+var valid27 = true;
+}
+}
 }
 }
 }
@@ -4457,467 +4950,264 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data97 = data.models;
-const _errs261 = errors;
-if(errors === _errs261){
-if(Array.isArray(data97)){
-if(data97.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data97}];
+let data108 = data.models;
+const _errs294 = errors;
+if(errors === _errs294){
+if(Array.isArray(data108)){
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data108}];
 return false;
 }
 else {
-var valid30 = true;
-const len3 = data97.length;
-for(let i3=0; i3<len3; i3++){
-let data98 = data97[i3];
-const _errs263 = errors;
-if(errors === _errs263){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-let missing3;
-if(((data98.id === undefined) && (missing3 = "id")) || ((data98.routes === undefined) && (missing3 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data98}];
-return false;
-}
-else {
-const _errs265 = errors;
-for(const key20 in data98){
-if(!((((((((key20 === "id") || (key20 === "owned_by")) || (key20 === "context_length")) || (key20 === "max_output_tokens")) || (key20 === "default_max_tokens")) || (key20 === "reasoning")) || (key20 === "pricing")) || (key20 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data98}];
-return false;
-break;
-}
-}
-if(_errs265 === errors){
-if(data98.id !== undefined){
-let data99 = data98.id;
-const _errs266 = errors;
-if(typeof data99 !== "string"){
-let dataType91 = typeof data99;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data99;
-}
-else if(data99 === null){
-coerced91 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data99}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data99 = coerced91;
-if(data98 !== undefined){
-data98["id"] = coerced91;
-}
-}
-}
-if(errors === _errs266){
-if(typeof data99 === "string"){
-if(func3(data99) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data99}];
-return false;
-}
-}
-}
-var valid31 = _errs266 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.owned_by !== undefined){
-let data100 = data98.owned_by;
-const _errs268 = errors;
-if(typeof data100 !== "string"){
-let dataType92 = typeof data100;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data100;
-}
-else if(data100 === null){
-coerced92 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data100}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data100 = coerced92;
-if(data98 !== undefined){
-data98["owned_by"] = coerced92;
-}
-}
-}
-if(errors === _errs268){
-if(typeof data100 === "string"){
-if(func3(data100) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data100}];
-return false;
-}
-}
-}
-var valid31 = _errs268 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.context_length !== undefined){
-let data101 = data98.context_length;
-const _errs270 = errors;
-if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
-let dataType93 = typeof data101;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data101 === null
-              || (dataType93 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
-coerced93 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data101}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data101 = coerced93;
-if(data98 !== undefined){
-data98["context_length"] = coerced93;
-}
-}
-}
-if(errors === _errs270){
-if(typeof data101 == "number"){
-if(data101 < 1 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data101}];
-return false;
-}
-}
-}
-var valid31 = _errs270 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.max_output_tokens !== undefined){
-let data102 = data98.max_output_tokens;
-const _errs272 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType94 = typeof data102;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 === "boolean" || data102 === null
-              || (dataType94 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced94 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data102}];
-return false;
-}
-}
-if(coerced94 !== undefined){
-data102 = coerced94;
-if(data98 !== undefined){
-data98["max_output_tokens"] = coerced94;
-}
-}
-}
-if(errors === _errs272){
-if(typeof data102 == "number"){
-if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data102}];
-return false;
-}
-}
-}
-var valid31 = _errs272 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.default_max_tokens !== undefined){
-let data103 = data98.default_max_tokens;
-const _errs274 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType95 = typeof data103;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data103 === null
-              || (dataType95 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced95 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data103}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data103 = coerced95;
-if(data98 !== undefined){
-data98["default_max_tokens"] = coerced95;
-}
-}
-}
-if(errors === _errs274){
-if(typeof data103 == "number"){
-if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data103}];
-return false;
-}
-}
-}
-var valid31 = _errs274 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.reasoning !== undefined){
-let data104 = data98.reasoning;
-const _errs276 = errors;
-if(errors === _errs276){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+var valid36 = true;
+const len4 = data108.length;
+for(let i4=0; i4<len4; i4++){
+let data109 = data108[i4];
+const _errs296 = errors;
+if(errors === _errs296){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 let missing4;
-if((data104.default_effort === undefined) && (missing4 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
+if(((data109.id === undefined) && (missing4 = "id")) || ((data109.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data109}];
 return false;
 }
 else {
-const _errs278 = errors;
-for(const key21 in data104){
-if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
+const _errs298 = errors;
+for(const key24 in data109){
+if(!((((((((key24 === "id") || (key24 === "owned_by")) || (key24 === "context_length")) || (key24 === "max_output_tokens")) || (key24 === "default_max_tokens")) || (key24 === "reasoning")) || (key24 === "pricing")) || (key24 === "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data109}];
 return false;
 break;
 }
 }
-if(_errs278 === errors){
-if(data104.default_effort !== undefined){
-let data105 = data104.default_effort;
-const _errs279 = errors;
-const _errs280 = errors;
-let valid33 = false;
-const _errs281 = errors;
-if(typeof data105 !== "string"){
-let dataType96 = typeof data105;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data105;
-}
-else if(data105 === null){
-coerced96 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(coerced96 !== undefined){
-data105 = coerced96;
-if(data104 !== undefined){
-data104["default_effort"] = coerced96;
-}
-}
-}
-if("low" !== data105){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-var _valid7 = _errs281 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs283 = errors;
-if(typeof data105 !== "string"){
-let dataType97 = typeof data105;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data105;
-}
-else if(data105 === null){
-coerced97 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(coerced97 !== undefined){
-data105 = coerced97;
-if(data104 !== undefined){
-data104["default_effort"] = coerced97;
-}
-}
-}
-if("medium" !== data105){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var _valid7 = _errs283 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs285 = errors;
-if(typeof data105 !== "string"){
-let dataType98 = typeof data105;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data105;
-}
-else if(data105 === null){
-coerced98 = "";
-}
-else {
-const err57 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(coerced98 !== undefined){
-data105 = coerced98;
-if(data104 !== undefined){
-data104["default_effort"] = coerced98;
-}
-}
-}
-if("high" !== data105){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-var _valid7 = _errs285 === errors;
-valid33 = valid33 || _valid7;
-}
-}
-if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data105};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs280;
-if(vErrors !== null){
-if(_errs280){
-vErrors.length = _errs280;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs279 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data104.style !== undefined){
-let data106 = data104.style;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid34 = false;
-const _errs289 = errors;
-if(typeof data106 !== "string"){
-let dataType99 = typeof data106;
+if(_errs298 === errors){
+if(data109.id !== undefined){
+let data110 = data109.id;
+const _errs299 = errors;
+if(typeof data110 !== "string"){
+let dataType99 = typeof data110;
 let coerced99 = undefined;
 if(!(coerced99 !== undefined)){
 if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data106;
+coerced99 = "" + data110;
 }
-else if(data106 === null){
+else if(data110 === null){
 coerced99 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
+return false;
 }
 }
 if(coerced99 !== undefined){
-data106 = coerced99;
-if(data104 !== undefined){
-data104["style"] = coerced99;
+data110 = coerced99;
+if(data109 !== undefined){
+data109["id"] = coerced99;
 }
 }
 }
-if("budget" !== data106){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err61];
+if(errors === _errs299){
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
+return false;
+}
+}
+}
+var valid37 = _errs299 === errors;
 }
 else {
-vErrors.push(err61);
+var valid37 = true;
 }
-errors++;
-}
-var _valid8 = _errs289 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs291 = errors;
-if(typeof data106 !== "string"){
-let dataType100 = typeof data106;
+if(valid37){
+if(data109.owned_by !== undefined){
+let data111 = data109.owned_by;
+const _errs301 = errors;
+if(typeof data111 !== "string"){
+let dataType100 = typeof data111;
 let coerced100 = undefined;
 if(!(coerced100 !== undefined)){
 if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data106;
+coerced100 = "" + data111;
 }
-else if(data106 === null){
+else if(data111 === null){
 coerced100 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data111 = coerced100;
+if(data109 !== undefined){
+data109["owned_by"] = coerced100;
+}
+}
+}
+if(errors === _errs301){
+if(typeof data111 === "string"){
+if(func3(data111) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
+return false;
+}
+}
+}
+var valid37 = _errs301 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.context_length !== undefined){
+let data112 = data109.context_length;
+const _errs303 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType101 = typeof data112;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data112 === null
+              || (dataType101 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced101 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data112 = coerced101;
+if(data109 !== undefined){
+data109["context_length"] = coerced101;
+}
+}
+}
+if(errors === _errs303){
+if(typeof data112 == "number"){
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+return false;
+}
+}
+}
+var valid37 = _errs303 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.max_output_tokens !== undefined){
+let data113 = data109.max_output_tokens;
+const _errs305 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType102 = typeof data113;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 === "boolean" || data113 === null
+              || (dataType102 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced102 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data113 = coerced102;
+if(data109 !== undefined){
+data109["max_output_tokens"] = coerced102;
+}
+}
+}
+if(errors === _errs305){
+if(typeof data113 == "number"){
+if(data113 < 1 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+return false;
+}
+}
+}
+var valid37 = _errs305 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.default_max_tokens !== undefined){
+let data114 = data109.default_max_tokens;
+const _errs307 = errors;
+if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
+let dataType103 = typeof data114;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 === "boolean" || data114 === null
+              || (dataType103 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
+coerced103 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data114 = coerced103;
+if(data109 !== undefined){
+data109["default_max_tokens"] = coerced103;
+}
+}
+}
+if(errors === _errs307){
+if(typeof data114 == "number"){
+if(data114 < 1 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+return false;
+}
+}
+}
+var valid37 = _errs307 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.reasoning !== undefined){
+let data115 = data109.reasoning;
+const _errs309 = errors;
+if(errors === _errs309){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+let missing5;
+if((data115.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
+return false;
+}
+else {
+const _errs311 = errors;
+for(const key25 in data115){
+if(!((((key25 === "default_effort") || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
+return false;
+break;
+}
+}
+if(_errs311 === errors){
+if(data115.default_effort !== undefined){
+let data116 = data115.default_effort;
+const _errs312 = errors;
+const _errs313 = errors;
+let valid39 = false;
+const _errs314 = errors;
+if(typeof data116 !== "string"){
+let dataType104 = typeof data116;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data116;
+}
+else if(data116 === null){
+coerced104 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4927,15 +5217,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data106 = coerced100;
-if(data104 !== undefined){
-data104["style"] = coerced100;
+if(coerced104 !== undefined){
+data116 = coerced104;
+if(data115 !== undefined){
+data115["default_effort"] = coerced104;
 }
 }
 }
-if("level" !== data106){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
+if("low" !== data116){
+const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4944,11 +5234,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs291 === errors;
-valid34 = valid34 || _valid8;
+var _valid8 = _errs314 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs316 = errors;
+if(typeof data116 !== "string"){
+let dataType105 = typeof data116;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data116;
 }
-if(!valid34){
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data106};
+else if(data116 === null){
+coerced105 = "";
+}
+else {
+const err64 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4956,197 +5257,17 @@ else {
 vErrors.push(err64);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
 }
-else {
-vErrors = null;
+if(coerced105 !== undefined){
+data116 = coerced105;
+if(data115 !== undefined){
+data115["default_effort"] = coerced105;
 }
 }
 }
-var valid32 = _errs287 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data104.budgets !== undefined){
-let data107 = data104.budgets;
-const _errs293 = errors;
-if(errors === _errs293){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-const _errs295 = errors;
-for(const key22 in data107){
-if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
-return false;
-break;
-}
-}
-if(_errs295 === errors){
-if(data107.low !== undefined){
-let data108 = data107.low;
-const _errs296 = errors;
-if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
-let dataType101 = typeof data108;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data108 === null
-              || (dataType101 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced101 = +data108;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data108 = coerced101;
-if(data107 !== undefined){
-data107["low"] = coerced101;
-}
-}
-}
-if(errors === _errs296){
-if(typeof data108 == "number"){
-if(data108 < 1 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
-return false;
-}
-}
-}
-var valid35 = _errs296 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data107.medium !== undefined){
-let data109 = data107.medium;
-const _errs298 = errors;
-if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
-let dataType102 = typeof data109;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data109 === null
-              || (dataType102 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced102 = +data109;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data109 = coerced102;
-if(data107 !== undefined){
-data107["medium"] = coerced102;
-}
-}
-}
-if(errors === _errs298){
-if(typeof data109 == "number"){
-if(data109 < 1 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
-return false;
-}
-}
-}
-var valid35 = _errs298 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data107.high !== undefined){
-let data110 = data107.high;
-const _errs300 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType103 = typeof data110;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data110 === null
-              || (dataType103 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced103 = +data110;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data110 = coerced103;
-if(data107 !== undefined){
-data107["high"] = coerced103;
-}
-}
-}
-if(errors === _errs300){
-if(typeof data110 == "number"){
-if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
-return false;
-}
-}
-}
-var valid35 = _errs300 === errors;
-}
-else {
-var valid35 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
-return false;
-}
-}
-var valid32 = _errs293 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data104.levels !== undefined){
-let data111 = data104.levels;
-const _errs302 = errors;
-if(errors === _errs302){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-const _errs304 = errors;
-for(const key23 in data111){
-if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
-return false;
-break;
-}
-}
-if(_errs304 === errors){
-if(data111.low !== undefined){
-let data112 = data111.low;
-const _errs305 = errors;
-const _errs306 = errors;
-let valid37 = false;
-const _errs307 = errors;
-if(typeof data112 !== "string"){
-let dataType104 = typeof data112;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data112;
-}
-else if(data112 === null){
-coerced104 = "";
-}
-else {
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
+if("medium" !== data116){
+const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5155,16 +5276,22 @@ vErrors.push(err65);
 }
 errors++;
 }
+var _valid8 = _errs316 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs318 = errors;
+if(typeof data116 !== "string"){
+let dataType106 = typeof data116;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data116;
 }
-if(coerced104 !== undefined){
-data112 = coerced104;
-if(data111 !== undefined){
-data111["low"] = coerced104;
+else if(data116 === null){
+coerced106 = "";
 }
-}
-}
-if("minimal" !== data112){
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
+else {
+const err66 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5173,22 +5300,16 @@ vErrors.push(err66);
 }
 errors++;
 }
-var _valid9 = _errs307 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs309 = errors;
-if(typeof data112 !== "string"){
-let dataType105 = typeof data112;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data112;
 }
-else if(data112 === null){
-coerced105 = "";
+if(coerced106 !== undefined){
+data116 = coerced106;
+if(data115 !== undefined){
+data115["default_effort"] = coerced106;
 }
-else {
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
+}
+}
+if("high" !== data116){
+const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5197,16 +5318,12 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-if(coerced105 !== undefined){
-data112 = coerced105;
-if(data111 !== undefined){
-data111["low"] = coerced105;
+var _valid8 = _errs318 === errors;
+valid39 = valid39 || _valid8;
 }
 }
-}
-if("low" !== data112){
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
+if(!valid39){
+const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data116};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5214,23 +5331,44 @@ else {
 vErrors.push(err68);
 }
 errors++;
-}
-var _valid9 = _errs309 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs311 = errors;
-if(typeof data112 !== "string"){
-let dataType106 = typeof data112;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data112;
-}
-else if(data112 === null){
-coerced106 = "";
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
+errors = _errs313;
+if(vErrors !== null){
+if(_errs313){
+vErrors.length = _errs313;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs312 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.style !== undefined){
+let data117 = data115.style;
+const _errs320 = errors;
+const _errs321 = errors;
+let valid40 = false;
+const _errs322 = errors;
+if(typeof data117 !== "string"){
+let dataType107 = typeof data117;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data117;
+}
+else if(data117 === null){
+coerced107 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5240,15 +5378,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data112 = coerced106;
-if(data111 !== undefined){
-data111["low"] = coerced106;
+if(coerced107 !== undefined){
+data117 = coerced107;
+if(data115 !== undefined){
+data115["style"] = coerced107;
 }
 }
 }
-if("medium" !== data112){
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
+if("budget" !== data117){
+const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5257,22 +5395,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs311 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs313 = errors;
-if(typeof data112 !== "string"){
-let dataType107 = typeof data112;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data112;
+var _valid9 = _errs322 === errors;
+valid40 = valid40 || _valid9;
+if(!valid40){
+const _errs324 = errors;
+if(typeof data117 !== "string"){
+let dataType108 = typeof data117;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data117;
 }
-else if(data112 === null){
-coerced107 = "";
+else if(data117 === null){
+coerced108 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
+const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5282,15 +5420,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data112 = coerced107;
-if(data111 !== undefined){
-data111["low"] = coerced107;
+if(coerced108 !== undefined){
+data117 = coerced108;
+if(data115 !== undefined){
+data115["style"] = coerced108;
 }
 }
 }
-if("high" !== data112){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
+if("level" !== data117){
+const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5299,22 +5437,11 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs313 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs315 = errors;
-if(typeof data112 !== "string"){
-let dataType108 = typeof data112;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data112;
+var _valid9 = _errs324 === errors;
+valid40 = valid40 || _valid9;
 }
-else if(data112 === null){
-coerced108 = "";
-}
-else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
+if(!valid40){
+const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data117};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5322,17 +5449,197 @@ else {
 vErrors.push(err73);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs321;
+if(vErrors !== null){
+if(_errs321){
+vErrors.length = _errs321;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced108 !== undefined){
-data112 = coerced108;
-if(data111 !== undefined){
-data111["low"] = coerced108;
+}
+var valid38 = _errs320 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.budgets !== undefined){
+let data118 = data115.budgets;
+const _errs326 = errors;
+if(errors === _errs326){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+const _errs328 = errors;
+for(const key26 in data118){
+if(!(((key26 === "low") || (key26 === "medium")) || (key26 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data118}];
+return false;
+break;
+}
+}
+if(_errs328 === errors){
+if(data118.low !== undefined){
+let data119 = data118.low;
+const _errs329 = errors;
+if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
+let dataType109 = typeof data119;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 === "boolean" || data119 === null
+              || (dataType109 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
+coerced109 = +data119;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data119}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data119 = coerced109;
+if(data118 !== undefined){
+data118["low"] = coerced109;
 }
 }
 }
-if("xhigh" !== data112){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
+if(errors === _errs329){
+if(typeof data119 == "number"){
+if(data119 < 1 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data119}];
+return false;
+}
+}
+}
+var valid41 = _errs329 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data118.medium !== undefined){
+let data120 = data118.medium;
+const _errs331 = errors;
+if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+let dataType110 = typeof data120;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data120 === null
+              || (dataType110 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
+coerced110 = +data120;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data120}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data120 = coerced110;
+if(data118 !== undefined){
+data118["medium"] = coerced110;
+}
+}
+}
+if(errors === _errs331){
+if(typeof data120 == "number"){
+if(data120 < 1 || isNaN(data120)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data120}];
+return false;
+}
+}
+}
+var valid41 = _errs331 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data118.high !== undefined){
+let data121 = data118.high;
+const _errs333 = errors;
+if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+let dataType111 = typeof data121;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data121 === null
+              || (dataType111 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
+coerced111 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data121}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data121 = coerced111;
+if(data118 !== undefined){
+data118["high"] = coerced111;
+}
+}
+}
+if(errors === _errs333){
+if(typeof data121 == "number"){
+if(data121 < 1 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data121}];
+return false;
+}
+}
+}
+var valid41 = _errs333 === errors;
+}
+else {
+var valid41 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data118}];
+return false;
+}
+}
+var valid38 = _errs326 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.levels !== undefined){
+let data122 = data115.levels;
+const _errs335 = errors;
+if(errors === _errs335){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs337 = errors;
+for(const key27 in data122){
+if(!(((key27 === "low") || (key27 === "medium")) || (key27 === "high"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data122}];
+return false;
+break;
+}
+}
+if(_errs337 === errors){
+if(data122.low !== undefined){
+let data123 = data122.low;
+const _errs338 = errors;
+const _errs339 = errors;
+let valid43 = false;
+const _errs340 = errors;
+if(typeof data123 !== "string"){
+let dataType112 = typeof data123;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data123;
+}
+else if(data123 === null){
+coerced112 = "";
+}
+else {
+const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5341,22 +5648,16 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs315 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs317 = errors;
-if(typeof data112 !== "string"){
-let dataType109 = typeof data112;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data112;
 }
-else if(data112 === null){
-coerced109 = "";
+if(coerced112 !== undefined){
+data123 = coerced112;
+if(data122 !== undefined){
+data122["low"] = coerced112;
 }
-else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+}
+}
+if("minimal" !== data123){
+const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5365,16 +5666,22 @@ vErrors.push(err75);
 }
 errors++;
 }
+var _valid10 = _errs340 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs342 = errors;
+if(typeof data123 !== "string"){
+let dataType113 = typeof data123;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data123;
 }
-if(coerced109 !== undefined){
-data112 = coerced109;
-if(data111 !== undefined){
-data111["low"] = coerced109;
+else if(data123 === null){
+coerced113 = "";
 }
-}
-}
-if("max" !== data112){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+else {
+const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5383,15 +5690,16 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs317 === errors;
-valid37 = valid37 || _valid9;
+}
+if(coerced113 !== undefined){
+data123 = coerced113;
+if(data122 !== undefined){
+data122["low"] = coerced113;
 }
 }
 }
-}
-}
-if(!valid37){
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data112};
+if("low" !== data123){
+const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5399,44 +5707,23 @@ else {
 vErrors.push(err77);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid10 = _errs342 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs344 = errors;
+if(typeof data123 !== "string"){
+let dataType114 = typeof data123;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data123;
+}
+else if(data123 === null){
+coerced114 = "";
 }
 else {
-errors = _errs306;
-if(vErrors !== null){
-if(_errs306){
-vErrors.length = _errs306;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs305 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data111.medium !== undefined){
-let data113 = data111.medium;
-const _errs319 = errors;
-const _errs320 = errors;
-let valid38 = false;
-const _errs321 = errors;
-if(typeof data113 !== "string"){
-let dataType110 = typeof data113;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data113;
-}
-else if(data113 === null){
-coerced110 = "";
-}
-else {
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
+const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5446,15 +5733,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data113 = coerced110;
-if(data111 !== undefined){
-data111["medium"] = coerced110;
+if(coerced114 !== undefined){
+data123 = coerced114;
+if(data122 !== undefined){
+data122["low"] = coerced114;
 }
 }
 }
-if("minimal" !== data113){
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
+if("medium" !== data123){
+const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5463,22 +5750,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs321 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data113 !== "string"){
-let dataType111 = typeof data113;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data113;
+var _valid10 = _errs344 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs346 = errors;
+if(typeof data123 !== "string"){
+let dataType115 = typeof data123;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data123;
 }
-else if(data113 === null){
-coerced111 = "";
+else if(data123 === null){
+coerced115 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
+const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5488,15 +5775,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data113 = coerced111;
-if(data111 !== undefined){
-data111["medium"] = coerced111;
+if(coerced115 !== undefined){
+data123 = coerced115;
+if(data122 !== undefined){
+data122["low"] = coerced115;
 }
 }
 }
-if("low" !== data113){
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
+if("high" !== data123){
+const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5505,22 +5792,22 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs323 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs325 = errors;
-if(typeof data113 !== "string"){
-let dataType112 = typeof data113;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data113;
+var _valid10 = _errs346 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs348 = errors;
+if(typeof data123 !== "string"){
+let dataType116 = typeof data123;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data123;
 }
-else if(data113 === null){
-coerced112 = "";
+else if(data123 === null){
+coerced116 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
+const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5530,15 +5817,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data113 = coerced112;
-if(data111 !== undefined){
-data111["medium"] = coerced112;
+if(coerced116 !== undefined){
+data123 = coerced116;
+if(data122 !== undefined){
+data122["low"] = coerced116;
 }
 }
 }
-if("medium" !== data113){
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
+if("xhigh" !== data123){
+const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5547,22 +5834,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs325 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs327 = errors;
-if(typeof data113 !== "string"){
-let dataType113 = typeof data113;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data113;
+var _valid10 = _errs348 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs350 = errors;
+if(typeof data123 !== "string"){
+let dataType117 = typeof data123;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data123;
 }
-else if(data113 === null){
-coerced113 = "";
+else if(data123 === null){
+coerced117 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
+const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5572,15 +5859,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data113 = coerced113;
-if(data111 !== undefined){
-data111["medium"] = coerced113;
+if(coerced117 !== undefined){
+data123 = coerced117;
+if(data122 !== undefined){
+data122["low"] = coerced117;
 }
 }
 }
-if("high" !== data113){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
+if("max" !== data123){
+const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5589,22 +5876,15 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs327 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs329 = errors;
-if(typeof data113 !== "string"){
-let dataType114 = typeof data113;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data113;
+var _valid10 = _errs350 === errors;
+valid43 = valid43 || _valid10;
 }
-else if(data113 === null){
-coerced114 = "";
 }
-else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
+}
+}
+}
+if(!valid43){
+const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data123};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5612,17 +5892,44 @@ else {
 vErrors.push(err86);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs339;
+if(vErrors !== null){
+if(_errs339){
+vErrors.length = _errs339;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced114 !== undefined){
-data113 = coerced114;
-if(data111 !== undefined){
-data111["medium"] = coerced114;
 }
+var valid42 = _errs338 === errors;
 }
+else {
+var valid42 = true;
 }
-if("xhigh" !== data113){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
+if(valid42){
+if(data122.medium !== undefined){
+let data124 = data122.medium;
+const _errs352 = errors;
+const _errs353 = errors;
+let valid44 = false;
+const _errs354 = errors;
+if(typeof data124 !== "string"){
+let dataType118 = typeof data124;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data124;
+}
+else if(data124 === null){
+coerced118 = "";
+}
+else {
+const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5631,22 +5938,16 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs329 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs331 = errors;
-if(typeof data113 !== "string"){
-let dataType115 = typeof data113;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data113;
 }
-else if(data113 === null){
-coerced115 = "";
+if(coerced118 !== undefined){
+data124 = coerced118;
+if(data122 !== undefined){
+data122["medium"] = coerced118;
 }
-else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+}
+}
+if("minimal" !== data124){
+const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5655,16 +5956,22 @@ vErrors.push(err88);
 }
 errors++;
 }
+var _valid11 = _errs354 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs356 = errors;
+if(typeof data124 !== "string"){
+let dataType119 = typeof data124;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data124;
 }
-if(coerced115 !== undefined){
-data113 = coerced115;
-if(data111 !== undefined){
-data111["medium"] = coerced115;
+else if(data124 === null){
+coerced119 = "";
 }
-}
-}
-if("max" !== data113){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+else {
+const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5673,15 +5980,16 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs331 === errors;
-valid38 = valid38 || _valid10;
+}
+if(coerced119 !== undefined){
+data124 = coerced119;
+if(data122 !== undefined){
+data122["medium"] = coerced119;
 }
 }
 }
-}
-}
-if(!valid38){
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data113};
+if("low" !== data124){
+const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5689,44 +5997,23 @@ else {
 vErrors.push(err90);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid11 = _errs356 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs358 = errors;
+if(typeof data124 !== "string"){
+let dataType120 = typeof data124;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data124;
+}
+else if(data124 === null){
+coerced120 = "";
 }
 else {
-errors = _errs320;
-if(vErrors !== null){
-if(_errs320){
-vErrors.length = _errs320;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs319 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data111.high !== undefined){
-let data114 = data111.high;
-const _errs333 = errors;
-const _errs334 = errors;
-let valid39 = false;
-const _errs335 = errors;
-if(typeof data114 !== "string"){
-let dataType116 = typeof data114;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data114;
-}
-else if(data114 === null){
-coerced116 = "";
-}
-else {
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
+const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data124};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5736,15 +6023,15 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data114 = coerced116;
-if(data111 !== undefined){
-data111["high"] = coerced116;
+if(coerced120 !== undefined){
+data124 = coerced120;
+if(data122 !== undefined){
+data122["medium"] = coerced120;
 }
 }
 }
-if("minimal" !== data114){
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
+if("medium" !== data124){
+const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data124};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5753,22 +6040,22 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs335 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs337 = errors;
-if(typeof data114 !== "string"){
-let dataType117 = typeof data114;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data114;
+var _valid11 = _errs358 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs360 = errors;
+if(typeof data124 !== "string"){
+let dataType121 = typeof data124;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data124;
 }
-else if(data114 === null){
-coerced117 = "";
+else if(data124 === null){
+coerced121 = "";
 }
 else {
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
+const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data124};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5778,15 +6065,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data114 = coerced117;
-if(data111 !== undefined){
-data111["high"] = coerced117;
+if(coerced121 !== undefined){
+data124 = coerced121;
+if(data122 !== undefined){
+data122["medium"] = coerced121;
 }
 }
 }
-if("low" !== data114){
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
+if("high" !== data124){
+const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data124};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5795,22 +6082,22 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs337 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs339 = errors;
-if(typeof data114 !== "string"){
-let dataType118 = typeof data114;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data114;
+var _valid11 = _errs360 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs362 = errors;
+if(typeof data124 !== "string"){
+let dataType122 = typeof data124;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data124;
 }
-else if(data114 === null){
-coerced118 = "";
+else if(data124 === null){
+coerced122 = "";
 }
 else {
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
+const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data124};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5820,15 +6107,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data114 = coerced118;
-if(data111 !== undefined){
-data111["high"] = coerced118;
+if(coerced122 !== undefined){
+data124 = coerced122;
+if(data122 !== undefined){
+data122["medium"] = coerced122;
 }
 }
 }
-if("medium" !== data114){
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
+if("xhigh" !== data124){
+const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data124};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5837,22 +6124,22 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs339 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs341 = errors;
-if(typeof data114 !== "string"){
-let dataType119 = typeof data114;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data114;
+var _valid11 = _errs362 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs364 = errors;
+if(typeof data124 !== "string"){
+let dataType123 = typeof data124;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data124;
 }
-else if(data114 === null){
-coerced119 = "";
+else if(data124 === null){
+coerced123 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
+const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data124};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5862,15 +6149,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data114 = coerced119;
-if(data111 !== undefined){
-data111["high"] = coerced119;
+if(coerced123 !== undefined){
+data124 = coerced123;
+if(data122 !== undefined){
+data122["medium"] = coerced123;
 }
 }
 }
-if("high" !== data114){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
+if("max" !== data124){
+const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data124};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5879,22 +6166,15 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs341 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs343 = errors;
-if(typeof data114 !== "string"){
-let dataType120 = typeof data114;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data114;
+var _valid11 = _errs364 === errors;
+valid44 = valid44 || _valid11;
 }
-else if(data114 === null){
-coerced120 = "";
 }
-else {
-const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
+}
+}
+}
+if(!valid44){
+const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data124};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5902,17 +6182,44 @@ else {
 vErrors.push(err99);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs353;
+if(vErrors !== null){
+if(_errs353){
+vErrors.length = _errs353;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced120 !== undefined){
-data114 = coerced120;
-if(data111 !== undefined){
-data111["high"] = coerced120;
 }
+var valid42 = _errs352 === errors;
 }
+else {
+var valid42 = true;
 }
-if("xhigh" !== data114){
-const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
+if(valid42){
+if(data122.high !== undefined){
+let data125 = data122.high;
+const _errs366 = errors;
+const _errs367 = errors;
+let valid45 = false;
+const _errs368 = errors;
+if(typeof data125 !== "string"){
+let dataType124 = typeof data125;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data125;
+}
+else if(data125 === null){
+coerced124 = "";
+}
+else {
+const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5921,22 +6228,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs343 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs345 = errors;
-if(typeof data114 !== "string"){
-let dataType121 = typeof data114;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data114;
 }
-else if(data114 === null){
-coerced121 = "";
+if(coerced124 !== undefined){
+data125 = coerced124;
+if(data122 !== undefined){
+data122["high"] = coerced124;
 }
-else {
-const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
+}
+}
+if("minimal" !== data125){
+const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5945,16 +6246,22 @@ vErrors.push(err101);
 }
 errors++;
 }
+var _valid12 = _errs368 === errors;
+valid45 = valid45 || _valid12;
+if(!valid45){
+const _errs370 = errors;
+if(typeof data125 !== "string"){
+let dataType125 = typeof data125;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data125;
 }
-if(coerced121 !== undefined){
-data114 = coerced121;
-if(data111 !== undefined){
-data111["high"] = coerced121;
+else if(data125 === null){
+coerced125 = "";
 }
-}
-}
-if("max" !== data114){
-const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
+else {
+const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5963,15 +6270,16 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs345 === errors;
-valid39 = valid39 || _valid11;
+}
+if(coerced125 !== undefined){
+data125 = coerced125;
+if(data122 !== undefined){
+data122["high"] = coerced125;
 }
 }
 }
-}
-}
-if(!valid39){
-const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data114};
+if("low" !== data125){
+const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5979,390 +6287,137 @@ else {
 vErrors.push(err103);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs334;
-if(vErrors !== null){
-if(_errs334){
-vErrors.length = _errs334;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs333 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
-return false;
-}
-}
-var valid32 = _errs302 === errors;
-}
-else {
-var valid32 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
-return false;
-}
-}
-var valid31 = _errs276 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.pricing !== undefined){
-let data115 = data98.pricing;
-const _errs347 = errors;
-if(errors === _errs347){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-let missing5;
-if(((data115.input === undefined) && (missing5 = "input")) || ((data115.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
-return false;
-}
-else {
-const _errs349 = errors;
-for(const key24 in data115){
-if(!((((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "cache_write")) || (key24 === "cache_write_1h")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
-return false;
-break;
-}
-}
-if(_errs349 === errors){
-if(data115.input !== undefined){
-let data116 = data115.input;
-const _errs350 = errors;
-if(!(typeof data116 == "number")){
-let dataType122 = typeof data116;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "boolean" || data116 === null
-              || (dataType122 == "string" && data116 && data116 == +data116)){
-coerced122 = +data116;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data116 = coerced122;
-if(data115 !== undefined){
-data115["input"] = coerced122;
-}
-}
-}
-if(errors === _errs350){
-if(typeof data116 == "number"){
-if(data116 < 0 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
-return false;
-}
-}
-}
-var valid40 = _errs350 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.output !== undefined){
-let data117 = data115.output;
-const _errs352 = errors;
-if(!(typeof data117 == "number")){
-let dataType123 = typeof data117;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "boolean" || data117 === null
-              || (dataType123 == "string" && data117 && data117 == +data117)){
-coerced123 = +data117;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data117 = coerced123;
-if(data115 !== undefined){
-data115["output"] = coerced123;
-}
-}
-}
-if(errors === _errs352){
-if(typeof data117 == "number"){
-if(data117 < 0 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
-return false;
-}
-}
-}
-var valid40 = _errs352 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.cached_input !== undefined){
-let data118 = data115.cached_input;
-const _errs354 = errors;
-if(!(typeof data118 == "number")){
-let dataType124 = typeof data118;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "boolean" || data118 === null
-              || (dataType124 == "string" && data118 && data118 == +data118)){
-coerced124 = +data118;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data118 = coerced124;
-if(data115 !== undefined){
-data115["cached_input"] = coerced124;
-}
-}
-}
-if(errors === _errs354){
-if(typeof data118 == "number"){
-if(data118 < 0 || isNaN(data118)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
-return false;
-}
-}
-}
-var valid40 = _errs354 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.cache_write !== undefined){
-let data119 = data115.cache_write;
-const _errs356 = errors;
-if(!(typeof data119 == "number")){
-let dataType125 = typeof data119;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "boolean" || data119 === null
-              || (dataType125 == "string" && data119 && data119 == +data119)){
-coerced125 = +data119;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data119}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data119 = coerced125;
-if(data115 !== undefined){
-data115["cache_write"] = coerced125;
-}
-}
-}
-if(errors === _errs356){
-if(typeof data119 == "number"){
-if(data119 < 0 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data119}];
-return false;
-}
-}
-}
-var valid40 = _errs356 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.cache_write_1h !== undefined){
-let data120 = data115.cache_write_1h;
-const _errs358 = errors;
-if(!(typeof data120 == "number")){
-let dataType126 = typeof data120;
+var _valid12 = _errs370 === errors;
+valid45 = valid45 || _valid12;
+if(!valid45){
+const _errs372 = errors;
+if(typeof data125 !== "string"){
+let dataType126 = typeof data125;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 == "boolean" || data120 === null
-              || (dataType126 == "string" && data120 && data120 == +data120)){
-coerced126 = +data120;
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data125;
+}
+else if(data125 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data120}];
-return false;
+const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data125};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
 }
 }
 if(coerced126 !== undefined){
-data120 = coerced126;
-if(data115 !== undefined){
-data115["cache_write_1h"] = coerced126;
+data125 = coerced126;
+if(data122 !== undefined){
+data122["high"] = coerced126;
 }
 }
 }
-if(errors === _errs358){
-if(typeof data120 == "number"){
-if(data120 < 0 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data120}];
-return false;
-}
-}
-}
-var valid40 = _errs358 === errors;
+if("medium" !== data125){
+const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data125};
+if(vErrors === null){
+vErrors = [err105];
 }
 else {
-var valid40 = true;
+vErrors.push(err105);
 }
-if(valid40){
-if(data115.reasoning !== undefined){
-let data121 = data115.reasoning;
-const _errs360 = errors;
-if(!(typeof data121 == "number")){
-let dataType127 = typeof data121;
+errors++;
+}
+var _valid12 = _errs372 === errors;
+valid45 = valid45 || _valid12;
+if(!valid45){
+const _errs374 = errors;
+if(typeof data125 !== "string"){
+let dataType127 = typeof data125;
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 == "boolean" || data121 === null
-              || (dataType127 == "string" && data121 && data121 == +data121)){
-coerced127 = +data121;
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data125;
+}
+else if(data125 === null){
+coerced127 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data121}];
-return false;
+const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data125};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
 }
 }
 if(coerced127 !== undefined){
-data121 = coerced127;
-if(data115 !== undefined){
-data115["reasoning"] = coerced127;
+data125 = coerced127;
+if(data122 !== undefined){
+data122["high"] = coerced127;
 }
 }
 }
-if(errors === _errs360){
-if(typeof data121 == "number"){
-if(data121 < 0 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data121}];
-return false;
-}
-}
-}
-var valid40 = _errs360 === errors;
+if("high" !== data125){
+const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data125};
+if(vErrors === null){
+vErrors = [err107];
 }
 else {
-var valid40 = true;
+vErrors.push(err107);
 }
+errors++;
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
-return false;
-}
-}
-var valid31 = _errs347 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.routes !== undefined){
-let data122 = data98.routes;
-const _errs362 = errors;
-if(errors === _errs362){
-if(Array.isArray(data122)){
-if(data122.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data122}];
-return false;
-}
-else {
-var valid41 = true;
-const len4 = data122.length;
-for(let i4=0; i4<len4; i4++){
-let data123 = data122[i4];
-const _errs364 = errors;
-if(errors === _errs364){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-let missing6;
-if((data123.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
-return false;
-}
-else {
-const _errs366 = errors;
-for(const key25 in data123){
-if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
-return false;
-break;
-}
-}
-if(_errs366 === errors){
-if(data123.node !== undefined){
-let data124 = data123.node;
-const _errs367 = errors;
-if(typeof data124 !== "string"){
-let dataType128 = typeof data124;
+var _valid12 = _errs374 === errors;
+valid45 = valid45 || _valid12;
+if(!valid45){
+const _errs376 = errors;
+if(typeof data125 !== "string"){
+let dataType128 = typeof data125;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
 if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data124;
+coerced128 = "" + data125;
 }
-else if(data124 === null){
+else if(data125 === null){
 coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data124}];
-return false;
+const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data125};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
 }
 }
 if(coerced128 !== undefined){
-data124 = coerced128;
-if(data123 !== undefined){
-data123["node"] = coerced128;
+data125 = coerced128;
+if(data122 !== undefined){
+data122["high"] = coerced128;
 }
 }
 }
-if(errors === _errs367){
-if(typeof data124 === "string"){
-if(func3(data124) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data124}];
-return false;
-}
-}
-}
-var valid42 = _errs367 === errors;
+if("xhigh" !== data125){
+const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data125};
+if(vErrors === null){
+vErrors = [err109];
 }
 else {
-var valid42 = true;
+vErrors.push(err109);
 }
-if(valid42){
-if(data123.model !== undefined){
-let data125 = data123.model;
-const _errs369 = errors;
+errors++;
+}
+var _valid12 = _errs376 === errors;
+valid45 = valid45 || _valid12;
+if(!valid45){
+const _errs378 = errors;
 if(typeof data125 !== "string"){
 let dataType129 = typeof data125;
 let coerced129 = undefined;
@@ -6374,395 +6429,331 @@ else if(data125 === null){
 coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data125}];
-return false;
+const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data125};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
 }
 }
 if(coerced129 !== undefined){
 data125 = coerced129;
-if(data123 !== undefined){
-data123["model"] = coerced129;
+if(data122 !== undefined){
+data122["high"] = coerced129;
 }
 }
 }
-if(errors === _errs369){
-if(typeof data125 === "string"){
-if(func3(data125) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data125}];
+if("max" !== data125){
+const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data125};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+var _valid12 = _errs378 === errors;
+valid45 = valid45 || _valid12;
+}
+}
+}
+}
+}
+if(!valid45){
+const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data125};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs367;
+if(vErrors !== null){
+if(_errs367){
+vErrors.length = _errs367;
+}
+else {
+vErrors = null;
 }
 }
-var valid42 = _errs369 === errors;
+}
+var valid42 = _errs366 === errors;
 }
 else {
 var valid42 = true;
 }
-if(valid42){
-if(data123.weight !== undefined){
-let data126 = data123.weight;
-const _errs371 = errors;
-if(!(typeof data126 == "number")){
-let dataType130 = typeof data126;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "boolean" || data126 === null
-              || (dataType130 == "string" && data126 && data126 == +data126)){
-coerced130 = +data126;
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data122}];
+return false;
+}
+}
+var valid38 = _errs335 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
+return false;
+}
+}
+var valid37 = _errs309 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.pricing !== undefined){
+let data126 = data109.pricing;
+const _errs380 = errors;
+if(errors === _errs380){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+let missing6;
+if(((data126.input === undefined) && (missing6 = "input")) || ((data126.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+return false;
+}
+else {
+const _errs382 = errors;
+for(const key28 in data126){
+if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+return false;
+break;
+}
+}
+if(_errs382 === errors){
+if(data126.input !== undefined){
+let data127 = data126.input;
+const _errs383 = errors;
+if(!(typeof data127 == "number")){
+let dataType130 = typeof data127;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "boolean" || data127 === null
+              || (dataType130 == "string" && data127 && data127 == +data127)){
+coerced130 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
 return false;
 }
 }
 if(coerced130 !== undefined){
-data126 = coerced130;
-if(data123 !== undefined){
-data123["weight"] = coerced130;
+data127 = coerced130;
+if(data126 !== undefined){
+data126["input"] = coerced130;
 }
 }
 }
-if(errors === _errs371){
-if(typeof data126 == "number"){
-if(data126 <= 0 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data126}];
+if(errors === _errs383){
+if(typeof data127 == "number"){
+if(data127 < 0 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
 return false;
 }
 }
 }
-var valid42 = _errs371 === errors;
+var valid46 = _errs383 === errors;
 }
 else {
-var valid42 = true;
+var valid46 = true;
 }
-if(valid42){
-if(data123.priority !== undefined){
-let data127 = data123.priority;
-const _errs373 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType131 = typeof data127;
+if(valid46){
+if(data126.output !== undefined){
+let data128 = data126.output;
+const _errs385 = errors;
+if(!(typeof data128 == "number")){
+let dataType131 = typeof data128;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
-if(dataType131 === "boolean" || data127 === null
-              || (dataType131 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced131 = +data127;
+if(dataType131 == "boolean" || data128 === null
+              || (dataType131 == "string" && data128 && data128 == +data128)){
+coerced131 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
 return false;
 }
 }
 if(coerced131 !== undefined){
-data127 = coerced131;
-if(data123 !== undefined){
-data123["priority"] = coerced131;
+data128 = coerced131;
+if(data126 !== undefined){
+data126["output"] = coerced131;
 }
 }
 }
-if(errors === _errs373){
-if(typeof data127 == "number"){
-if(data127 < 0 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data127}];
+if(errors === _errs385){
+if(typeof data128 == "number"){
+if(data128 < 0 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
 return false;
 }
 }
 }
-var valid42 = _errs373 === errors;
+var valid46 = _errs385 === errors;
 }
 else {
-var valid42 = true;
+var valid46 = true;
 }
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data123}];
-return false;
-}
-}
-var valid41 = _errs364 === errors;
-if(!valid41){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data122}];
-return false;
-}
-}
-var valid31 = _errs362 === errors;
-}
-else {
-var valid31 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data98}];
-return false;
-}
-}
-var valid30 = _errs263 === errors;
-if(!valid30){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data97}];
-return false;
-}
-}
-var valid0 = _errs261 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data128 = data.accounts;
-const _errs375 = errors;
-if(errors === _errs375){
-if(Array.isArray(data128)){
-var valid43 = true;
-const len5 = data128.length;
-for(let i5=0; i5<len5; i5++){
-let data129 = data128[i5];
-const _errs377 = errors;
-if(errors === _errs377){
-if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
-let missing7;
-if((data129.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data129}];
-return false;
-}
-else {
-const _errs379 = errors;
-for(const key26 in data129){
-if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data129}];
-return false;
-break;
-}
-}
-if(_errs379 === errors){
-if(data129.id !== undefined){
-let data130 = data129.id;
-const _errs380 = errors;
-if(typeof data130 !== "string"){
-let dataType132 = typeof data130;
+if(valid46){
+if(data126.cached_input !== undefined){
+let data129 = data126.cached_input;
+const _errs387 = errors;
+if(!(typeof data129 == "number")){
+let dataType132 = typeof data129;
 let coerced132 = undefined;
 if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data130;
-}
-else if(data130 === null){
-coerced132 = "";
+if(dataType132 == "boolean" || data129 === null
+              || (dataType132 == "string" && data129 && data129 == +data129)){
+coerced132 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
 return false;
 }
 }
 if(coerced132 !== undefined){
-data130 = coerced132;
-if(data129 !== undefined){
-data129["id"] = coerced132;
+data129 = coerced132;
+if(data126 !== undefined){
+data126["cached_input"] = coerced132;
 }
 }
 }
-if(errors === _errs380){
-if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
-return false;
-}
-else {
-if(!pattern5.test(data130)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data130}];
+if(errors === _errs387){
+if(typeof data129 == "number"){
+if(data129 < 0 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
 return false;
 }
 }
 }
-}
-var valid44 = _errs380 === errors;
+var valid46 = _errs387 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data129.name !== undefined){
-let data131 = data129.name;
-const _errs382 = errors;
-if(typeof data131 !== "string"){
-let dataType133 = typeof data131;
+if(valid46){
+if(data126.cache_write !== undefined){
+let data130 = data126.cache_write;
+const _errs389 = errors;
+if(!(typeof data130 == "number")){
+let dataType133 = typeof data130;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data131;
-}
-else if(data131 === null){
-coerced133 = "";
+if(dataType133 == "boolean" || data130 === null
+              || (dataType133 == "string" && data130 && data130 == +data130)){
+coerced133 = +data130;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data130}];
 return false;
 }
 }
 if(coerced133 !== undefined){
-data131 = coerced133;
-if(data129 !== undefined){
-data129["name"] = coerced133;
+data130 = coerced133;
+if(data126 !== undefined){
+data126["cache_write"] = coerced133;
 }
 }
 }
-var valid44 = _errs382 === errors;
+if(errors === _errs389){
+if(typeof data130 == "number"){
+if(data130 < 0 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data130}];
+return false;
+}
+}
+}
+var valid46 = _errs389 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data129.balance !== undefined){
-let data132 = data129.balance;
-const _errs384 = errors;
-if(!(typeof data132 == "number")){
-let dataType134 = typeof data132;
+if(valid46){
+if(data126.cache_write_1h !== undefined){
+let data131 = data126.cache_write_1h;
+const _errs391 = errors;
+if(!(typeof data131 == "number")){
+let dataType134 = typeof data131;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
-if(dataType134 == "boolean" || data132 === null
-              || (dataType134 == "string" && data132 && data132 == +data132)){
-coerced134 = +data132;
+if(dataType134 == "boolean" || data131 === null
+              || (dataType134 == "string" && data131 && data131 == +data131)){
+coerced134 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data131}];
 return false;
 }
 }
 if(coerced134 !== undefined){
-data132 = coerced134;
-if(data129 !== undefined){
-data129["balance"] = coerced134;
+data131 = coerced134;
+if(data126 !== undefined){
+data126["cache_write_1h"] = coerced134;
 }
 }
 }
-var valid44 = _errs384 === errors;
+if(errors === _errs391){
+if(typeof data131 == "number"){
+if(data131 < 0 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data131}];
+return false;
+}
+}
+}
+var valid46 = _errs391 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data129.allowed_models !== undefined){
-let data133 = data129.allowed_models;
-const _errs386 = errors;
-if(errors === _errs386){
-if(Array.isArray(data133)){
-var valid45 = true;
-const len6 = data133.length;
-for(let i6=0; i6<len6; i6++){
-let data134 = data133[i6];
-const _errs388 = errors;
-if(typeof data134 !== "string"){
-let dataType135 = typeof data134;
+if(valid46){
+if(data126.reasoning !== undefined){
+let data132 = data126.reasoning;
+const _errs393 = errors;
+if(!(typeof data132 == "number")){
+let dataType135 = typeof data132;
 let coerced135 = undefined;
 if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data134;
-}
-else if(data134 === null){
-coerced135 = "";
+if(dataType135 == "boolean" || data132 === null
+              || (dataType135 == "string" && data132 && data132 == +data132)){
+coerced135 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data132}];
 return false;
 }
 }
 if(coerced135 !== undefined){
-data134 = coerced135;
-if(data133 !== undefined){
-data133[i6] = coerced135;
-}
-}
-}
-if(errors === _errs388){
-if(typeof data134 === "string"){
-if(func3(data134) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data134}];
-return false;
-}
-}
-}
-var valid45 = _errs388 === errors;
-if(!valid45){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data133}];
-return false;
-}
-}
-var valid44 = _errs386 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data129.limits !== undefined){
-let data135 = data129.limits;
-const _errs390 = errors;
-if(errors === _errs390){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-const _errs392 = errors;
-for(const key27 in data135){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data135}];
-return false;
-break;
-}
-}
-if(_errs392 === errors){
-if(data135.rpm !== undefined){
-let data136 = data135.rpm;
-const _errs393 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType136 = typeof data136;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 === "boolean" || data136 === null
-              || (dataType136 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced136 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data136}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data136 = coerced136;
-if(data135 !== undefined){
-data135["rpm"] = coerced136;
+data132 = coerced135;
+if(data126 !== undefined){
+data126["reasoning"] = coerced135;
 }
 }
 }
 if(errors === _errs393){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data136}];
+if(typeof data132 == "number"){
+if(data132 < 0 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data132}];
 return false;
 }
 }
@@ -6772,145 +6763,299 @@ var valid46 = _errs393 === errors;
 else {
 var valid46 = true;
 }
-if(valid46){
-if(data135.rps !== undefined){
-let data137 = data135.rps;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+return false;
+}
+}
+var valid37 = _errs380 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.routes !== undefined){
+let data133 = data109.routes;
 const _errs395 = errors;
-if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
-let dataType137 = typeof data137;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data137 === null
-              || (dataType137 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
-coerced137 = +data137;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data137}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data137 = coerced137;
-if(data135 !== undefined){
-data135["rps"] = coerced137;
-}
-}
-}
 if(errors === _errs395){
-if(typeof data137 == "number"){
-if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data137}];
+if(Array.isArray(data133)){
+if(data133.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data133}];
 return false;
 }
-}
-}
-var valid46 = _errs395 === errors;
-}
 else {
-var valid46 = true;
-}
-if(valid46){
-if(data135.tpm !== undefined){
-let data138 = data135.tpm;
+var valid47 = true;
+const len5 = data133.length;
+for(let i5=0; i5<len5; i5++){
+let data134 = data133[i5];
 const _errs397 = errors;
-if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
-let dataType138 = typeof data138;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data138 === null
-              || (dataType138 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced138 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data138}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data138 = coerced138;
-if(data135 !== undefined){
-data135["tpm"] = coerced138;
-}
-}
-}
 if(errors === _errs397){
-if(typeof data138 == "number"){
-if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data138}];
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+let missing7;
+if((data134.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
 return false;
 }
-}
-}
-var valid46 = _errs397 === errors;
-}
 else {
-var valid46 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data135}];
-return false;
-}
-}
-var valid44 = _errs390 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data129.policy !== undefined){
-let data139 = data129.policy;
 const _errs399 = errors;
-if(errors === _errs399){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs401 = errors;
-for(const key28 in data139){
-if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data139}];
+for(const key29 in data134){
+if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
 return false;
 break;
 }
 }
-if(_errs401 === errors){
-if(data139.streaming !== undefined){
-let data140 = data139.streaming;
-const _errs402 = errors;
-if(typeof data140 !== "boolean"){
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(data140 === "false" || data140 === 0 || data140 === null){
-coerced139 = false;
+if(_errs399 === errors){
+if(data134.node !== undefined){
+let data135 = data134.node;
+const _errs400 = errors;
+if(typeof data135 !== "string"){
+let dataType136 = typeof data135;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data135;
 }
-else if(data140 === "true" || data140 === 1){
-coerced139 = true;
+else if(data135 === null){
+coerced136 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data135}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data135 = coerced136;
+if(data134 !== undefined){
+data134["node"] = coerced136;
+}
+}
+}
+if(errors === _errs400){
+if(typeof data135 === "string"){
+if(func3(data135) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data135}];
+return false;
+}
+}
+}
+var valid48 = _errs400 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data134.model !== undefined){
+let data136 = data134.model;
+const _errs402 = errors;
+if(typeof data136 !== "string"){
+let dataType137 = typeof data136;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data136;
+}
+else if(data136 === null){
+coerced137 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data136}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data136 = coerced137;
+if(data134 !== undefined){
+data134["model"] = coerced137;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data136}];
+return false;
+}
+}
+}
+var valid48 = _errs402 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data134.weight !== undefined){
+let data137 = data134.weight;
+const _errs404 = errors;
+if(!(typeof data137 == "number")){
+let dataType138 = typeof data137;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "boolean" || data137 === null
+              || (dataType138 == "string" && data137 && data137 == +data137)){
+coerced138 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data137}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data137 = coerced138;
+if(data134 !== undefined){
+data134["weight"] = coerced138;
+}
+}
+}
+if(errors === _errs404){
+if(typeof data137 == "number"){
+if(data137 <= 0 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data137}];
+return false;
+}
+}
+}
+var valid48 = _errs404 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data134.priority !== undefined){
+let data138 = data134.priority;
+const _errs406 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType139 = typeof data138;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data138 === null
+              || (dataType139 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced139 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data138}];
 return false;
 }
 }
 if(coerced139 !== undefined){
-data140 = coerced139;
-if(data139 !== undefined){
-data139["streaming"] = coerced139;
+data138 = coerced139;
+if(data134 !== undefined){
+data134["priority"] = coerced139;
 }
 }
 }
-var valid47 = _errs402 === errors;
+if(errors === _errs406){
+if(typeof data138 == "number"){
+if(data138 < 0 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data138}];
+return false;
+}
+}
+}
+var valid48 = _errs406 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data139.max_reasoning_effort !== undefined){
-let data141 = data139.max_reasoning_effort;
-const _errs404 = errors;
-const _errs405 = errors;
-let valid48 = false;
-const _errs406 = errors;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
+return false;
+}
+}
+var valid47 = _errs397 === errors;
+if(!valid47){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data133}];
+return false;
+}
+}
+var valid37 = _errs395 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data109}];
+return false;
+}
+}
+var valid36 = _errs296 === errors;
+if(!valid36){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data108}];
+return false;
+}
+}
+var valid0 = _errs294 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data139 = data.accounts;
+const _errs408 = errors;
+if(errors === _errs408){
+if(Array.isArray(data139)){
+var valid49 = true;
+const len6 = data139.length;
+for(let i6=0; i6<len6; i6++){
+let data140 = data139[i6];
+const _errs410 = errors;
+if(errors === _errs410){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let missing8;
+if((data140.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data140}];
+return false;
+}
+else {
+const _errs412 = errors;
+for(const key30 in data140){
+if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data140}];
+return false;
+break;
+}
+}
+if(_errs412 === errors){
+if(data140.id !== undefined){
+let data141 = data140.id;
+const _errs413 = errors;
 if(typeof data141 !== "string"){
 let dataType140 = typeof data141;
 let coerced140 = undefined;
@@ -6922,249 +7067,88 @@ else if(data141 === null){
 coerced140 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
+return false;
 }
 }
 if(coerced140 !== undefined){
 data141 = coerced140;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced140;
+if(data140 !== undefined){
+data140["id"] = coerced140;
 }
 }
 }
-if("low" !== data141){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data141};
-if(vErrors === null){
-vErrors = [err105];
+if(errors === _errs413){
+if(typeof data141 === "string"){
+if(func3(data141) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
+return false;
 }
 else {
-vErrors.push(err105);
+if(!pattern6.test(data141)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
+return false;
 }
-errors++;
 }
-var _valid12 = _errs406 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs408 = errors;
-if(typeof data141 !== "string"){
-let dataType141 = typeof data141;
+}
+}
+var valid50 = _errs413 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data140.name !== undefined){
+let data142 = data140.name;
+const _errs415 = errors;
+if(typeof data142 !== "string"){
+let dataType141 = typeof data142;
 let coerced141 = undefined;
 if(!(coerced141 !== undefined)){
 if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data141;
+coerced141 = "" + data142;
 }
-else if(data141 === null){
+else if(data142 === null){
 coerced141 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data142}];
+return false;
 }
 }
 if(coerced141 !== undefined){
-data141 = coerced141;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced141;
+data142 = coerced141;
+if(data140 !== undefined){
+data140["name"] = coerced141;
 }
 }
 }
-if("medium" !== data141){
-const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data141};
-if(vErrors === null){
-vErrors = [err107];
+var valid50 = _errs415 === errors;
 }
 else {
-vErrors.push(err107);
+var valid50 = true;
 }
-errors++;
-}
-var _valid12 = _errs408 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs410 = errors;
-if(typeof data141 !== "string"){
-let dataType142 = typeof data141;
+if(valid50){
+if(data140.balance !== undefined){
+let data143 = data140.balance;
+const _errs417 = errors;
+if(!(typeof data143 == "number")){
+let dataType142 = typeof data143;
 let coerced142 = undefined;
 if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data141;
-}
-else if(data141 === null){
-coerced142 = "";
+if(dataType142 == "boolean" || data143 === null
+              || (dataType142 == "string" && data143 && data143 == +data143)){
+coerced142 = +data143;
 }
 else {
-const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data143}];
+return false;
 }
 }
 if(coerced142 !== undefined){
-data141 = coerced142;
-if(data139 !== undefined){
-data139["max_reasoning_effort"] = coerced142;
-}
-}
-}
-if("high" !== data141){
-const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data141};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-var _valid12 = _errs410 === errors;
-valid48 = valid48 || _valid12;
-}
-}
-if(!valid48){
-const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data141};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs405;
-if(vErrors !== null){
-if(_errs405){
-vErrors.length = _errs405;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid47 = _errs404 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data139}];
-return false;
-}
-}
-var valid44 = _errs399 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data129}];
-return false;
-}
-}
-var valid43 = _errs377 === errors;
-if(!valid43){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data128}];
-return false;
-}
-}
-var valid0 = _errs375 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data142 = data.keys;
-const _errs412 = errors;
-if(errors === _errs412){
-if(Array.isArray(data142)){
-var valid49 = true;
-const len7 = data142.length;
-for(let i7=0; i7<len7; i7++){
-let data143 = data142[i7];
-const _errs414 = errors;
-if(errors === _errs414){
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
-let missing8;
-if((data143.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data143}];
-return false;
-}
-else {
-const _errs416 = errors;
-for(const key29 in data143){
-if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data143}];
-return false;
-break;
-}
-}
-if(_errs416 === errors){
-if(data143.key !== undefined){
-let data144 = data143.key;
-const _errs417 = errors;
-if(typeof data144 !== "string"){
-let dataType143 = typeof data144;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data144;
-}
-else if(data144 === null){
-coerced143 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data144}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data144 = coerced143;
-if(data143 !== undefined){
-data143["key"] = coerced143;
-}
-}
-}
-if(errors === _errs417){
-if(typeof data144 === "string"){
-if(func3(data144) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data144}];
-return false;
+data143 = coerced142;
+if(data140 !== undefined){
+data140["balance"] = coerced142;
 }
 }
 }
@@ -7174,37 +7158,55 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data143.account !== undefined){
-let data145 = data143.account;
+if(data140.allowed_models !== undefined){
+let data144 = data140.allowed_models;
 const _errs419 = errors;
+if(errors === _errs419){
+if(Array.isArray(data144)){
+var valid51 = true;
+const len7 = data144.length;
+for(let i7=0; i7<len7; i7++){
+let data145 = data144[i7];
+const _errs421 = errors;
 if(typeof data145 !== "string"){
-let dataType144 = typeof data145;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data145;
+let dataType143 = typeof data145;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data145;
 }
 else if(data145 === null){
-coerced144 = "";
+coerced143 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data145}];
 return false;
 }
 }
-if(coerced144 !== undefined){
-data145 = coerced144;
-if(data143 !== undefined){
-data143["account"] = coerced144;
+if(coerced143 !== undefined){
+data145 = coerced143;
+if(data144 !== undefined){
+data144[i7] = coerced143;
 }
 }
 }
-if(errors === _errs419){
+if(errors === _errs421){
 if(typeof data145 === "string"){
 if(func3(data145) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data145}];
 return false;
 }
+}
+}
+var valid51 = _errs421 === errors;
+if(!valid51){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data144}];
+return false;
 }
 }
 var valid50 = _errs419 === errors;
@@ -7213,66 +7215,137 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data143.name !== undefined){
-let data146 = data143.name;
-const _errs421 = errors;
-if(typeof data146 !== "string"){
-let dataType145 = typeof data146;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data146;
+if(data140.limits !== undefined){
+let data146 = data140.limits;
+const _errs423 = errors;
+if(errors === _errs423){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+const _errs425 = errors;
+for(const key31 in data146){
+if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data146}];
+return false;
+break;
 }
-else if(data146 === null){
-coerced145 = "";
+}
+if(_errs425 === errors){
+if(data146.rpm !== undefined){
+let data147 = data146.rpm;
+const _errs426 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType144 = typeof data147;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data147 === null
+              || (dataType144 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced144 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data147}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data147 = coerced144;
+if(data146 !== undefined){
+data146["rpm"] = coerced144;
+}
+}
+}
+if(errors === _errs426){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data147}];
+return false;
+}
+}
+}
+var valid52 = _errs426 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data146.rps !== undefined){
+let data148 = data146.rps;
+const _errs428 = errors;
+if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
+let dataType145 = typeof data148;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 === "boolean" || data148 === null
+              || (dataType145 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
+coerced145 = +data148;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data148}];
 return false;
 }
 }
 if(coerced145 !== undefined){
-data146 = coerced145;
-if(data143 !== undefined){
-data143["name"] = coerced145;
+data148 = coerced145;
+if(data146 !== undefined){
+data146["rps"] = coerced145;
 }
 }
 }
-var valid50 = _errs421 === errors;
+if(errors === _errs428){
+if(typeof data148 == "number"){
+if(data148 < 1 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data148}];
+return false;
+}
+}
+}
+var valid52 = _errs428 === errors;
 }
 else {
-var valid50 = true;
+var valid52 = true;
 }
-if(valid50){
-if(data143.spend_limit !== undefined){
-let data147 = data143.spend_limit;
-const _errs423 = errors;
-if(!(typeof data147 == "number")){
-let dataType146 = typeof data147;
+if(valid52){
+if(data146.tpm !== undefined){
+let data149 = data146.tpm;
+const _errs430 = errors;
+if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
+let dataType146 = typeof data149;
 let coerced146 = undefined;
 if(!(coerced146 !== undefined)){
-if(dataType146 == "boolean" || data147 === null
-              || (dataType146 == "string" && data147 && data147 == +data147)){
-coerced146 = +data147;
+if(dataType146 === "boolean" || data149 === null
+              || (dataType146 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
+coerced146 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data149}];
 return false;
 }
 }
 if(coerced146 !== undefined){
-data147 = coerced146;
-if(data143 !== undefined){
-data143["spend_limit"] = coerced146;
+data149 = coerced146;
+if(data146 !== undefined){
+data146["tpm"] = coerced146;
 }
 }
 }
-if(errors === _errs423){
-if(typeof data147 == "number"){
-if(data147 < 0 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data147}];
+if(errors === _errs430){
+if(typeof data149 == "number"){
+if(data149 < 1 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data149}];
 return false;
 }
+}
+}
+var valid52 = _errs430 === errors;
+}
+else {
+var valid52 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data146}];
+return false;
 }
 }
 var valid50 = _errs423 === errors;
@@ -7281,252 +7354,322 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data143.limits !== undefined){
-let data148 = data143.limits;
-const _errs425 = errors;
-if(errors === _errs425){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
-const _errs427 = errors;
-for(const key30 in data148){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data148}];
+if(data140.policy !== undefined){
+let data150 = data140.policy;
+const _errs432 = errors;
+if(errors === _errs432){
+if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+const _errs434 = errors;
+for(const key32 in data150){
+if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data150}];
 return false;
 break;
 }
 }
-if(_errs427 === errors){
-if(data148.rpm !== undefined){
-let data149 = data148.rpm;
-const _errs428 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType147 = typeof data149;
+if(_errs434 === errors){
+if(data150.streaming !== undefined){
+let data151 = data150.streaming;
+const _errs435 = errors;
+if(typeof data151 !== "boolean"){
 let coerced147 = undefined;
 if(!(coerced147 !== undefined)){
-if(dataType147 === "boolean" || data149 === null
-              || (dataType147 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced147 = +data149;
+if(data151 === "false" || data151 === 0 || data151 === null){
+coerced147 = false;
+}
+else if(data151 === "true" || data151 === 1){
+coerced147 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data151}];
 return false;
 }
 }
 if(coerced147 !== undefined){
-data149 = coerced147;
-if(data148 !== undefined){
-data148["rpm"] = coerced147;
+data151 = coerced147;
+if(data150 !== undefined){
+data150["streaming"] = coerced147;
 }
 }
 }
-if(errors === _errs428){
-if(typeof data149 == "number"){
-if(data149 < 1 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data149}];
-return false;
-}
-}
-}
-var valid51 = _errs428 === errors;
+var valid53 = _errs435 === errors;
 }
 else {
-var valid51 = true;
+var valid53 = true;
 }
-if(valid51){
-if(data148.rps !== undefined){
-let data150 = data148.rps;
-const _errs430 = errors;
-if(!((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150)))){
-let dataType148 = typeof data150;
+if(valid53){
+if(data150.max_reasoning_effort !== undefined){
+let data152 = data150.max_reasoning_effort;
+const _errs437 = errors;
+const _errs438 = errors;
+let valid54 = false;
+const _errs439 = errors;
+if(typeof data152 !== "string"){
+let dataType148 = typeof data152;
 let coerced148 = undefined;
 if(!(coerced148 !== undefined)){
-if(dataType148 === "boolean" || data150 === null
-              || (dataType148 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
-coerced148 = +data150;
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data152;
+}
+else if(data152 === null){
+coerced148 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data150}];
-return false;
+const err113 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data152};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
 }
 }
 if(coerced148 !== undefined){
-data150 = coerced148;
-if(data148 !== undefined){
-data148["rps"] = coerced148;
+data152 = coerced148;
+if(data150 !== undefined){
+data150["max_reasoning_effort"] = coerced148;
 }
 }
 }
-if(errors === _errs430){
-if(typeof data150 == "number"){
-if(data150 < 1 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data150}];
-return false;
-}
-}
-}
-var valid51 = _errs430 === errors;
+if("low" !== data152){
+const err114 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data152};
+if(vErrors === null){
+vErrors = [err114];
 }
 else {
-var valid51 = true;
+vErrors.push(err114);
 }
-if(valid51){
-if(data148.tpm !== undefined){
-let data151 = data148.tpm;
-const _errs432 = errors;
-if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
-let dataType149 = typeof data151;
+errors++;
+}
+var _valid13 = _errs439 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs441 = errors;
+if(typeof data152 !== "string"){
+let dataType149 = typeof data152;
 let coerced149 = undefined;
 if(!(coerced149 !== undefined)){
-if(dataType149 === "boolean" || data151 === null
-              || (dataType149 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
-coerced149 = +data151;
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data152;
+}
+else if(data152 === null){
+coerced149 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data151}];
-return false;
+const err115 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data152};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
 }
 }
 if(coerced149 !== undefined){
-data151 = coerced149;
-if(data148 !== undefined){
-data148["tpm"] = coerced149;
+data152 = coerced149;
+if(data150 !== undefined){
+data150["max_reasoning_effort"] = coerced149;
 }
 }
 }
-if(errors === _errs432){
-if(typeof data151 == "number"){
-if(data151 < 1 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data151}];
-return false;
-}
-}
-}
-var valid51 = _errs432 === errors;
+if("medium" !== data152){
+const err116 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data152};
+if(vErrors === null){
+vErrors = [err116];
 }
 else {
-var valid51 = true;
+vErrors.push(err116);
 }
+errors++;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data148}];
-return false;
-}
-}
-var valid50 = _errs425 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data143.allowed_models !== undefined){
-let data152 = data143.allowed_models;
-const _errs434 = errors;
-if(errors === _errs434){
-if(Array.isArray(data152)){
-var valid52 = true;
-const len8 = data152.length;
-for(let i8=0; i8<len8; i8++){
-let data153 = data152[i8];
-const _errs436 = errors;
-if(typeof data153 !== "string"){
-let dataType150 = typeof data153;
+var _valid13 = _errs441 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs443 = errors;
+if(typeof data152 !== "string"){
+let dataType150 = typeof data152;
 let coerced150 = undefined;
 if(!(coerced150 !== undefined)){
 if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data153;
+coerced150 = "" + data152;
 }
-else if(data153 === null){
+else if(data152 === null){
 coerced150 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data153}];
-return false;
+const err117 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data152};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
 }
 }
 if(coerced150 !== undefined){
-data153 = coerced150;
-if(data152 !== undefined){
-data152[i8] = coerced150;
+data152 = coerced150;
+if(data150 !== undefined){
+data150["max_reasoning_effort"] = coerced150;
 }
 }
 }
-if(errors === _errs436){
-if(typeof data153 === "string"){
-if(func3(data153) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data153}];
+if("high" !== data152){
+const err118 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data152};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+var _valid13 = _errs443 === errors;
+valid54 = valid54 || _valid13;
+}
+}
+if(!valid54){
+const err119 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data152};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs438;
+if(vErrors !== null){
+if(_errs438){
+vErrors.length = _errs438;
+}
+else {
+vErrors = null;
 }
 }
-var valid52 = _errs436 === errors;
-if(!valid52){
-break;
+}
+var valid53 = _errs437 === errors;
+}
+else {
+var valid53 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data150}];
 return false;
 }
 }
-var valid50 = _errs434 === errors;
+var valid50 = _errs432 === errors;
 }
 else {
 var valid50 = true;
 }
-if(valid50){
-if(data143.policy !== undefined){
-let data154 = data143.policy;
-const _errs438 = errors;
-if(errors === _errs438){
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data140}];
+return false;
+}
+}
+var valid49 = _errs410 === errors;
+if(!valid49){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data139}];
+return false;
+}
+}
+var valid0 = _errs408 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data153 = data.keys;
+const _errs445 = errors;
+if(errors === _errs445){
+if(Array.isArray(data153)){
+var valid55 = true;
+const len8 = data153.length;
+for(let i8=0; i8<len8; i8++){
+let data154 = data153[i8];
+const _errs447 = errors;
+if(errors === _errs447){
 if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
-const _errs440 = errors;
-for(const key31 in data154){
-if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data154}];
+let missing9;
+if((data154.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data154}];
+return false;
+}
+else {
+const _errs449 = errors;
+for(const key33 in data154){
+if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data154}];
 return false;
 break;
 }
 }
-if(_errs440 === errors){
-if(data154.streaming !== undefined){
-let data155 = data154.streaming;
-const _errs441 = errors;
-if(typeof data155 !== "boolean"){
+if(_errs449 === errors){
+if(data154.key !== undefined){
+let data155 = data154.key;
+const _errs450 = errors;
+if(typeof data155 !== "string"){
+let dataType151 = typeof data155;
 let coerced151 = undefined;
 if(!(coerced151 !== undefined)){
-if(data155 === "false" || data155 === 0 || data155 === null){
-coerced151 = false;
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data155;
 }
-else if(data155 === "true" || data155 === 1){
-coerced151 = true;
+else if(data155 === null){
+coerced151 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data155}];
 return false;
 }
 }
 if(coerced151 !== undefined){
 data155 = coerced151;
 if(data154 !== undefined){
-data154["streaming"] = coerced151;
+data154["key"] = coerced151;
 }
 }
 }
-var valid53 = _errs441 === errors;
+if(errors === _errs450){
+if(typeof data155 === "string"){
+if(func3(data155) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data155}];
+return false;
+}
+}
+}
+var valid56 = _errs450 === errors;
 }
 else {
-var valid53 = true;
+var valid56 = true;
 }
-if(valid53){
-if(data154.max_reasoning_effort !== undefined){
-let data156 = data154.max_reasoning_effort;
-const _errs443 = errors;
-const _errs444 = errors;
-let valid54 = false;
-const _errs445 = errors;
+if(valid56){
+if(data154.account !== undefined){
+let data156 = data154.account;
+const _errs452 = errors;
 if(typeof data156 !== "string"){
 let dataType152 = typeof data156;
 let coerced152 = undefined;
@@ -7538,223 +7681,357 @@ else if(data156 === null){
 coerced152 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data156};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data156}];
+return false;
 }
 }
 if(coerced152 !== undefined){
 data156 = coerced152;
 if(data154 !== undefined){
-data154["max_reasoning_effort"] = coerced152;
+data154["account"] = coerced152;
 }
 }
 }
-if("low" !== data156){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data156};
-if(vErrors === null){
-vErrors = [err112];
+if(errors === _errs452){
+if(typeof data156 === "string"){
+if(func3(data156) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data156}];
+return false;
+}
+}
+}
+var valid56 = _errs452 === errors;
 }
 else {
-vErrors.push(err112);
+var valid56 = true;
 }
-errors++;
-}
-var _valid13 = _errs445 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs447 = errors;
-if(typeof data156 !== "string"){
-let dataType153 = typeof data156;
+if(valid56){
+if(data154.name !== undefined){
+let data157 = data154.name;
+const _errs454 = errors;
+if(typeof data157 !== "string"){
+let dataType153 = typeof data157;
 let coerced153 = undefined;
 if(!(coerced153 !== undefined)){
 if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data156;
+coerced153 = "" + data157;
 }
-else if(data156 === null){
+else if(data157 === null){
 coerced153 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data156};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data157}];
+return false;
 }
 }
 if(coerced153 !== undefined){
-data156 = coerced153;
+data157 = coerced153;
 if(data154 !== undefined){
-data154["max_reasoning_effort"] = coerced153;
+data154["name"] = coerced153;
 }
 }
 }
-if("medium" !== data156){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data156};
-if(vErrors === null){
-vErrors = [err114];
+var valid56 = _errs454 === errors;
 }
 else {
-vErrors.push(err114);
+var valid56 = true;
 }
-errors++;
-}
-var _valid13 = _errs447 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs449 = errors;
-if(typeof data156 !== "string"){
-let dataType154 = typeof data156;
+if(valid56){
+if(data154.spend_limit !== undefined){
+let data158 = data154.spend_limit;
+const _errs456 = errors;
+if(!(typeof data158 == "number")){
+let dataType154 = typeof data158;
 let coerced154 = undefined;
 if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data156;
-}
-else if(data156 === null){
-coerced154 = "";
+if(dataType154 == "boolean" || data158 === null
+              || (dataType154 == "string" && data158 && data158 == +data158)){
+coerced154 = +data158;
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data156};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data158}];
+return false;
 }
 }
 if(coerced154 !== undefined){
-data156 = coerced154;
+data158 = coerced154;
 if(data154 !== undefined){
-data154["max_reasoning_effort"] = coerced154;
+data154["spend_limit"] = coerced154;
 }
 }
 }
-if("high" !== data156){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data156};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-var _valid13 = _errs449 === errors;
-valid54 = valid54 || _valid13;
-}
-}
-if(!valid54){
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data156};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs444;
-if(vErrors !== null){
-if(_errs444){
-vErrors.length = _errs444;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid53 = _errs443 === errors;
-}
-else {
-var valid53 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data154}];
+if(errors === _errs456){
+if(typeof data158 == "number"){
+if(data158 < 0 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data158}];
 return false;
 }
 }
-var valid50 = _errs438 === errors;
+}
+var valid56 = _errs456 === errors;
 }
 else {
-var valid50 = true;
+var valid56 = true;
 }
-if(valid50){
-if(data143.status !== undefined){
-let data157 = data143.status;
-const _errs451 = errors;
-const _errs452 = errors;
-let valid55 = false;
-const _errs453 = errors;
-if(typeof data157 !== "string"){
-let dataType155 = typeof data157;
+if(valid56){
+if(data154.limits !== undefined){
+let data159 = data154.limits;
+const _errs458 = errors;
+if(errors === _errs458){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+const _errs460 = errors;
+for(const key34 in data159){
+if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data159}];
+return false;
+break;
+}
+}
+if(_errs460 === errors){
+if(data159.rpm !== undefined){
+let data160 = data159.rpm;
+const _errs461 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType155 = typeof data160;
 let coerced155 = undefined;
 if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data157;
-}
-else if(data157 === null){
-coerced155 = "";
+if(dataType155 === "boolean" || data160 === null
+              || (dataType155 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced155 = +data160;
 }
 else {
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data157};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data160}];
+return false;
 }
 }
 if(coerced155 !== undefined){
-data157 = coerced155;
-if(data143 !== undefined){
-data143["status"] = coerced155;
+data160 = coerced155;
+if(data159 !== undefined){
+data159["rpm"] = coerced155;
 }
 }
 }
-if("active" !== data157){
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data157};
-if(vErrors === null){
-vErrors = [err119];
+if(errors === _errs461){
+if(typeof data160 == "number"){
+if(data160 < 1 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data160}];
+return false;
+}
+}
+}
+var valid57 = _errs461 === errors;
 }
 else {
-vErrors.push(err119);
+var valid57 = true;
 }
-errors++;
-}
-var _valid14 = _errs453 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs455 = errors;
-if(typeof data157 !== "string"){
-let dataType156 = typeof data157;
+if(valid57){
+if(data159.rps !== undefined){
+let data161 = data159.rps;
+const _errs463 = errors;
+if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
+let dataType156 = typeof data161;
 let coerced156 = undefined;
 if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data157;
-}
-else if(data157 === null){
-coerced156 = "";
+if(dataType156 === "boolean" || data161 === null
+              || (dataType156 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced156 = +data161;
 }
 else {
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data157};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data161}];
+return false;
+}
+}
+if(coerced156 !== undefined){
+data161 = coerced156;
+if(data159 !== undefined){
+data159["rps"] = coerced156;
+}
+}
+}
+if(errors === _errs463){
+if(typeof data161 == "number"){
+if(data161 < 1 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data161}];
+return false;
+}
+}
+}
+var valid57 = _errs463 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data159.tpm !== undefined){
+let data162 = data159.tpm;
+const _errs465 = errors;
+if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
+let dataType157 = typeof data162;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 === "boolean" || data162 === null
+              || (dataType157 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced157 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data162}];
+return false;
+}
+}
+if(coerced157 !== undefined){
+data162 = coerced157;
+if(data159 !== undefined){
+data159["tpm"] = coerced157;
+}
+}
+}
+if(errors === _errs465){
+if(typeof data162 == "number"){
+if(data162 < 1 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data162}];
+return false;
+}
+}
+}
+var valid57 = _errs465 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data159}];
+return false;
+}
+}
+var valid56 = _errs458 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data154.allowed_models !== undefined){
+let data163 = data154.allowed_models;
+const _errs467 = errors;
+if(errors === _errs467){
+if(Array.isArray(data163)){
+var valid58 = true;
+const len9 = data163.length;
+for(let i9=0; i9<len9; i9++){
+let data164 = data163[i9];
+const _errs469 = errors;
+if(typeof data164 !== "string"){
+let dataType158 = typeof data164;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data164;
+}
+else if(data164 === null){
+coerced158 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data164}];
+return false;
+}
+}
+if(coerced158 !== undefined){
+data164 = coerced158;
+if(data163 !== undefined){
+data163[i9] = coerced158;
+}
+}
+}
+if(errors === _errs469){
+if(typeof data164 === "string"){
+if(func3(data164) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data164}];
+return false;
+}
+}
+}
+var valid58 = _errs469 === errors;
+if(!valid58){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data163}];
+return false;
+}
+}
+var valid56 = _errs467 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data154.policy !== undefined){
+let data165 = data154.policy;
+const _errs471 = errors;
+if(errors === _errs471){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+const _errs473 = errors;
+for(const key35 in data165){
+if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data165}];
+return false;
+break;
+}
+}
+if(_errs473 === errors){
+if(data165.streaming !== undefined){
+let data166 = data165.streaming;
+const _errs474 = errors;
+if(typeof data166 !== "boolean"){
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(data166 === "false" || data166 === 0 || data166 === null){
+coerced159 = false;
+}
+else if(data166 === "true" || data166 === 1){
+coerced159 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data166}];
+return false;
+}
+}
+if(coerced159 !== undefined){
+data166 = coerced159;
+if(data165 !== undefined){
+data165["streaming"] = coerced159;
+}
+}
+}
+var valid59 = _errs474 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data165.max_reasoning_effort !== undefined){
+let data167 = data165.max_reasoning_effort;
+const _errs476 = errors;
+const _errs477 = errors;
+let valid60 = false;
+const _errs478 = errors;
+if(typeof data167 !== "string"){
+let dataType160 = typeof data167;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data167;
+}
+else if(data167 === null){
+coerced160 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7764,15 +8041,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data157 = coerced156;
-if(data143 !== undefined){
-data143["status"] = coerced156;
+if(coerced160 !== undefined){
+data167 = coerced160;
+if(data165 !== undefined){
+data165["max_reasoning_effort"] = coerced160;
 }
 }
 }
-if("blocked" !== data157){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data157};
+if("low" !== data167){
+const err121 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7781,22 +8058,22 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid14 = _errs455 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs457 = errors;
-if(typeof data157 !== "string"){
-let dataType157 = typeof data157;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data157;
+var _valid14 = _errs478 === errors;
+valid60 = valid60 || _valid14;
+if(!valid60){
+const _errs480 = errors;
+if(typeof data167 !== "string"){
+let dataType161 = typeof data167;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data167;
 }
-else if(data157 === null){
-coerced157 = "";
+else if(data167 === null){
+coerced161 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data157};
+const err122 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7806,15 +8083,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data157 = coerced157;
-if(data143 !== undefined){
-data143["status"] = coerced157;
+if(coerced161 !== undefined){
+data167 = coerced161;
+if(data165 !== undefined){
+data165["max_reasoning_effort"] = coerced161;
 }
 }
 }
-if("revoked" !== data157){
-const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data157};
+if("medium" !== data167){
+const err123 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7823,22 +8100,22 @@ vErrors.push(err123);
 }
 errors++;
 }
-var _valid14 = _errs457 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs459 = errors;
-if(typeof data157 !== "string"){
-let dataType158 = typeof data157;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data157;
+var _valid14 = _errs480 === errors;
+valid60 = valid60 || _valid14;
+if(!valid60){
+const _errs482 = errors;
+if(typeof data167 !== "string"){
+let dataType162 = typeof data167;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data167;
 }
-else if(data157 === null){
-coerced158 = "";
+else if(data167 === null){
+coerced162 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data157};
+const err124 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7848,15 +8125,15 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data157 = coerced158;
-if(data143 !== undefined){
-data143["status"] = coerced158;
+if(coerced162 !== undefined){
+data167 = coerced162;
+if(data165 !== undefined){
+data165["max_reasoning_effort"] = coerced162;
 }
 }
 }
-if("deleted" !== data157){
-const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data157};
+if("high" !== data167){
+const err125 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7865,13 +8142,12 @@ vErrors.push(err125);
 }
 errors++;
 }
-var _valid14 = _errs459 === errors;
-valid55 = valid55 || _valid14;
+var _valid14 = _errs482 === errors;
+valid60 = valid60 || _valid14;
 }
 }
-}
-if(!valid55){
-const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data157};
+if(!valid60){
+const err126 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data167};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7883,48 +8159,265 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs452;
+errors = _errs477;
 if(vErrors !== null){
-if(_errs452){
-vErrors.length = _errs452;
+if(_errs477){
+vErrors.length = _errs477;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs451 === errors;
+var valid59 = _errs476 === errors;
 }
 else {
-var valid50 = true;
-}
-}
-}
-}
-}
-}
-}
+var valid59 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data165}];
 return false;
 }
 }
-var valid49 = _errs414 === errors;
-if(!valid49){
+var valid56 = _errs471 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data154.status !== undefined){
+let data168 = data154.status;
+const _errs484 = errors;
+const _errs485 = errors;
+let valid61 = false;
+const _errs486 = errors;
+if(typeof data168 !== "string"){
+let dataType163 = typeof data168;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data168;
+}
+else if(data168 === null){
+coerced163 = "";
+}
+else {
+const err127 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data168};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+if(coerced163 !== undefined){
+data168 = coerced163;
+if(data154 !== undefined){
+data154["status"] = coerced163;
+}
+}
+}
+if("active" !== data168){
+const err128 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data168};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+var _valid15 = _errs486 === errors;
+valid61 = valid61 || _valid15;
+if(!valid61){
+const _errs488 = errors;
+if(typeof data168 !== "string"){
+let dataType164 = typeof data168;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data168;
+}
+else if(data168 === null){
+coerced164 = "";
+}
+else {
+const err129 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data168};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+if(coerced164 !== undefined){
+data168 = coerced164;
+if(data154 !== undefined){
+data154["status"] = coerced164;
+}
+}
+}
+if("blocked" !== data168){
+const err130 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data168};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+var _valid15 = _errs488 === errors;
+valid61 = valid61 || _valid15;
+if(!valid61){
+const _errs490 = errors;
+if(typeof data168 !== "string"){
+let dataType165 = typeof data168;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data168;
+}
+else if(data168 === null){
+coerced165 = "";
+}
+else {
+const err131 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data168};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+if(coerced165 !== undefined){
+data168 = coerced165;
+if(data154 !== undefined){
+data154["status"] = coerced165;
+}
+}
+}
+if("revoked" !== data168){
+const err132 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data168};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+var _valid15 = _errs490 === errors;
+valid61 = valid61 || _valid15;
+if(!valid61){
+const _errs492 = errors;
+if(typeof data168 !== "string"){
+let dataType166 = typeof data168;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data168;
+}
+else if(data168 === null){
+coerced166 = "";
+}
+else {
+const err133 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data168};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+if(coerced166 !== undefined){
+data168 = coerced166;
+if(data154 !== undefined){
+data154["status"] = coerced166;
+}
+}
+}
+if("deleted" !== data168){
+const err134 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data168};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+var _valid15 = _errs492 === errors;
+valid61 = valid61 || _valid15;
+}
+}
+}
+if(!valid61){
+const err135 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data168};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs485;
+if(vErrors !== null){
+if(_errs485){
+vErrors.length = _errs485;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid56 = _errs484 === errors;
+}
+else {
+var valid56 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data154}];
+return false;
+}
+}
+var valid55 = _errs447 === errors;
+if(!valid55){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data153}];
 return false;
 }
 }
-var valid0 = _errs412 === errors;
+var valid0 = _errs445 === errors;
 }
 else {
 var valid0 = true;
