@@ -1,8 +1,7 @@
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
+import { effortRank } from '../config/reasoning-efforts.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { AccountRecord, FeaturePolicy, KeyRecord } from '../store/records.js';
-
-const EFFORT_RANK: Record<ReasoningEffort, number> = { low: 0, medium: 1, high: 2 };
 
 /** Whether the key (and its account) may use the model at all: both lists must allow it. */
 export function mayUseModel(key: KeyRecord, account: AccountRecord | undefined, modelId: string): boolean {
@@ -20,7 +19,7 @@ function checkFeatures(policy: FeaturePolicy | null, stream: boolean, effort: Re
     throw denied('streaming is not enabled for this account or key.', 'потоковая передача не разрешена для этого аккаунта или ключа.', { feature: 'streaming' }, 'stream');
   }
   const ceiling = policy.maxReasoningEffort;
-  if (effort !== undefined && ceiling !== undefined && EFFORT_RANK[effort] > EFFORT_RANK[ceiling]) {
+  if (effort !== undefined && ceiling !== undefined && effortRank(effort) > effortRank(ceiling)) {
     if (param === undefined) return ceiling;
     throw denied(
       `reasoning effort "${effort}" is above the allowed "${ceiling}".`,

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -4690,7 +4690,7 @@ return false;
 else {
 const _errs278 = errors;
 for(const key21 in data104){
-if(!((((key21 === "default_effort") || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels"))){
+if(!((((((key21 === "default_effort") || (key21 === "efforts")) || (key21 === "style")) || (key21 === "budgets")) || (key21 === "levels")) || (key21 === "answer_tokens"))){
 validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data104}];
 return false;
 break;
@@ -4731,8 +4731,8 @@ data104["default_effort"] = coerced96;
 }
 }
 }
-if("low" !== data105){
-const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
+if("none" !== data105){
+const err54 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4773,8 +4773,8 @@ data104["default_effort"] = coerced97;
 }
 }
 }
-if("medium" !== data105){
-const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
+if("minimal" !== data105){
+const err56 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4815,8 +4815,8 @@ data104["default_effort"] = coerced98;
 }
 }
 }
-if("high" !== data105){
-const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
+if("low" !== data105){
+const err58 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4827,15 +4827,187 @@ errors++;
 }
 var _valid7 = _errs285 === errors;
 valid33 = valid33 || _valid7;
-}
-}
 if(!valid33){
-const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data105};
+const _errs287 = errors;
+if(typeof data105 !== "string"){
+let dataType99 = typeof data105;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data105;
+}
+else if(data105 === null){
+coerced99 = "";
+}
+else {
+const err59 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data105};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
+}
+errors++;
+}
+}
+if(coerced99 !== undefined){
+data105 = coerced99;
+if(data104 !== undefined){
+data104["default_effort"] = coerced99;
+}
+}
+}
+if("medium" !== data105){
+const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data105};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid7 = _errs287 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs289 = errors;
+if(typeof data105 !== "string"){
+let dataType100 = typeof data105;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data105;
+}
+else if(data105 === null){
+coerced100 = "";
+}
+else {
+const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data105};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(coerced100 !== undefined){
+data105 = coerced100;
+if(data104 !== undefined){
+data104["default_effort"] = coerced100;
+}
+}
+}
+if("high" !== data105){
+const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data105};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid7 = _errs289 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs291 = errors;
+if(typeof data105 !== "string"){
+let dataType101 = typeof data105;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data105;
+}
+else if(data105 === null){
+coerced101 = "";
+}
+else {
+const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data105};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(coerced101 !== undefined){
+data105 = coerced101;
+if(data104 !== undefined){
+data104["default_effort"] = coerced101;
+}
+}
+}
+if("xhigh" !== data105){
+const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data105};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid7 = _errs291 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs293 = errors;
+if(typeof data105 !== "string"){
+let dataType102 = typeof data105;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data105;
+}
+else if(data105 === null){
+coerced102 = "";
+}
+else {
+const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data105};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+if(coerced102 !== undefined){
+data105 = coerced102;
+if(data104 !== undefined){
+data104["default_effort"] = coerced102;
+}
+}
+}
+if("max" !== data105){
+const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data105};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid7 = _errs293 === errors;
+valid33 = valid33 || _valid7;
+}
+}
+}
+}
+}
+}
+if(!valid33){
+const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data105};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4858,355 +5030,36 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data104.style !== undefined){
-let data106 = data104.style;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid34 = false;
-const _errs289 = errors;
-if(typeof data106 !== "string"){
-let dataType99 = typeof data106;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data106;
-}
-else if(data106 === null){
-coerced99 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced99 !== undefined){
-data106 = coerced99;
-if(data104 !== undefined){
-data104["style"] = coerced99;
-}
-}
-}
-if("budget" !== data106){
-const err61 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs289 === errors;
-valid34 = valid34 || _valid8;
-if(!valid34){
-const _errs291 = errors;
-if(typeof data106 !== "string"){
-let dataType100 = typeof data106;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data106;
-}
-else if(data106 === null){
-coerced100 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced100 !== undefined){
-data106 = coerced100;
-if(data104 !== undefined){
-data104["style"] = coerced100;
-}
-}
-}
-if("level" !== data106){
-const err63 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data106};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs291 === errors;
-valid34 = valid34 || _valid8;
-}
-if(!valid34){
-const err64 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data106};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs287 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data104.budgets !== undefined){
-let data107 = data104.budgets;
-const _errs293 = errors;
-if(errors === _errs293){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+if(data104.efforts !== undefined){
+let data106 = data104.efforts;
 const _errs295 = errors;
-for(const key22 in data107){
-if(!(((key22 === "low") || (key22 === "medium")) || (key22 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
+if(errors === _errs295){
+if(Array.isArray(data106)){
+if(data106.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data106}];
 return false;
-break;
-}
-}
-if(_errs295 === errors){
-if(data107.low !== undefined){
-let data108 = data107.low;
-const _errs296 = errors;
-if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
-let dataType101 = typeof data108;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data108 === null
-              || (dataType101 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced101 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data108 = coerced101;
-if(data107 !== undefined){
-data107["low"] = coerced101;
-}
-}
-}
-if(errors === _errs296){
-if(typeof data108 == "number"){
-if(data108 < 1 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data108}];
-return false;
-}
-}
-}
-var valid35 = _errs296 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data107.medium !== undefined){
-let data109 = data107.medium;
+var valid34 = true;
+const len4 = data106.length;
+for(let i4=0; i4<len4; i4++){
+let data107 = data106[i4];
+const _errs297 = errors;
 const _errs298 = errors;
-if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
-let dataType102 = typeof data109;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data109 === null
-              || (dataType102 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced102 = +data109;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data109 = coerced102;
-if(data107 !== undefined){
-data107["medium"] = coerced102;
-}
-}
-}
-if(errors === _errs298){
-if(typeof data109 == "number"){
-if(data109 < 1 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data109}];
-return false;
-}
-}
-}
-var valid35 = _errs298 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data107.high !== undefined){
-let data110 = data107.high;
-const _errs300 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType103 = typeof data110;
+let valid35 = false;
+const _errs299 = errors;
+if(typeof data107 !== "string"){
+let dataType103 = typeof data107;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data110 === null
-              || (dataType103 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced103 = +data110;
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data107;
+}
+else if(data107 === null){
+coerced103 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data110 = coerced103;
-if(data107 !== undefined){
-data107["high"] = coerced103;
-}
-}
-}
-if(errors === _errs300){
-if(typeof data110 == "number"){
-if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data110}];
-return false;
-}
-}
-}
-var valid35 = _errs300 === errors;
-}
-else {
-var valid35 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data107}];
-return false;
-}
-}
-var valid32 = _errs293 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data104.levels !== undefined){
-let data111 = data104.levels;
-const _errs302 = errors;
-if(errors === _errs302){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-const _errs304 = errors;
-for(const key23 in data111){
-if(!(((key23 === "low") || (key23 === "medium")) || (key23 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
-return false;
-break;
-}
-}
-if(_errs304 === errors){
-if(data111.low !== undefined){
-let data112 = data111.low;
-const _errs305 = errors;
-const _errs306 = errors;
-let valid37 = false;
-const _errs307 = errors;
-if(typeof data112 !== "string"){
-let dataType104 = typeof data112;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data112;
-}
-else if(data112 === null){
-coerced104 = "";
-}
-else {
-const err65 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(coerced104 !== undefined){
-data112 = coerced104;
-if(data111 !== undefined){
-data111["low"] = coerced104;
-}
-}
-}
-if("minimal" !== data112){
-const err66 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-var _valid9 = _errs307 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs309 = errors;
-if(typeof data112 !== "string"){
-let dataType105 = typeof data112;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data112;
-}
-else if(data112 === null){
-coerced105 = "";
-}
-else {
-const err67 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(coerced105 !== undefined){
-data112 = coerced105;
-if(data111 !== undefined){
-data111["low"] = coerced105;
-}
-}
-}
-if("low" !== data112){
-const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data112};
+const err68 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5215,22 +5068,16 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs309 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs311 = errors;
-if(typeof data112 !== "string"){
-let dataType106 = typeof data112;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data112;
 }
-else if(data112 === null){
-coerced106 = "";
+if(coerced103 !== undefined){
+data107 = coerced103;
+if(data106 !== undefined){
+data106[i4] = coerced103;
 }
-else {
-const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
+}
+}
+if("none" !== data107){
+const err69 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5239,16 +5086,22 @@ vErrors.push(err69);
 }
 errors++;
 }
+var _valid8 = _errs299 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs301 = errors;
+if(typeof data107 !== "string"){
+let dataType104 = typeof data107;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data107;
 }
-if(coerced106 !== undefined){
-data112 = coerced106;
-if(data111 !== undefined){
-data111["low"] = coerced106;
+else if(data107 === null){
+coerced104 = "";
 }
-}
-}
-if("medium" !== data112){
-const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data112};
+else {
+const err70 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5257,22 +5110,16 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs311 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs313 = errors;
-if(typeof data112 !== "string"){
-let dataType107 = typeof data112;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data112;
 }
-else if(data112 === null){
-coerced107 = "";
+if(coerced104 !== undefined){
+data107 = coerced104;
+if(data106 !== undefined){
+data106[i4] = coerced104;
 }
-else {
-const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
+}
+}
+if("minimal" !== data107){
+const err71 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5281,16 +5128,22 @@ vErrors.push(err71);
 }
 errors++;
 }
+var _valid8 = _errs301 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs303 = errors;
+if(typeof data107 !== "string"){
+let dataType105 = typeof data107;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data107;
 }
-if(coerced107 !== undefined){
-data112 = coerced107;
-if(data111 !== undefined){
-data111["low"] = coerced107;
+else if(data107 === null){
+coerced105 = "";
 }
-}
-}
-if("high" !== data112){
-const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data112};
+else {
+const err72 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5299,22 +5152,16 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs313 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs315 = errors;
-if(typeof data112 !== "string"){
-let dataType108 = typeof data112;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data112;
 }
-else if(data112 === null){
-coerced108 = "";
+if(coerced105 !== undefined){
+data107 = coerced105;
+if(data106 !== undefined){
+data106[i4] = coerced105;
 }
-else {
-const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
+}
+}
+if("low" !== data107){
+const err73 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5323,16 +5170,22 @@ vErrors.push(err73);
 }
 errors++;
 }
+var _valid8 = _errs303 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs305 = errors;
+if(typeof data107 !== "string"){
+let dataType106 = typeof data107;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data107;
 }
-if(coerced108 !== undefined){
-data112 = coerced108;
-if(data111 !== undefined){
-data111["low"] = coerced108;
+else if(data107 === null){
+coerced106 = "";
 }
-}
-}
-if("xhigh" !== data112){
-const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data112};
+else {
+const err74 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5341,22 +5194,16 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs315 === errors;
-valid37 = valid37 || _valid9;
-if(!valid37){
-const _errs317 = errors;
-if(typeof data112 !== "string"){
-let dataType109 = typeof data112;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data112;
 }
-else if(data112 === null){
-coerced109 = "";
+if(coerced106 !== undefined){
+data107 = coerced106;
+if(data106 !== undefined){
+data106[i4] = coerced106;
 }
-else {
-const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+}
+}
+if("medium" !== data107){
+const err75 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data107};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5365,16 +5212,22 @@ vErrors.push(err75);
 }
 errors++;
 }
+var _valid8 = _errs305 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs307 = errors;
+if(typeof data107 !== "string"){
+let dataType107 = typeof data107;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data107;
 }
-if(coerced109 !== undefined){
-data112 = coerced109;
-if(data111 !== undefined){
-data111["low"] = coerced109;
+else if(data107 === null){
+coerced107 = "";
 }
-}
-}
-if("max" !== data112){
-const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data112};
+else {
+const err76 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5383,15 +5236,16 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs317 === errors;
-valid37 = valid37 || _valid9;
+}
+if(coerced107 !== undefined){
+data107 = coerced107;
+if(data106 !== undefined){
+data106[i4] = coerced107;
 }
 }
 }
-}
-}
-if(!valid37){
-const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data112};
+if("high" !== data107){
+const err77 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data107};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5399,44 +5253,23 @@ else {
 vErrors.push(err77);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid8 = _errs307 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs309 = errors;
+if(typeof data107 !== "string"){
+let dataType108 = typeof data107;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data107;
+}
+else if(data107 === null){
+coerced108 = "";
 }
 else {
-errors = _errs306;
-if(vErrors !== null){
-if(_errs306){
-vErrors.length = _errs306;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid36 = _errs305 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data111.medium !== undefined){
-let data113 = data111.medium;
-const _errs319 = errors;
-const _errs320 = errors;
-let valid38 = false;
-const _errs321 = errors;
-if(typeof data113 !== "string"){
-let dataType110 = typeof data113;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data113;
-}
-else if(data113 === null){
-coerced110 = "";
-}
-else {
-const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
+const err78 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data107};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5446,15 +5279,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data113 = coerced110;
-if(data111 !== undefined){
-data111["medium"] = coerced110;
+if(coerced108 !== undefined){
+data107 = coerced108;
+if(data106 !== undefined){
+data106[i4] = coerced108;
 }
 }
 }
-if("minimal" !== data113){
-const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data113};
+if("xhigh" !== data107){
+const err79 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data107};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5463,22 +5296,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs321 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data113 !== "string"){
-let dataType111 = typeof data113;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data113;
+var _valid8 = _errs309 === errors;
+valid35 = valid35 || _valid8;
+if(!valid35){
+const _errs311 = errors;
+if(typeof data107 !== "string"){
+let dataType109 = typeof data107;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data107;
 }
-else if(data113 === null){
-coerced111 = "";
+else if(data107 === null){
+coerced109 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
+const err80 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data107};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5488,15 +5321,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data113 = coerced111;
-if(data111 !== undefined){
-data111["medium"] = coerced111;
+if(coerced109 !== undefined){
+data107 = coerced109;
+if(data106 !== undefined){
+data106[i4] = coerced109;
 }
 }
 }
-if("low" !== data113){
-const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data113};
+if("max" !== data107){
+const err81 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data107};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5505,22 +5338,16 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs323 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs325 = errors;
-if(typeof data113 !== "string"){
-let dataType112 = typeof data113;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data113;
+var _valid8 = _errs311 === errors;
+valid35 = valid35 || _valid8;
 }
-else if(data113 === null){
-coerced112 = "";
 }
-else {
-const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
+}
+}
+}
+}
+if(!valid35){
+const err82 = {instancePath:instancePath+"/models/" + i3+"/reasoning/efforts/" + i4,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data107};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5528,17 +5355,56 @@ else {
 vErrors.push(err82);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs298;
+if(vErrors !== null){
+if(_errs298){
+vErrors.length = _errs298;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced112 !== undefined){
-data113 = coerced112;
-if(data111 !== undefined){
-data111["medium"] = coerced112;
+}
+var valid34 = _errs297 === errors;
+if(!valid34){
+break;
 }
 }
 }
-if("medium" !== data113){
-const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data113};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data106}];
+return false;
+}
+}
+var valid32 = _errs295 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data104.style !== undefined){
+let data108 = data104.style;
+const _errs313 = errors;
+const _errs314 = errors;
+let valid36 = false;
+const _errs315 = errors;
+if(typeof data108 !== "string"){
+let dataType110 = typeof data108;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data108;
+}
+else if(data108 === null){
+coerced110 = "";
+}
+else {
+const err83 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5547,22 +5413,16 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs325 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs327 = errors;
-if(typeof data113 !== "string"){
-let dataType113 = typeof data113;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data113;
 }
-else if(data113 === null){
-coerced113 = "";
+if(coerced110 !== undefined){
+data108 = coerced110;
+if(data104 !== undefined){
+data104["style"] = coerced110;
 }
-else {
-const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
+}
+}
+if("budget" !== data108){
+const err84 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data108};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5571,16 +5431,22 @@ vErrors.push(err84);
 }
 errors++;
 }
+var _valid9 = _errs315 === errors;
+valid36 = valid36 || _valid9;
+if(!valid36){
+const _errs317 = errors;
+if(typeof data108 !== "string"){
+let dataType111 = typeof data108;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data108;
 }
-if(coerced113 !== undefined){
-data113 = coerced113;
-if(data111 !== undefined){
-data111["medium"] = coerced113;
+else if(data108 === null){
+coerced111 = "";
 }
-}
-}
-if("high" !== data113){
-const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data113};
+else {
+const err85 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5589,22 +5455,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs327 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs329 = errors;
-if(typeof data113 !== "string"){
-let dataType114 = typeof data113;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data113;
 }
-else if(data113 === null){
-coerced114 = "";
+if(coerced111 !== undefined){
+data108 = coerced111;
+if(data104 !== undefined){
+data104["style"] = coerced111;
 }
-else {
-const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
+}
+}
+if("level" !== data108){
+const err86 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data108};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5613,16 +5473,11 @@ vErrors.push(err86);
 }
 errors++;
 }
+var _valid9 = _errs317 === errors;
+valid36 = valid36 || _valid9;
 }
-if(coerced114 !== undefined){
-data113 = coerced114;
-if(data111 !== undefined){
-data111["medium"] = coerced114;
-}
-}
-}
-if("xhigh" !== data113){
-const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data113};
+if(!valid36){
+const err87 = {instancePath:instancePath+"/models/" + i3+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data108};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5630,23 +5485,349 @@ else {
 vErrors.push(err87);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid10 = _errs329 === errors;
-valid38 = valid38 || _valid10;
-if(!valid38){
-const _errs331 = errors;
-if(typeof data113 !== "string"){
+else {
+errors = _errs314;
+if(vErrors !== null){
+if(_errs314){
+vErrors.length = _errs314;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs313 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data104.budgets !== undefined){
+let data109 = data104.budgets;
+const _errs319 = errors;
+if(errors === _errs319){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs321 = errors;
+for(const key22 in data109){
+if(!(((((((key22 === "none") || (key22 === "minimal")) || (key22 === "low")) || (key22 === "medium")) || (key22 === "high")) || (key22 === "xhigh")) || (key22 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data109}];
+return false;
+break;
+}
+}
+if(_errs321 === errors){
+if(data109.none !== undefined){
+let data110 = data109.none;
+const _errs322 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType112 = typeof data110;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 === "boolean" || data110 === null
+              || (dataType112 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced112 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data110}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data110 = coerced112;
+if(data109 !== undefined){
+data109["none"] = coerced112;
+}
+}
+}
+if(errors === _errs322){
+if(typeof data110 == "number"){
+if(data110 < 0 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data110}];
+return false;
+}
+}
+}
+var valid37 = _errs322 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.minimal !== undefined){
+let data111 = data109.minimal;
+const _errs324 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType113 = typeof data111;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 === "boolean" || data111 === null
+              || (dataType113 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced113 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data111}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data111 = coerced113;
+if(data109 !== undefined){
+data109["minimal"] = coerced113;
+}
+}
+}
+if(errors === _errs324){
+if(typeof data111 == "number"){
+if(data111 < 1 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data111}];
+return false;
+}
+}
+}
+var valid37 = _errs324 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.low !== undefined){
+let data112 = data109.low;
+const _errs326 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType114 = typeof data112;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data112 === null
+              || (dataType114 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced114 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data112}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data112 = coerced114;
+if(data109 !== undefined){
+data109["low"] = coerced114;
+}
+}
+}
+if(errors === _errs326){
+if(typeof data112 == "number"){
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data112}];
+return false;
+}
+}
+}
+var valid37 = _errs326 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.medium !== undefined){
+let data113 = data109.medium;
+const _errs328 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
 let dataType115 = typeof data113;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data113;
-}
-else if(data113 === null){
-coerced115 = "";
+if(dataType115 === "boolean" || data113 === null
+              || (dataType115 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced115 = +data113;
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data113}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data113 = coerced115;
+if(data109 !== undefined){
+data109["medium"] = coerced115;
+}
+}
+}
+if(errors === _errs328){
+if(typeof data113 == "number"){
+if(data113 < 1 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data113}];
+return false;
+}
+}
+}
+var valid37 = _errs328 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.high !== undefined){
+let data114 = data109.high;
+const _errs330 = errors;
+if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
+let dataType116 = typeof data114;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 === "boolean" || data114 === null
+              || (dataType116 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
+coerced116 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data114}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data114 = coerced116;
+if(data109 !== undefined){
+data109["high"] = coerced116;
+}
+}
+}
+if(errors === _errs330){
+if(typeof data114 == "number"){
+if(data114 < 1 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data114}];
+return false;
+}
+}
+}
+var valid37 = _errs330 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.xhigh !== undefined){
+let data115 = data109.xhigh;
+const _errs332 = errors;
+if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+let dataType117 = typeof data115;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 === "boolean" || data115 === null
+              || (dataType117 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
+coerced117 = +data115;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data115}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data115 = coerced117;
+if(data109 !== undefined){
+data109["xhigh"] = coerced117;
+}
+}
+}
+if(errors === _errs332){
+if(typeof data115 == "number"){
+if(data115 < 1 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data115}];
+return false;
+}
+}
+}
+var valid37 = _errs332 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data109.max !== undefined){
+let data116 = data109.max;
+const _errs334 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType118 = typeof data116;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data116 === null
+              || (dataType118 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced118 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data116}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data116 = coerced118;
+if(data109 !== undefined){
+data109["max"] = coerced118;
+}
+}
+}
+if(errors === _errs334){
+if(typeof data116 == "number"){
+if(data116 < 1 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data116}];
+return false;
+}
+}
+}
+var valid37 = _errs334 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data109}];
+return false;
+}
+}
+var valid32 = _errs319 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data104.levels !== undefined){
+let data117 = data104.levels;
+const _errs336 = errors;
+if(errors === _errs336){
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+const _errs338 = errors;
+for(const key23 in data117){
+if(!(((((((key23 === "none") || (key23 === "minimal")) || (key23 === "low")) || (key23 === "medium")) || (key23 === "high")) || (key23 === "xhigh")) || (key23 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data117}];
+return false;
+break;
+}
+}
+if(_errs338 === errors){
+if(data117.none !== undefined){
+let data118 = data117.none;
+const _errs339 = errors;
+const _errs340 = errors;
+let valid39 = false;
+const _errs341 = errors;
+if(typeof data118 !== "string"){
+let dataType119 = typeof data118;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data118;
+}
+else if(data118 === null){
+coerced119 = "";
+}
+else {
+const err88 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5656,15 +5837,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data113 = coerced115;
-if(data111 !== undefined){
-data111["medium"] = coerced115;
+if(coerced119 !== undefined){
+data118 = coerced119;
+if(data117 !== undefined){
+data117["none"] = coerced119;
 }
 }
 }
-if("max" !== data113){
-const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data113};
+if("minimal" !== data118){
+const err89 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5673,15 +5854,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs331 === errors;
-valid38 = valid38 || _valid10;
+var _valid10 = _errs341 === errors;
+valid39 = valid39 || _valid10;
+if(!valid39){
+const _errs343 = errors;
+if(typeof data118 !== "string"){
+let dataType120 = typeof data118;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data118;
 }
+else if(data118 === null){
+coerced120 = "";
 }
-}
-}
-}
-if(!valid38){
-const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data113};
+else {
+const err90 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5689,44 +5877,17 @@ else {
 vErrors.push(err90);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs320;
-if(vErrors !== null){
-if(_errs320){
-vErrors.length = _errs320;
 }
-else {
-vErrors = null;
+if(coerced120 !== undefined){
+data118 = coerced120;
+if(data117 !== undefined){
+data117["none"] = coerced120;
 }
 }
 }
-var valid36 = _errs319 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data111.high !== undefined){
-let data114 = data111.high;
-const _errs333 = errors;
-const _errs334 = errors;
-let valid39 = false;
-const _errs335 = errors;
-if(typeof data114 !== "string"){
-let dataType116 = typeof data114;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data114;
-}
-else if(data114 === null){
-coerced116 = "";
-}
-else {
-const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
+if("low" !== data118){
+const err91 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5735,16 +5896,22 @@ vErrors.push(err91);
 }
 errors++;
 }
+var _valid10 = _errs343 === errors;
+valid39 = valid39 || _valid10;
+if(!valid39){
+const _errs345 = errors;
+if(typeof data118 !== "string"){
+let dataType121 = typeof data118;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data118;
 }
-if(coerced116 !== undefined){
-data114 = coerced116;
-if(data111 !== undefined){
-data111["high"] = coerced116;
+else if(data118 === null){
+coerced121 = "";
 }
-}
-}
-if("minimal" !== data114){
-const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data114};
+else {
+const err92 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5753,22 +5920,16 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs335 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs337 = errors;
-if(typeof data114 !== "string"){
-let dataType117 = typeof data114;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data114;
 }
-else if(data114 === null){
-coerced117 = "";
+if(coerced121 !== undefined){
+data118 = coerced121;
+if(data117 !== undefined){
+data117["none"] = coerced121;
 }
-else {
-const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
+}
+}
+if("medium" !== data118){
+const err93 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5777,16 +5938,22 @@ vErrors.push(err93);
 }
 errors++;
 }
+var _valid10 = _errs345 === errors;
+valid39 = valid39 || _valid10;
+if(!valid39){
+const _errs347 = errors;
+if(typeof data118 !== "string"){
+let dataType122 = typeof data118;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data118;
 }
-if(coerced117 !== undefined){
-data114 = coerced117;
-if(data111 !== undefined){
-data111["high"] = coerced117;
+else if(data118 === null){
+coerced122 = "";
 }
-}
-}
-if("low" !== data114){
-const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data114};
+else {
+const err94 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5795,22 +5962,16 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs337 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs339 = errors;
-if(typeof data114 !== "string"){
-let dataType118 = typeof data114;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data114;
 }
-else if(data114 === null){
-coerced118 = "";
+if(coerced122 !== undefined){
+data118 = coerced122;
+if(data117 !== undefined){
+data117["none"] = coerced122;
 }
-else {
-const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
+}
+}
+if("high" !== data118){
+const err95 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5819,16 +5980,22 @@ vErrors.push(err95);
 }
 errors++;
 }
+var _valid10 = _errs347 === errors;
+valid39 = valid39 || _valid10;
+if(!valid39){
+const _errs349 = errors;
+if(typeof data118 !== "string"){
+let dataType123 = typeof data118;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data118;
 }
-if(coerced118 !== undefined){
-data114 = coerced118;
-if(data111 !== undefined){
-data111["high"] = coerced118;
+else if(data118 === null){
+coerced123 = "";
 }
-}
-}
-if("medium" !== data114){
-const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data114};
+else {
+const err96 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5837,22 +6004,16 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs339 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs341 = errors;
-if(typeof data114 !== "string"){
-let dataType119 = typeof data114;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data114;
 }
-else if(data114 === null){
-coerced119 = "";
+if(coerced123 !== undefined){
+data118 = coerced123;
+if(data117 !== undefined){
+data117["none"] = coerced123;
 }
-else {
-const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
+}
+}
+if("xhigh" !== data118){
+const err97 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5861,16 +6022,22 @@ vErrors.push(err97);
 }
 errors++;
 }
+var _valid10 = _errs349 === errors;
+valid39 = valid39 || _valid10;
+if(!valid39){
+const _errs351 = errors;
+if(typeof data118 !== "string"){
+let dataType124 = typeof data118;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data118;
 }
-if(coerced119 !== undefined){
-data114 = coerced119;
-if(data111 !== undefined){
-data111["high"] = coerced119;
+else if(data118 === null){
+coerced124 = "";
 }
-}
-}
-if("high" !== data114){
-const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data114};
+else {
+const err98 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -5879,22 +6046,16 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs341 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs343 = errors;
-if(typeof data114 !== "string"){
-let dataType120 = typeof data114;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data114;
 }
-else if(data114 === null){
-coerced120 = "";
+if(coerced124 !== undefined){
+data118 = coerced124;
+if(data117 !== undefined){
+data117["none"] = coerced124;
 }
-else {
-const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
+}
+}
+if("max" !== data118){
+const err99 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5903,16 +6064,15 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-if(coerced120 !== undefined){
-data114 = coerced120;
-if(data111 !== undefined){
-data111["high"] = coerced120;
+var _valid10 = _errs351 === errors;
+valid39 = valid39 || _valid10;
 }
 }
 }
-if("xhigh" !== data114){
-const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data114};
+}
+}
+if(!valid39){
+const err100 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data118};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5920,23 +6080,44 @@ else {
 vErrors.push(err100);
 }
 errors++;
-}
-var _valid11 = _errs343 === errors;
-valid39 = valid39 || _valid11;
-if(!valid39){
-const _errs345 = errors;
-if(typeof data114 !== "string"){
-let dataType121 = typeof data114;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data114;
-}
-else if(data114 === null){
-coerced121 = "";
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
+errors = _errs340;
+if(vErrors !== null){
+if(_errs340){
+vErrors.length = _errs340;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs339 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data117.minimal !== undefined){
+let data119 = data117.minimal;
+const _errs353 = errors;
+const _errs354 = errors;
+let valid40 = false;
+const _errs355 = errors;
+if(typeof data119 !== "string"){
+let dataType125 = typeof data119;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data119;
+}
+else if(data119 === null){
+coerced125 = "";
+}
+else {
+const err101 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5946,15 +6127,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data114 = coerced121;
-if(data111 !== undefined){
-data111["high"] = coerced121;
+if(coerced125 !== undefined){
+data119 = coerced125;
+if(data117 !== undefined){
+data117["minimal"] = coerced125;
 }
 }
 }
-if("max" !== data114){
-const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data114};
+if("minimal" !== data119){
+const err102 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5963,15 +6144,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs345 === errors;
-valid39 = valid39 || _valid11;
+var _valid11 = _errs355 === errors;
+valid40 = valid40 || _valid11;
+if(!valid40){
+const _errs357 = errors;
+if(typeof data119 !== "string"){
+let dataType126 = typeof data119;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data119;
 }
+else if(data119 === null){
+coerced126 = "";
 }
-}
-}
-}
-if(!valid39){
-const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data114};
+else {
+const err103 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5979,38 +6167,1734 @@ else {
 vErrors.push(err103);
 }
 errors++;
+}
+}
+if(coerced126 !== undefined){
+data119 = coerced126;
+if(data117 !== undefined){
+data117["minimal"] = coerced126;
+}
+}
+}
+if("low" !== data119){
+const err104 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data119};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+var _valid11 = _errs357 === errors;
+valid40 = valid40 || _valid11;
+if(!valid40){
+const _errs359 = errors;
+if(typeof data119 !== "string"){
+let dataType127 = typeof data119;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data119;
+}
+else if(data119 === null){
+coerced127 = "";
+}
+else {
+const err105 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data119};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+if(coerced127 !== undefined){
+data119 = coerced127;
+if(data117 !== undefined){
+data117["minimal"] = coerced127;
+}
+}
+}
+if("medium" !== data119){
+const err106 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data119};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+var _valid11 = _errs359 === errors;
+valid40 = valid40 || _valid11;
+if(!valid40){
+const _errs361 = errors;
+if(typeof data119 !== "string"){
+let dataType128 = typeof data119;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data119;
+}
+else if(data119 === null){
+coerced128 = "";
+}
+else {
+const err107 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data119};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+if(coerced128 !== undefined){
+data119 = coerced128;
+if(data117 !== undefined){
+data117["minimal"] = coerced128;
+}
+}
+}
+if("high" !== data119){
+const err108 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data119};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+var _valid11 = _errs361 === errors;
+valid40 = valid40 || _valid11;
+if(!valid40){
+const _errs363 = errors;
+if(typeof data119 !== "string"){
+let dataType129 = typeof data119;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data119;
+}
+else if(data119 === null){
+coerced129 = "";
+}
+else {
+const err109 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data119};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+if(coerced129 !== undefined){
+data119 = coerced129;
+if(data117 !== undefined){
+data117["minimal"] = coerced129;
+}
+}
+}
+if("xhigh" !== data119){
+const err110 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data119};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+var _valid11 = _errs363 === errors;
+valid40 = valid40 || _valid11;
+if(!valid40){
+const _errs365 = errors;
+if(typeof data119 !== "string"){
+let dataType130 = typeof data119;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data119;
+}
+else if(data119 === null){
+coerced130 = "";
+}
+else {
+const err111 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data119};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+if(coerced130 !== undefined){
+data119 = coerced130;
+if(data117 !== undefined){
+data117["minimal"] = coerced130;
+}
+}
+}
+if("max" !== data119){
+const err112 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data119};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+var _valid11 = _errs365 === errors;
+valid40 = valid40 || _valid11;
+}
+}
+}
+}
+}
+if(!valid40){
+const err113 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data119};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs334;
+errors = _errs354;
 if(vErrors !== null){
-if(_errs334){
-vErrors.length = _errs334;
+if(_errs354){
+vErrors.length = _errs354;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid36 = _errs333 === errors;
+var valid38 = _errs353 === errors;
 }
 else {
-var valid36 = true;
+var valid38 = true;
+}
+if(valid38){
+if(data117.low !== undefined){
+let data120 = data117.low;
+const _errs367 = errors;
+const _errs368 = errors;
+let valid41 = false;
+const _errs369 = errors;
+if(typeof data120 !== "string"){
+let dataType131 = typeof data120;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data120;
+}
+else if(data120 === null){
+coerced131 = "";
+}
+else {
+const err114 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data120};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+if(coerced131 !== undefined){
+data120 = coerced131;
+if(data117 !== undefined){
+data117["low"] = coerced131;
+}
+}
+}
+if("minimal" !== data120){
+const err115 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data120};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+var _valid12 = _errs369 === errors;
+valid41 = valid41 || _valid12;
+if(!valid41){
+const _errs371 = errors;
+if(typeof data120 !== "string"){
+let dataType132 = typeof data120;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data120;
+}
+else if(data120 === null){
+coerced132 = "";
+}
+else {
+const err116 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data120};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+}
+if(coerced132 !== undefined){
+data120 = coerced132;
+if(data117 !== undefined){
+data117["low"] = coerced132;
+}
+}
+}
+if("low" !== data120){
+const err117 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data120};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+var _valid12 = _errs371 === errors;
+valid41 = valid41 || _valid12;
+if(!valid41){
+const _errs373 = errors;
+if(typeof data120 !== "string"){
+let dataType133 = typeof data120;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data120;
+}
+else if(data120 === null){
+coerced133 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data120};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+if(coerced133 !== undefined){
+data120 = coerced133;
+if(data117 !== undefined){
+data117["low"] = coerced133;
+}
+}
+}
+if("medium" !== data120){
+const err119 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data120};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+var _valid12 = _errs373 === errors;
+valid41 = valid41 || _valid12;
+if(!valid41){
+const _errs375 = errors;
+if(typeof data120 !== "string"){
+let dataType134 = typeof data120;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data120;
+}
+else if(data120 === null){
+coerced134 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data120};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+if(coerced134 !== undefined){
+data120 = coerced134;
+if(data117 !== undefined){
+data117["low"] = coerced134;
+}
+}
+}
+if("high" !== data120){
+const err121 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data120};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+var _valid12 = _errs375 === errors;
+valid41 = valid41 || _valid12;
+if(!valid41){
+const _errs377 = errors;
+if(typeof data120 !== "string"){
+let dataType135 = typeof data120;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data120;
+}
+else if(data120 === null){
+coerced135 = "";
+}
+else {
+const err122 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data120};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+if(coerced135 !== undefined){
+data120 = coerced135;
+if(data117 !== undefined){
+data117["low"] = coerced135;
+}
+}
+}
+if("xhigh" !== data120){
+const err123 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data120};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+var _valid12 = _errs377 === errors;
+valid41 = valid41 || _valid12;
+if(!valid41){
+const _errs379 = errors;
+if(typeof data120 !== "string"){
+let dataType136 = typeof data120;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data120;
+}
+else if(data120 === null){
+coerced136 = "";
+}
+else {
+const err124 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data120};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+if(coerced136 !== undefined){
+data120 = coerced136;
+if(data117 !== undefined){
+data117["low"] = coerced136;
+}
+}
+}
+if("max" !== data120){
+const err125 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data120};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+var _valid12 = _errs379 === errors;
+valid41 = valid41 || _valid12;
+}
+}
+}
+}
+}
+if(!valid41){
+const err126 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data120};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs368;
+if(vErrors !== null){
+if(_errs368){
+vErrors.length = _errs368;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs367 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data117.medium !== undefined){
+let data121 = data117.medium;
+const _errs381 = errors;
+const _errs382 = errors;
+let valid42 = false;
+const _errs383 = errors;
+if(typeof data121 !== "string"){
+let dataType137 = typeof data121;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data121;
+}
+else if(data121 === null){
+coerced137 = "";
+}
+else {
+const err127 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data121};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+if(coerced137 !== undefined){
+data121 = coerced137;
+if(data117 !== undefined){
+data117["medium"] = coerced137;
+}
+}
+}
+if("minimal" !== data121){
+const err128 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data121};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+var _valid13 = _errs383 === errors;
+valid42 = valid42 || _valid13;
+if(!valid42){
+const _errs385 = errors;
+if(typeof data121 !== "string"){
+let dataType138 = typeof data121;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data121;
+}
+else if(data121 === null){
+coerced138 = "";
+}
+else {
+const err129 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+if(coerced138 !== undefined){
+data121 = coerced138;
+if(data117 !== undefined){
+data117["medium"] = coerced138;
+}
+}
+}
+if("low" !== data121){
+const err130 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+var _valid13 = _errs385 === errors;
+valid42 = valid42 || _valid13;
+if(!valid42){
+const _errs387 = errors;
+if(typeof data121 !== "string"){
+let dataType139 = typeof data121;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data121;
+}
+else if(data121 === null){
+coerced139 = "";
+}
+else {
+const err131 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+if(coerced139 !== undefined){
+data121 = coerced139;
+if(data117 !== undefined){
+data117["medium"] = coerced139;
+}
+}
+}
+if("medium" !== data121){
+const err132 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+var _valid13 = _errs387 === errors;
+valid42 = valid42 || _valid13;
+if(!valid42){
+const _errs389 = errors;
+if(typeof data121 !== "string"){
+let dataType140 = typeof data121;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data121;
+}
+else if(data121 === null){
+coerced140 = "";
+}
+else {
+const err133 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+if(coerced140 !== undefined){
+data121 = coerced140;
+if(data117 !== undefined){
+data117["medium"] = coerced140;
+}
+}
+}
+if("high" !== data121){
+const err134 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+var _valid13 = _errs389 === errors;
+valid42 = valid42 || _valid13;
+if(!valid42){
+const _errs391 = errors;
+if(typeof data121 !== "string"){
+let dataType141 = typeof data121;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data121;
+}
+else if(data121 === null){
+coerced141 = "";
+}
+else {
+const err135 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data121};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+}
+if(coerced141 !== undefined){
+data121 = coerced141;
+if(data117 !== undefined){
+data117["medium"] = coerced141;
+}
+}
+}
+if("xhigh" !== data121){
+const err136 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data121};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+var _valid13 = _errs391 === errors;
+valid42 = valid42 || _valid13;
+if(!valid42){
+const _errs393 = errors;
+if(typeof data121 !== "string"){
+let dataType142 = typeof data121;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data121;
+}
+else if(data121 === null){
+coerced142 = "";
+}
+else {
+const err137 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data121};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+}
+if(coerced142 !== undefined){
+data121 = coerced142;
+if(data117 !== undefined){
+data117["medium"] = coerced142;
+}
+}
+}
+if("max" !== data121){
+const err138 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data121};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+var _valid13 = _errs393 === errors;
+valid42 = valid42 || _valid13;
+}
+}
+}
+}
+}
+if(!valid42){
+const err139 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data121};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs382;
+if(vErrors !== null){
+if(_errs382){
+vErrors.length = _errs382;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs381 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data117.high !== undefined){
+let data122 = data117.high;
+const _errs395 = errors;
+const _errs396 = errors;
+let valid43 = false;
+const _errs397 = errors;
+if(typeof data122 !== "string"){
+let dataType143 = typeof data122;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data122;
+}
+else if(data122 === null){
+coerced143 = "";
+}
+else {
+const err140 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data122};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+if(coerced143 !== undefined){
+data122 = coerced143;
+if(data117 !== undefined){
+data117["high"] = coerced143;
+}
+}
+}
+if("minimal" !== data122){
+const err141 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data122};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+var _valid14 = _errs397 === errors;
+valid43 = valid43 || _valid14;
+if(!valid43){
+const _errs399 = errors;
+if(typeof data122 !== "string"){
+let dataType144 = typeof data122;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data122;
+}
+else if(data122 === null){
+coerced144 = "";
+}
+else {
+const err142 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data122};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+}
+if(coerced144 !== undefined){
+data122 = coerced144;
+if(data117 !== undefined){
+data117["high"] = coerced144;
+}
+}
+}
+if("low" !== data122){
+const err143 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data122};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+var _valid14 = _errs399 === errors;
+valid43 = valid43 || _valid14;
+if(!valid43){
+const _errs401 = errors;
+if(typeof data122 !== "string"){
+let dataType145 = typeof data122;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data122;
+}
+else if(data122 === null){
+coerced145 = "";
+}
+else {
+const err144 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data122};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+}
+if(coerced145 !== undefined){
+data122 = coerced145;
+if(data117 !== undefined){
+data117["high"] = coerced145;
+}
+}
+}
+if("medium" !== data122){
+const err145 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data122};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+var _valid14 = _errs401 === errors;
+valid43 = valid43 || _valid14;
+if(!valid43){
+const _errs403 = errors;
+if(typeof data122 !== "string"){
+let dataType146 = typeof data122;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data122;
+}
+else if(data122 === null){
+coerced146 = "";
+}
+else {
+const err146 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data122};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+if(coerced146 !== undefined){
+data122 = coerced146;
+if(data117 !== undefined){
+data117["high"] = coerced146;
+}
+}
+}
+if("high" !== data122){
+const err147 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data122};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+var _valid14 = _errs403 === errors;
+valid43 = valid43 || _valid14;
+if(!valid43){
+const _errs405 = errors;
+if(typeof data122 !== "string"){
+let dataType147 = typeof data122;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data122;
+}
+else if(data122 === null){
+coerced147 = "";
+}
+else {
+const err148 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data122};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+}
+if(coerced147 !== undefined){
+data122 = coerced147;
+if(data117 !== undefined){
+data117["high"] = coerced147;
+}
+}
+}
+if("xhigh" !== data122){
+const err149 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data122};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+var _valid14 = _errs405 === errors;
+valid43 = valid43 || _valid14;
+if(!valid43){
+const _errs407 = errors;
+if(typeof data122 !== "string"){
+let dataType148 = typeof data122;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data122;
+}
+else if(data122 === null){
+coerced148 = "";
+}
+else {
+const err150 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data122};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+}
+if(coerced148 !== undefined){
+data122 = coerced148;
+if(data117 !== undefined){
+data117["high"] = coerced148;
+}
+}
+}
+if("max" !== data122){
+const err151 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data122};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+var _valid14 = _errs407 === errors;
+valid43 = valid43 || _valid14;
+}
+}
+}
+}
+}
+if(!valid43){
+const err152 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data122};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs396;
+if(vErrors !== null){
+if(_errs396){
+vErrors.length = _errs396;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs395 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data117.xhigh !== undefined){
+let data123 = data117.xhigh;
+const _errs409 = errors;
+const _errs410 = errors;
+let valid44 = false;
+const _errs411 = errors;
+if(typeof data123 !== "string"){
+let dataType149 = typeof data123;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data123;
+}
+else if(data123 === null){
+coerced149 = "";
+}
+else {
+const err153 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data123};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+}
+if(coerced149 !== undefined){
+data123 = coerced149;
+if(data117 !== undefined){
+data117["xhigh"] = coerced149;
+}
+}
+}
+if("minimal" !== data123){
+const err154 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data123};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+var _valid15 = _errs411 === errors;
+valid44 = valid44 || _valid15;
+if(!valid44){
+const _errs413 = errors;
+if(typeof data123 !== "string"){
+let dataType150 = typeof data123;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data123;
+}
+else if(data123 === null){
+coerced150 = "";
+}
+else {
+const err155 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data123};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+if(coerced150 !== undefined){
+data123 = coerced150;
+if(data117 !== undefined){
+data117["xhigh"] = coerced150;
+}
+}
+}
+if("low" !== data123){
+const err156 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data123};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+var _valid15 = _errs413 === errors;
+valid44 = valid44 || _valid15;
+if(!valid44){
+const _errs415 = errors;
+if(typeof data123 !== "string"){
+let dataType151 = typeof data123;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data123;
+}
+else if(data123 === null){
+coerced151 = "";
+}
+else {
+const err157 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data123};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
+}
+errors++;
+}
+}
+if(coerced151 !== undefined){
+data123 = coerced151;
+if(data117 !== undefined){
+data117["xhigh"] = coerced151;
+}
+}
+}
+if("medium" !== data123){
+const err158 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data123};
+if(vErrors === null){
+vErrors = [err158];
+}
+else {
+vErrors.push(err158);
+}
+errors++;
+}
+var _valid15 = _errs415 === errors;
+valid44 = valid44 || _valid15;
+if(!valid44){
+const _errs417 = errors;
+if(typeof data123 !== "string"){
+let dataType152 = typeof data123;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data123;
+}
+else if(data123 === null){
+coerced152 = "";
+}
+else {
+const err159 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data123};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+}
+if(coerced152 !== undefined){
+data123 = coerced152;
+if(data117 !== undefined){
+data117["xhigh"] = coerced152;
+}
+}
+}
+if("high" !== data123){
+const err160 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data123};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+var _valid15 = _errs417 === errors;
+valid44 = valid44 || _valid15;
+if(!valid44){
+const _errs419 = errors;
+if(typeof data123 !== "string"){
+let dataType153 = typeof data123;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data123;
+}
+else if(data123 === null){
+coerced153 = "";
+}
+else {
+const err161 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data123};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+}
+}
+if(coerced153 !== undefined){
+data123 = coerced153;
+if(data117 !== undefined){
+data117["xhigh"] = coerced153;
+}
+}
+}
+if("xhigh" !== data123){
+const err162 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data123};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+var _valid15 = _errs419 === errors;
+valid44 = valid44 || _valid15;
+if(!valid44){
+const _errs421 = errors;
+if(typeof data123 !== "string"){
+let dataType154 = typeof data123;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data123;
+}
+else if(data123 === null){
+coerced154 = "";
+}
+else {
+const err163 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data123};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+}
+if(coerced154 !== undefined){
+data123 = coerced154;
+if(data117 !== undefined){
+data117["xhigh"] = coerced154;
+}
+}
+}
+if("max" !== data123){
+const err164 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data123};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+var _valid15 = _errs421 === errors;
+valid44 = valid44 || _valid15;
+}
+}
+}
+}
+}
+if(!valid44){
+const err165 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data123};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs410;
+if(vErrors !== null){
+if(_errs410){
+vErrors.length = _errs410;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs409 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data117.max !== undefined){
+let data124 = data117.max;
+const _errs423 = errors;
+const _errs424 = errors;
+let valid45 = false;
+const _errs425 = errors;
+if(typeof data124 !== "string"){
+let dataType155 = typeof data124;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data124;
+}
+else if(data124 === null){
+coerced155 = "";
+}
+else {
+const err166 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data124};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+}
+if(coerced155 !== undefined){
+data124 = coerced155;
+if(data117 !== undefined){
+data117["max"] = coerced155;
+}
+}
+}
+if("minimal" !== data124){
+const err167 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data124};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+var _valid16 = _errs425 === errors;
+valid45 = valid45 || _valid16;
+if(!valid45){
+const _errs427 = errors;
+if(typeof data124 !== "string"){
+let dataType156 = typeof data124;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data124;
+}
+else if(data124 === null){
+coerced156 = "";
+}
+else {
+const err168 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data124};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+if(coerced156 !== undefined){
+data124 = coerced156;
+if(data117 !== undefined){
+data117["max"] = coerced156;
+}
+}
+}
+if("low" !== data124){
+const err169 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data124};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+var _valid16 = _errs427 === errors;
+valid45 = valid45 || _valid16;
+if(!valid45){
+const _errs429 = errors;
+if(typeof data124 !== "string"){
+let dataType157 = typeof data124;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data124;
+}
+else if(data124 === null){
+coerced157 = "";
+}
+else {
+const err170 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data124};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+}
+if(coerced157 !== undefined){
+data124 = coerced157;
+if(data117 !== undefined){
+data117["max"] = coerced157;
+}
+}
+}
+if("medium" !== data124){
+const err171 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data124};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+var _valid16 = _errs429 === errors;
+valid45 = valid45 || _valid16;
+if(!valid45){
+const _errs431 = errors;
+if(typeof data124 !== "string"){
+let dataType158 = typeof data124;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data124;
+}
+else if(data124 === null){
+coerced158 = "";
+}
+else {
+const err172 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data124};
+if(vErrors === null){
+vErrors = [err172];
+}
+else {
+vErrors.push(err172);
+}
+errors++;
+}
+}
+if(coerced158 !== undefined){
+data124 = coerced158;
+if(data117 !== undefined){
+data117["max"] = coerced158;
+}
+}
+}
+if("high" !== data124){
+const err173 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data124};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+var _valid16 = _errs431 === errors;
+valid45 = valid45 || _valid16;
+if(!valid45){
+const _errs433 = errors;
+if(typeof data124 !== "string"){
+let dataType159 = typeof data124;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data124;
+}
+else if(data124 === null){
+coerced159 = "";
+}
+else {
+const err174 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data124};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+}
+}
+if(coerced159 !== undefined){
+data124 = coerced159;
+if(data117 !== undefined){
+data117["max"] = coerced159;
+}
+}
+}
+if("xhigh" !== data124){
+const err175 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data124};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+var _valid16 = _errs433 === errors;
+valid45 = valid45 || _valid16;
+if(!valid45){
+const _errs435 = errors;
+if(typeof data124 !== "string"){
+let dataType160 = typeof data124;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data124;
+}
+else if(data124 === null){
+coerced160 = "";
+}
+else {
+const err176 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data124};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+}
+if(coerced160 !== undefined){
+data124 = coerced160;
+if(data117 !== undefined){
+data117["max"] = coerced160;
+}
+}
+}
+if("max" !== data124){
+const err177 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data124};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+var _valid16 = _errs435 === errors;
+valid45 = valid45 || _valid16;
+}
+}
+}
+}
+}
+if(!valid45){
+const err178 = {instancePath:instancePath+"/models/" + i3+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data124};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs424;
+if(vErrors !== null){
+if(_errs424){
+vErrors.length = _errs424;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs423 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data117}];
 return false;
 }
 }
-var valid32 = _errs302 === errors;
+var valid32 = _errs336 === errors;
 }
 else {
 var valid32 = true;
+}
+if(valid32){
+if(data104.answer_tokens !== undefined){
+let data125 = data104.answer_tokens;
+const _errs437 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType161 = typeof data125;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 === "boolean" || data125 === null
+              || (dataType161 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced161 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data125}];
+return false;
+}
+}
+if(coerced161 !== undefined){
+data125 = coerced161;
+if(data104 !== undefined){
+data104["answer_tokens"] = coerced161;
+}
+}
+}
+if(errors === _errs437){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data125}];
+return false;
+}
+}
+}
+var valid32 = _errs437 === errors;
+}
+else {
+var valid32 = true;
+}
+}
 }
 }
 }
@@ -6030,396 +7914,396 @@ var valid31 = true;
 }
 if(valid31){
 if(data98.pricing !== undefined){
-let data115 = data98.pricing;
-const _errs347 = errors;
-if(errors === _errs347){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+let data126 = data98.pricing;
+const _errs439 = errors;
+if(errors === _errs439){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
 let missing5;
-if(((data115.input === undefined) && (missing5 = "input")) || ((data115.output === undefined) && (missing5 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
+if(((data126.input === undefined) && (missing5 = "input")) || ((data126.output === undefined) && (missing5 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
 return false;
 }
 else {
-const _errs349 = errors;
-for(const key24 in data115){
+const _errs441 = errors;
+for(const key24 in data126){
 if(!((((key24 === "input") || (key24 === "output")) || (key24 === "cached_input")) || (key24 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
 return false;
 break;
 }
 }
-if(_errs349 === errors){
-if(data115.input !== undefined){
-let data116 = data115.input;
-const _errs350 = errors;
-if(!(typeof data116 == "number")){
-let dataType122 = typeof data116;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "boolean" || data116 === null
-              || (dataType122 == "string" && data116 && data116 == +data116)){
-coerced122 = +data116;
+if(_errs441 === errors){
+if(data126.input !== undefined){
+let data127 = data126.input;
+const _errs442 = errors;
+if(!(typeof data127 == "number")){
+let dataType162 = typeof data127;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "boolean" || data127 === null
+              || (dataType162 == "string" && data127 && data127 == +data127)){
+coerced162 = +data127;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
 return false;
 }
 }
-if(coerced122 !== undefined){
-data116 = coerced122;
-if(data115 !== undefined){
-data115["input"] = coerced122;
+if(coerced162 !== undefined){
+data127 = coerced162;
+if(data126 !== undefined){
+data126["input"] = coerced162;
 }
 }
 }
-if(errors === _errs350){
-if(typeof data116 == "number"){
-if(data116 < 0 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data116}];
-return false;
-}
-}
-}
-var valid40 = _errs350 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.output !== undefined){
-let data117 = data115.output;
-const _errs352 = errors;
-if(!(typeof data117 == "number")){
-let dataType123 = typeof data117;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "boolean" || data117 === null
-              || (dataType123 == "string" && data117 && data117 == +data117)){
-coerced123 = +data117;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data117 = coerced123;
-if(data115 !== undefined){
-data115["output"] = coerced123;
-}
-}
-}
-if(errors === _errs352){
-if(typeof data117 == "number"){
-if(data117 < 0 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data117}];
+if(errors === _errs442){
+if(typeof data127 == "number"){
+if(data127 < 0 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
 return false;
 }
 }
 }
-var valid40 = _errs352 === errors;
+var valid46 = _errs442 === errors;
 }
 else {
-var valid40 = true;
+var valid46 = true;
 }
-if(valid40){
-if(data115.cached_input !== undefined){
-let data118 = data115.cached_input;
-const _errs354 = errors;
-if(!(typeof data118 == "number")){
-let dataType124 = typeof data118;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "boolean" || data118 === null
-              || (dataType124 == "string" && data118 && data118 == +data118)){
-coerced124 = +data118;
+if(valid46){
+if(data126.output !== undefined){
+let data128 = data126.output;
+const _errs444 = errors;
+if(!(typeof data128 == "number")){
+let dataType163 = typeof data128;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "boolean" || data128 === null
+              || (dataType163 == "string" && data128 && data128 == +data128)){
+coerced163 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
 return false;
 }
 }
-if(coerced124 !== undefined){
-data118 = coerced124;
-if(data115 !== undefined){
-data115["cached_input"] = coerced124;
+if(coerced163 !== undefined){
+data128 = coerced163;
+if(data126 !== undefined){
+data126["output"] = coerced163;
 }
 }
 }
-if(errors === _errs354){
-if(typeof data118 == "number"){
-if(data118 < 0 || isNaN(data118)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data118}];
-return false;
-}
-}
-}
-var valid40 = _errs354 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data115.reasoning !== undefined){
-let data119 = data115.reasoning;
-const _errs356 = errors;
-if(!(typeof data119 == "number")){
-let dataType125 = typeof data119;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "boolean" || data119 === null
-              || (dataType125 == "string" && data119 && data119 == +data119)){
-coerced125 = +data119;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data119 = coerced125;
-if(data115 !== undefined){
-data115["reasoning"] = coerced125;
-}
-}
-}
-if(errors === _errs356){
-if(typeof data119 == "number"){
-if(data119 < 0 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data119}];
+if(errors === _errs444){
+if(typeof data128 == "number"){
+if(data128 < 0 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
 return false;
 }
 }
 }
-var valid40 = _errs356 === errors;
+var valid46 = _errs444 === errors;
 }
 else {
-var valid40 = true;
+var valid46 = true;
 }
-}
-}
-}
-}
-}
+if(valid46){
+if(data126.cached_input !== undefined){
+let data129 = data126.cached_input;
+const _errs446 = errors;
+if(!(typeof data129 == "number")){
+let dataType164 = typeof data129;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "boolean" || data129 === null
+              || (dataType164 == "string" && data129 && data129 == +data129)){
+coerced164 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
 return false;
 }
 }
-var valid31 = _errs347 === errors;
+if(coerced164 !== undefined){
+data129 = coerced164;
+if(data126 !== undefined){
+data126["cached_input"] = coerced164;
+}
+}
+}
+if(errors === _errs446){
+if(typeof data129 == "number"){
+if(data129 < 0 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
+return false;
+}
+}
+}
+var valid46 = _errs446 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data126.reasoning !== undefined){
+let data130 = data126.reasoning;
+const _errs448 = errors;
+if(!(typeof data130 == "number")){
+let dataType165 = typeof data130;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "boolean" || data130 === null
+              || (dataType165 == "string" && data130 && data130 == +data130)){
+coerced165 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data130}];
+return false;
+}
+}
+if(coerced165 !== undefined){
+data130 = coerced165;
+if(data126 !== undefined){
+data126["reasoning"] = coerced165;
+}
+}
+}
+if(errors === _errs448){
+if(typeof data130 == "number"){
+if(data130 < 0 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data130}];
+return false;
+}
+}
+}
+var valid46 = _errs448 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+return false;
+}
+}
+var valid31 = _errs439 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
 if(data98.routes !== undefined){
-let data120 = data98.routes;
-const _errs358 = errors;
-if(errors === _errs358){
-if(Array.isArray(data120)){
-if(data120.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
+let data131 = data98.routes;
+const _errs450 = errors;
+if(errors === _errs450){
+if(Array.isArray(data131)){
+if(data131.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data131}];
 return false;
 }
 else {
-var valid41 = true;
-const len4 = data120.length;
-for(let i4=0; i4<len4; i4++){
-let data121 = data120[i4];
-const _errs360 = errors;
-if(errors === _errs360){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+var valid47 = true;
+const len5 = data131.length;
+for(let i5=0; i5<len5; i5++){
+let data132 = data131[i5];
+const _errs452 = errors;
+if(errors === _errs452){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
 let missing6;
-if((data121.node === undefined) && (missing6 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+if((data132.node === undefined) && (missing6 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data132}];
 return false;
 }
 else {
-const _errs362 = errors;
-for(const key25 in data121){
+const _errs454 = errors;
+for(const key25 in data132){
 if(!((((key25 === "node") || (key25 === "model")) || (key25 === "weight")) || (key25 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data132}];
 return false;
 break;
 }
 }
-if(_errs362 === errors){
-if(data121.node !== undefined){
-let data122 = data121.node;
-const _errs363 = errors;
-if(typeof data122 !== "string"){
-let dataType126 = typeof data122;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data122;
+if(_errs454 === errors){
+if(data132.node !== undefined){
+let data133 = data132.node;
+const _errs455 = errors;
+if(typeof data133 !== "string"){
+let dataType166 = typeof data133;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data133;
 }
-else if(data122 === null){
-coerced126 = "";
+else if(data133 === null){
+coerced166 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data133}];
 return false;
 }
 }
-if(coerced126 !== undefined){
-data122 = coerced126;
-if(data121 !== undefined){
-data121["node"] = coerced126;
+if(coerced166 !== undefined){
+data133 = coerced166;
+if(data132 !== undefined){
+data132["node"] = coerced166;
 }
 }
 }
-if(errors === _errs363){
-if(typeof data122 === "string"){
-if(func3(data122) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data122}];
-return false;
-}
-}
-}
-var valid42 = _errs363 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data121.model !== undefined){
-let data123 = data121.model;
-const _errs365 = errors;
-if(typeof data123 !== "string"){
-let dataType127 = typeof data123;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data123;
-}
-else if(data123 === null){
-coerced127 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data123 = coerced127;
-if(data121 !== undefined){
-data121["model"] = coerced127;
-}
-}
-}
-if(errors === _errs365){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data123}];
+if(errors === _errs455){
+if(typeof data133 === "string"){
+if(func3(data133) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data133}];
 return false;
 }
 }
 }
-var valid42 = _errs365 === errors;
+var valid48 = _errs455 === errors;
 }
 else {
-var valid42 = true;
+var valid48 = true;
 }
-if(valid42){
-if(data121.weight !== undefined){
-let data124 = data121.weight;
-const _errs367 = errors;
-if(!(typeof data124 == "number")){
-let dataType128 = typeof data124;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "boolean" || data124 === null
-              || (dataType128 == "string" && data124 && data124 == +data124)){
-coerced128 = +data124;
+if(valid48){
+if(data132.model !== undefined){
+let data134 = data132.model;
+const _errs457 = errors;
+if(typeof data134 !== "string"){
+let dataType167 = typeof data134;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data134;
+}
+else if(data134 === null){
+coerced167 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data134}];
 return false;
 }
 }
-if(coerced128 !== undefined){
-data124 = coerced128;
-if(data121 !== undefined){
-data121["weight"] = coerced128;
+if(coerced167 !== undefined){
+data134 = coerced167;
+if(data132 !== undefined){
+data132["model"] = coerced167;
 }
 }
 }
-if(errors === _errs367){
-if(typeof data124 == "number"){
-if(data124 <= 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data124}];
-return false;
-}
-}
-}
-var valid42 = _errs367 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data121.priority !== undefined){
-let data125 = data121.priority;
-const _errs369 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType129 = typeof data125;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data125 === null
-              || (dataType129 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced129 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data125 = coerced129;
-if(data121 !== undefined){
-data121["priority"] = coerced129;
-}
-}
-}
-if(errors === _errs369){
-if(typeof data125 == "number"){
-if(data125 < 0 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data125}];
+if(errors === _errs457){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data134}];
 return false;
 }
 }
 }
-var valid42 = _errs369 === errors;
+var valid48 = _errs457 === errors;
 }
 else {
-var valid42 = true;
+var valid48 = true;
 }
-}
-}
-}
-}
-}
+if(valid48){
+if(data132.weight !== undefined){
+let data135 = data132.weight;
+const _errs459 = errors;
+if(!(typeof data135 == "number")){
+let dataType168 = typeof data135;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "boolean" || data135 === null
+              || (dataType168 == "string" && data135 && data135 == +data135)){
+coerced168 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i4,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data135}];
 return false;
 }
 }
-var valid41 = _errs360 === errors;
-if(!valid41){
+if(coerced168 !== undefined){
+data135 = coerced168;
+if(data132 !== undefined){
+data132["weight"] = coerced168;
+}
+}
+}
+if(errors === _errs459){
+if(typeof data135 == "number"){
+if(data135 <= 0 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data135}];
+return false;
+}
+}
+}
+var valid48 = _errs459 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data132.priority !== undefined){
+let data136 = data132.priority;
+const _errs461 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType169 = typeof data136;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 === "boolean" || data136 === null
+              || (dataType169 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced169 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data136}];
+return false;
+}
+}
+if(coerced169 !== undefined){
+data136 = coerced169;
+if(data132 !== undefined){
+data132["priority"] = coerced169;
+}
+}
+}
+if(errors === _errs461){
+if(typeof data136 == "number"){
+if(data136 < 0 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data136}];
+return false;
+}
+}
+}
+var valid48 = _errs461 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data132}];
+return false;
+}
+}
+var valid47 = _errs452 === errors;
+if(!valid47){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i3+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data131}];
 return false;
 }
 }
-var valid31 = _errs358 === errors;
+var valid31 = _errs450 === errors;
 }
 else {
 var valid31 = true;
@@ -6458,1149 +8342,705 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data126 = data.accounts;
-const _errs371 = errors;
-if(errors === _errs371){
-if(Array.isArray(data126)){
-var valid43 = true;
-const len5 = data126.length;
-for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs373 = errors;
-if(errors === _errs373){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-let missing7;
-if((data127.id === undefined) && (missing7 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data127}];
-return false;
-}
-else {
-const _errs375 = errors;
-for(const key26 in data127){
-if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data127}];
-return false;
-break;
-}
-}
-if(_errs375 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs376 = errors;
-if(typeof data128 !== "string"){
-let dataType130 = typeof data128;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data128;
-}
-else if(data128 === null){
-coerced130 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data128 = coerced130;
-if(data127 !== undefined){
-data127["id"] = coerced130;
-}
-}
-}
-if(errors === _errs376){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-else {
-if(!pattern5.test(data128)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs376 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.name !== undefined){
-let data129 = data127.name;
-const _errs378 = errors;
-if(typeof data129 !== "string"){
-let dataType131 = typeof data129;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data129;
-}
-else if(data129 === null){
-coerced131 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data129}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data129 = coerced131;
-if(data127 !== undefined){
-data127["name"] = coerced131;
-}
-}
-}
-var valid44 = _errs378 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.balance !== undefined){
-let data130 = data127.balance;
-const _errs380 = errors;
-if(!(typeof data130 == "number")){
-let dataType132 = typeof data130;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data130 === null
-              || (dataType132 == "string" && data130 && data130 == +data130)){
-coerced132 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data130}];
-return false;
-}
-}
-if(coerced132 !== undefined){
-data130 = coerced132;
-if(data127 !== undefined){
-data127["balance"] = coerced132;
-}
-}
-}
-var valid44 = _errs380 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.allowed_models !== undefined){
-let data131 = data127.allowed_models;
-const _errs382 = errors;
-if(errors === _errs382){
-if(Array.isArray(data131)){
-var valid45 = true;
-const len6 = data131.length;
-for(let i6=0; i6<len6; i6++){
-let data132 = data131[i6];
-const _errs384 = errors;
-if(typeof data132 !== "string"){
-let dataType133 = typeof data132;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data132;
-}
-else if(data132 === null){
-coerced133 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
-return false;
-}
-}
-if(coerced133 !== undefined){
-data132 = coerced133;
-if(data131 !== undefined){
-data131[i6] = coerced133;
-}
-}
-}
-if(errors === _errs384){
-if(typeof data132 === "string"){
-if(func3(data132) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models/" + i6,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data132}];
-return false;
-}
-}
-}
-var valid45 = _errs384 === errors;
-if(!valid45){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data131}];
-return false;
-}
-}
-var valid44 = _errs382 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.limits !== undefined){
-let data133 = data127.limits;
-const _errs386 = errors;
-if(errors === _errs386){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
-const _errs388 = errors;
-for(const key27 in data133){
-if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
-return false;
-break;
-}
-}
-if(_errs388 === errors){
-if(data133.rpm !== undefined){
-let data134 = data133.rpm;
-const _errs389 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType134 = typeof data134;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data134 === null
-              || (dataType134 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced134 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
-return false;
-}
-}
-if(coerced134 !== undefined){
-data134 = coerced134;
-if(data133 !== undefined){
-data133["rpm"] = coerced134;
-}
-}
-}
-if(errors === _errs389){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data134}];
-return false;
-}
-}
-}
-var valid46 = _errs389 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data133.rps !== undefined){
-let data135 = data133.rps;
-const _errs391 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType135 = typeof data135;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data135 === null
-              || (dataType135 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced135 = +data135;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data135 = coerced135;
-if(data133 !== undefined){
-data133["rps"] = coerced135;
-}
-}
-}
-if(errors === _errs391){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data135}];
-return false;
-}
-}
-}
-var valid46 = _errs391 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data133.tpm !== undefined){
-let data136 = data133.tpm;
-const _errs393 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType136 = typeof data136;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 === "boolean" || data136 === null
-              || (dataType136 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced136 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data136 = coerced136;
-if(data133 !== undefined){
-data133["tpm"] = coerced136;
-}
-}
-}
-if(errors === _errs393){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data136}];
-return false;
-}
-}
-}
-var valid46 = _errs393 === errors;
-}
-else {
-var valid46 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data133}];
-return false;
-}
-}
-var valid44 = _errs386 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data127.policy !== undefined){
-let data137 = data127.policy;
-const _errs395 = errors;
-if(errors === _errs395){
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-const _errs397 = errors;
-for(const key28 in data137){
-if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
-return false;
-break;
-}
-}
-if(_errs397 === errors){
-if(data137.streaming !== undefined){
-let data138 = data137.streaming;
-const _errs398 = errors;
-if(typeof data138 !== "boolean"){
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(data138 === "false" || data138 === 0 || data138 === null){
-coerced137 = false;
-}
-else if(data138 === "true" || data138 === 1){
-coerced137 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data138}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data138 = coerced137;
-if(data137 !== undefined){
-data137["streaming"] = coerced137;
-}
-}
-}
-var valid47 = _errs398 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data137.max_reasoning_effort !== undefined){
-let data139 = data137.max_reasoning_effort;
-const _errs400 = errors;
-const _errs401 = errors;
-let valid48 = false;
-const _errs402 = errors;
-if(typeof data139 !== "string"){
-let dataType138 = typeof data139;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data139;
-}
-else if(data139 === null){
-coerced138 = "";
-}
-else {
-const err104 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(coerced138 !== undefined){
-data139 = coerced138;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced138;
-}
-}
-}
-if("low" !== data139){
-const err105 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data139};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-var _valid12 = _errs402 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs404 = errors;
-if(typeof data139 !== "string"){
-let dataType139 = typeof data139;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data139;
-}
-else if(data139 === null){
-coerced139 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-if(coerced139 !== undefined){
-data139 = coerced139;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced139;
-}
-}
-}
-if("medium" !== data139){
-const err107 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data139};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-var _valid12 = _errs404 === errors;
-valid48 = valid48 || _valid12;
-if(!valid48){
-const _errs406 = errors;
-if(typeof data139 !== "string"){
-let dataType140 = typeof data139;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data139;
-}
-else if(data139 === null){
-coerced140 = "";
-}
-else {
-const err108 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(coerced140 !== undefined){
-data139 = coerced140;
-if(data137 !== undefined){
-data137["max_reasoning_effort"] = coerced140;
-}
-}
-}
-if("high" !== data139){
-const err109 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data139};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-var _valid12 = _errs406 === errors;
-valid48 = valid48 || _valid12;
-}
-}
-if(!valid48){
-const err110 = {instancePath:instancePath+"/accounts/" + i5+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data139};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs401;
-if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid47 = _errs400 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data137}];
-return false;
-}
-}
-var valid44 = _errs395 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i5,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data127}];
-return false;
-}
-}
-var valid43 = _errs373 === errors;
-if(!valid43){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data126}];
-return false;
-}
-}
-var valid0 = _errs371 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data140 = data.keys;
-const _errs408 = errors;
-if(errors === _errs408){
-if(Array.isArray(data140)){
+let data137 = data.accounts;
+const _errs463 = errors;
+if(errors === _errs463){
+if(Array.isArray(data137)){
 var valid49 = true;
-const len7 = data140.length;
-for(let i7=0; i7<len7; i7++){
-let data141 = data140[i7];
-const _errs410 = errors;
-if(errors === _errs410){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
-let missing8;
-if((data141.key === undefined) && (missing8 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data141}];
+const len6 = data137.length;
+for(let i6=0; i6<len6; i6++){
+let data138 = data137[i6];
+const _errs465 = errors;
+if(errors === _errs465){
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+let missing7;
+if((data138.id === undefined) && (missing7 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data138}];
 return false;
 }
 else {
-const _errs412 = errors;
-for(const key29 in data141){
-if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data141}];
+const _errs467 = errors;
+for(const key26 in data138){
+if(!((((((key26 === "id") || (key26 === "name")) || (key26 === "balance")) || (key26 === "allowed_models")) || (key26 === "limits")) || (key26 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data138}];
 return false;
 break;
 }
 }
-if(_errs412 === errors){
-if(data141.key !== undefined){
-let data142 = data141.key;
-const _errs413 = errors;
-if(typeof data142 !== "string"){
-let dataType141 = typeof data142;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data142;
+if(_errs467 === errors){
+if(data138.id !== undefined){
+let data139 = data138.id;
+const _errs468 = errors;
+if(typeof data139 !== "string"){
+let dataType170 = typeof data139;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data139;
 }
-else if(data142 === null){
-coerced141 = "";
+else if(data139 === null){
+coerced170 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data139}];
 return false;
 }
 }
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data141 !== undefined){
-data141["key"] = coerced141;
+if(coerced170 !== undefined){
+data139 = coerced170;
+if(data138 !== undefined){
+data138["id"] = coerced170;
 }
 }
 }
-if(errors === _errs413){
-if(typeof data142 === "string"){
-if(func3(data142) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data142}];
+if(errors === _errs468){
+if(typeof data139 === "string"){
+if(func3(data139) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data139}];
+return false;
+}
+else {
+if(!pattern5.test(data139)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data139}];
 return false;
 }
 }
 }
-var valid50 = _errs413 === errors;
+}
+var valid50 = _errs468 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.account !== undefined){
-let data143 = data141.account;
-const _errs415 = errors;
+if(data138.name !== undefined){
+let data140 = data138.name;
+const _errs470 = errors;
+if(typeof data140 !== "string"){
+let dataType171 = typeof data140;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data140;
+}
+else if(data140 === null){
+coerced171 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data140}];
+return false;
+}
+}
+if(coerced171 !== undefined){
+data140 = coerced171;
+if(data138 !== undefined){
+data138["name"] = coerced171;
+}
+}
+}
+var valid50 = _errs470 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data138.balance !== undefined){
+let data141 = data138.balance;
+const _errs472 = errors;
+if(!(typeof data141 == "number")){
+let dataType172 = typeof data141;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "boolean" || data141 === null
+              || (dataType172 == "string" && data141 && data141 == +data141)){
+coerced172 = +data141;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data141}];
+return false;
+}
+}
+if(coerced172 !== undefined){
+data141 = coerced172;
+if(data138 !== undefined){
+data138["balance"] = coerced172;
+}
+}
+}
+var valid50 = _errs472 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data138.allowed_models !== undefined){
+let data142 = data138.allowed_models;
+const _errs474 = errors;
+if(errors === _errs474){
+if(Array.isArray(data142)){
+var valid51 = true;
+const len7 = data142.length;
+for(let i7=0; i7<len7; i7++){
+let data143 = data142[i7];
+const _errs476 = errors;
 if(typeof data143 !== "string"){
-let dataType142 = typeof data143;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data143;
+let dataType173 = typeof data143;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data143;
 }
 else if(data143 === null){
-coerced142 = "";
+coerced173 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data143}];
 return false;
 }
 }
-if(coerced142 !== undefined){
-data143 = coerced142;
-if(data141 !== undefined){
-data141["account"] = coerced142;
+if(coerced173 !== undefined){
+data143 = coerced173;
+if(data142 !== undefined){
+data142[i7] = coerced173;
 }
 }
 }
-if(errors === _errs415){
+if(errors === _errs476){
 if(typeof data143 === "string"){
 if(func3(data143) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data143}];
 return false;
 }
 }
 }
-var valid50 = _errs415 === errors;
+var valid51 = _errs476 === errors;
+if(!valid51){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data142}];
+return false;
+}
+}
+var valid50 = _errs474 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.name !== undefined){
-let data144 = data141.name;
-const _errs417 = errors;
-if(typeof data144 !== "string"){
-let dataType143 = typeof data144;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data144;
-}
-else if(data144 === null){
-coerced143 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data144}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data144 = coerced143;
-if(data141 !== undefined){
-data141["name"] = coerced143;
-}
-}
-}
-var valid50 = _errs417 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.spend_limit !== undefined){
-let data145 = data141.spend_limit;
-const _errs419 = errors;
-if(!(typeof data145 == "number")){
-let dataType144 = typeof data145;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "boolean" || data145 === null
-              || (dataType144 == "string" && data145 && data145 == +data145)){
-coerced144 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data145 = coerced144;
-if(data141 !== undefined){
-data141["spend_limit"] = coerced144;
-}
-}
-}
-if(errors === _errs419){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data145}];
-return false;
-}
-}
-}
-var valid50 = _errs419 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.limits !== undefined){
-let data146 = data141.limits;
-const _errs421 = errors;
-if(errors === _errs421){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs423 = errors;
-for(const key30 in data146){
-if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
+if(data138.limits !== undefined){
+let data144 = data138.limits;
+const _errs478 = errors;
+if(errors === _errs478){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+const _errs480 = errors;
+for(const key27 in data144){
+if(!(((key27 === "rpm") || (key27 === "rps")) || (key27 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data144}];
 return false;
 break;
 }
 }
-if(_errs423 === errors){
-if(data146.rpm !== undefined){
-let data147 = data146.rpm;
-const _errs424 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType145 = typeof data147;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 === "boolean" || data147 === null
-              || (dataType145 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced145 = +data147;
+if(_errs480 === errors){
+if(data144.rpm !== undefined){
+let data145 = data144.rpm;
+const _errs481 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType174 = typeof data145;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 === "boolean" || data145 === null
+              || (dataType174 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced174 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data145}];
 return false;
 }
 }
-if(coerced145 !== undefined){
-data147 = coerced145;
-if(data146 !== undefined){
-data146["rpm"] = coerced145;
+if(coerced174 !== undefined){
+data145 = coerced174;
+if(data144 !== undefined){
+data144["rpm"] = coerced174;
 }
 }
 }
-if(errors === _errs424){
+if(errors === _errs481){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data145}];
+return false;
+}
+}
+}
+var valid52 = _errs481 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data144.rps !== undefined){
+let data146 = data144.rps;
+const _errs483 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType175 = typeof data146;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 === "boolean" || data146 === null
+              || (dataType175 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced175 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data146}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data146 = coerced175;
+if(data144 !== undefined){
+data144["rps"] = coerced175;
+}
+}
+}
+if(errors === _errs483){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data146}];
+return false;
+}
+}
+}
+var valid52 = _errs483 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data144.tpm !== undefined){
+let data147 = data144.tpm;
+const _errs485 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType176 = typeof data147;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 === "boolean" || data147 === null
+              || (dataType176 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced176 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data147}];
+return false;
+}
+}
+if(coerced176 !== undefined){
+data147 = coerced176;
+if(data144 !== undefined){
+data144["tpm"] = coerced176;
+}
+}
+}
+if(errors === _errs485){
 if(typeof data147 == "number"){
 if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data147}];
 return false;
 }
 }
 }
-var valid51 = _errs424 === errors;
+var valid52 = _errs485 === errors;
 }
 else {
-var valid51 = true;
-}
-if(valid51){
-if(data146.rps !== undefined){
-let data148 = data146.rps;
-const _errs426 = errors;
-if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data148 === null
-              || (dataType146 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
-coerced146 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
-return false;
-}
-}
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data146 !== undefined){
-data146["rps"] = coerced146;
-}
-}
-}
-if(errors === _errs426){
-if(typeof data148 == "number"){
-if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data148}];
-return false;
-}
-}
-}
-var valid51 = _errs426 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data146.tpm !== undefined){
-let data149 = data146.tpm;
-const _errs428 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType147 = typeof data149;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 === "boolean" || data149 === null
-              || (dataType147 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced147 = +data149;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
-return false;
-}
-}
-if(coerced147 !== undefined){
-data149 = coerced147;
-if(data146 !== undefined){
-data146["tpm"] = coerced147;
-}
-}
-}
-if(errors === _errs428){
-if(typeof data149 == "number"){
-if(data149 < 1 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data149}];
-return false;
-}
-}
-}
-var valid51 = _errs428 === errors;
-}
-else {
-var valid51 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data146}];
-return false;
-}
-}
-var valid50 = _errs421 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.allowed_models !== undefined){
-let data150 = data141.allowed_models;
-const _errs430 = errors;
-if(errors === _errs430){
-if(Array.isArray(data150)){
 var valid52 = true;
-const len8 = data150.length;
-for(let i8=0; i8<len8; i8++){
-let data151 = data150[i8];
-const _errs432 = errors;
-if(typeof data151 !== "string"){
-let dataType148 = typeof data151;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data151;
-}
-else if(data151 === null){
-coerced148 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
-return false;
 }
 }
-if(coerced148 !== undefined){
-data151 = coerced148;
-if(data150 !== undefined){
-data150[i8] = coerced148;
-}
-}
-}
-if(errors === _errs432){
-if(typeof data151 === "string"){
-if(func3(data151) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data151}];
-return false;
-}
-}
-}
-var valid52 = _errs432 === errors;
-if(!valid52){
-break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data144}];
 return false;
 }
 }
-var valid50 = _errs430 === errors;
+var valid50 = _errs478 === errors;
 }
 else {
 var valid50 = true;
 }
 if(valid50){
-if(data141.policy !== undefined){
-let data152 = data141.policy;
-const _errs434 = errors;
-if(errors === _errs434){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-const _errs436 = errors;
-for(const key31 in data152){
-if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
+if(data138.policy !== undefined){
+let data148 = data138.policy;
+const _errs487 = errors;
+if(errors === _errs487){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+const _errs489 = errors;
+for(const key28 in data148){
+if(!((key28 === "streaming") || (key28 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data148}];
 return false;
 break;
 }
 }
-if(_errs436 === errors){
-if(data152.streaming !== undefined){
-let data153 = data152.streaming;
-const _errs437 = errors;
-if(typeof data153 !== "boolean"){
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(data153 === "false" || data153 === 0 || data153 === null){
-coerced149 = false;
+if(_errs489 === errors){
+if(data148.streaming !== undefined){
+let data149 = data148.streaming;
+const _errs490 = errors;
+if(typeof data149 !== "boolean"){
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(data149 === "false" || data149 === 0 || data149 === null){
+coerced177 = false;
 }
-else if(data153 === "true" || data153 === 1){
-coerced149 = true;
+else if(data149 === "true" || data149 === 1){
+coerced177 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data149}];
 return false;
 }
 }
-if(coerced149 !== undefined){
-data153 = coerced149;
-if(data152 !== undefined){
-data152["streaming"] = coerced149;
+if(coerced177 !== undefined){
+data149 = coerced177;
+if(data148 !== undefined){
+data148["streaming"] = coerced177;
 }
 }
 }
-var valid53 = _errs437 === errors;
+var valid53 = _errs490 === errors;
 }
 else {
 var valid53 = true;
 }
 if(valid53){
-if(data152.max_reasoning_effort !== undefined){
-let data154 = data152.max_reasoning_effort;
-const _errs439 = errors;
-const _errs440 = errors;
+if(data148.max_reasoning_effort !== undefined){
+let data150 = data148.max_reasoning_effort;
+const _errs492 = errors;
+const _errs493 = errors;
 let valid54 = false;
-const _errs441 = errors;
-if(typeof data154 !== "string"){
-let dataType150 = typeof data154;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data154;
+const _errs494 = errors;
+if(typeof data150 !== "string"){
+let dataType178 = typeof data150;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data150;
 }
-else if(data154 === null){
-coerced150 = "";
+else if(data150 === null){
+coerced178 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
+const err179 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data150};
 if(vErrors === null){
-vErrors = [err111];
+vErrors = [err179];
 }
 else {
-vErrors.push(err111);
+vErrors.push(err179);
 }
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data154 = coerced150;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced150;
+if(coerced178 !== undefined){
+data150 = coerced178;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced178;
 }
 }
 }
-if("low" !== data154){
-const err112 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data154};
+if("none" !== data150){
+const err180 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data150};
 if(vErrors === null){
-vErrors = [err112];
+vErrors = [err180];
 }
 else {
-vErrors.push(err112);
+vErrors.push(err180);
 }
 errors++;
 }
-var _valid13 = _errs441 === errors;
-valid54 = valid54 || _valid13;
+var _valid17 = _errs494 === errors;
+valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs443 = errors;
-if(typeof data154 !== "string"){
-let dataType151 = typeof data154;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data154;
+const _errs496 = errors;
+if(typeof data150 !== "string"){
+let dataType179 = typeof data150;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data150;
 }
-else if(data154 === null){
-coerced151 = "";
+else if(data150 === null){
+coerced179 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
+const err181 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data150};
 if(vErrors === null){
-vErrors = [err113];
+vErrors = [err181];
 }
 else {
-vErrors.push(err113);
+vErrors.push(err181);
 }
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data154 = coerced151;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced151;
+if(coerced179 !== undefined){
+data150 = coerced179;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced179;
 }
 }
 }
-if("medium" !== data154){
-const err114 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data154};
+if("minimal" !== data150){
+const err182 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data150};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err182];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err182);
 }
 errors++;
 }
-var _valid13 = _errs443 === errors;
-valid54 = valid54 || _valid13;
+var _valid17 = _errs496 === errors;
+valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs445 = errors;
-if(typeof data154 !== "string"){
-let dataType152 = typeof data154;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data154;
+const _errs498 = errors;
+if(typeof data150 !== "string"){
+let dataType180 = typeof data150;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data150;
 }
-else if(data154 === null){
-coerced152 = "";
+else if(data150 === null){
+coerced180 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+const err183 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data150};
 if(vErrors === null){
-vErrors = [err115];
+vErrors = [err183];
 }
 else {
-vErrors.push(err115);
+vErrors.push(err183);
 }
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data154 = coerced152;
-if(data152 !== undefined){
-data152["max_reasoning_effort"] = coerced152;
+if(coerced180 !== undefined){
+data150 = coerced180;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced180;
 }
 }
 }
-if("high" !== data154){
-const err116 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data154};
+if("low" !== data150){
+const err184 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data150};
 if(vErrors === null){
-vErrors = [err116];
+vErrors = [err184];
 }
 else {
-vErrors.push(err116);
+vErrors.push(err184);
 }
 errors++;
 }
-var _valid13 = _errs445 === errors;
-valid54 = valid54 || _valid13;
+var _valid17 = _errs498 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs500 = errors;
+if(typeof data150 !== "string"){
+let dataType181 = typeof data150;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data150;
+}
+else if(data150 === null){
+coerced181 = "";
+}
+else {
+const err185 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data150};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+}
+if(coerced181 !== undefined){
+data150 = coerced181;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced181;
+}
+}
+}
+if("medium" !== data150){
+const err186 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data150};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
+}
+var _valid17 = _errs500 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs502 = errors;
+if(typeof data150 !== "string"){
+let dataType182 = typeof data150;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data150;
+}
+else if(data150 === null){
+coerced182 = "";
+}
+else {
+const err187 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data150};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+}
+if(coerced182 !== undefined){
+data150 = coerced182;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced182;
+}
+}
+}
+if("high" !== data150){
+const err188 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data150};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+var _valid17 = _errs502 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs504 = errors;
+if(typeof data150 !== "string"){
+let dataType183 = typeof data150;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data150;
+}
+else if(data150 === null){
+coerced183 = "";
+}
+else {
+const err189 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data150};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+}
+if(coerced183 !== undefined){
+data150 = coerced183;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced183;
+}
+}
+}
+if("xhigh" !== data150){
+const err190 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data150};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+var _valid17 = _errs504 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs506 = errors;
+if(typeof data150 !== "string"){
+let dataType184 = typeof data150;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data150;
+}
+else if(data150 === null){
+coerced184 = "";
+}
+else {
+const err191 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+}
+if(coerced184 !== undefined){
+data150 = coerced184;
+if(data148 !== undefined){
+data148["max_reasoning_effort"] = coerced184;
+}
+}
+}
+if("max" !== data150){
+const err192 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+var _valid17 = _errs506 === errors;
+valid54 = valid54 || _valid17;
+}
+}
+}
+}
 }
 }
 if(!valid54){
-const err117 = {instancePath:instancePath+"/keys/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data154};
+const err193 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data150};
 if(vErrors === null){
-vErrors = [err117];
+vErrors = [err193];
 }
 else {
-vErrors.push(err117);
+vErrors.push(err193);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs440;
+errors = _errs493;
 if(vErrors !== null){
-if(_errs440){
-vErrors.length = _errs440;
+if(_errs493){
+vErrors.length = _errs493;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid53 = _errs439 === errors;
+var valid53 = _errs492 === errors;
 }
 else {
 var valid53 = true;
@@ -7609,215 +9049,11 @@ var valid53 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data148}];
 return false;
 }
 }
-var valid50 = _errs434 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data141.status !== undefined){
-let data155 = data141.status;
-const _errs447 = errors;
-const _errs448 = errors;
-let valid55 = false;
-const _errs449 = errors;
-if(typeof data155 !== "string"){
-let dataType153 = typeof data155;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data155;
-}
-else if(data155 === null){
-coerced153 = "";
-}
-else {
-const err118 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-}
-if(coerced153 !== undefined){
-data155 = coerced153;
-if(data141 !== undefined){
-data141["status"] = coerced153;
-}
-}
-}
-if("active" !== data155){
-const err119 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data155};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-var _valid14 = _errs449 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs451 = errors;
-if(typeof data155 !== "string"){
-let dataType154 = typeof data155;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data155;
-}
-else if(data155 === null){
-coerced154 = "";
-}
-else {
-const err120 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-}
-if(coerced154 !== undefined){
-data155 = coerced154;
-if(data141 !== undefined){
-data141["status"] = coerced154;
-}
-}
-}
-if("blocked" !== data155){
-const err121 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data155};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-var _valid14 = _errs451 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs453 = errors;
-if(typeof data155 !== "string"){
-let dataType155 = typeof data155;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data155;
-}
-else if(data155 === null){
-coerced155 = "";
-}
-else {
-const err122 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-}
-if(coerced155 !== undefined){
-data155 = coerced155;
-if(data141 !== undefined){
-data141["status"] = coerced155;
-}
-}
-}
-if("revoked" !== data155){
-const err123 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data155};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-var _valid14 = _errs453 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs455 = errors;
-if(typeof data155 !== "string"){
-let dataType156 = typeof data155;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data155;
-}
-else if(data155 === null){
-coerced156 = "";
-}
-else {
-const err124 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-}
-if(coerced156 !== undefined){
-data155 = coerced156;
-if(data141 !== undefined){
-data141["status"] = coerced156;
-}
-}
-}
-if("deleted" !== data155){
-const err125 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data155};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-var _valid14 = _errs455 === errors;
-valid55 = valid55 || _valid14;
-}
-}
-}
-if(!valid55){
-const err126 = {instancePath:instancePath+"/keys/" + i7+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data155};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs448;
-if(vErrors !== null){
-if(_errs448){
-vErrors.length = _errs448;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs447 === errors;
+var valid50 = _errs487 === errors;
 }
 else {
 var valid50 = true;
@@ -7830,25 +9066,1017 @@ var valid50 = true;
 }
 }
 }
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i7,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data138}];
 return false;
 }
 }
-var valid49 = _errs410 === errors;
+var valid49 = _errs465 === errors;
 if(!valid49){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data137}];
 return false;
 }
 }
-var valid0 = _errs408 === errors;
+var valid0 = _errs463 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data151 = data.keys;
+const _errs508 = errors;
+if(errors === _errs508){
+if(Array.isArray(data151)){
+var valid55 = true;
+const len8 = data151.length;
+for(let i8=0; i8<len8; i8++){
+let data152 = data151[i8];
+const _errs510 = errors;
+if(errors === _errs510){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+let missing8;
+if((data152.key === undefined) && (missing8 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data152}];
+return false;
+}
+else {
+const _errs512 = errors;
+for(const key29 in data152){
+if(!((((((((key29 === "key") || (key29 === "account")) || (key29 === "name")) || (key29 === "spend_limit")) || (key29 === "limits")) || (key29 === "allowed_models")) || (key29 === "policy")) || (key29 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data152}];
+return false;
+break;
+}
+}
+if(_errs512 === errors){
+if(data152.key !== undefined){
+let data153 = data152.key;
+const _errs513 = errors;
+if(typeof data153 !== "string"){
+let dataType185 = typeof data153;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data153;
+}
+else if(data153 === null){
+coerced185 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data153}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data153 = coerced185;
+if(data152 !== undefined){
+data152["key"] = coerced185;
+}
+}
+}
+if(errors === _errs513){
+if(typeof data153 === "string"){
+if(func3(data153) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data153}];
+return false;
+}
+}
+}
+var valid56 = _errs513 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.account !== undefined){
+let data154 = data152.account;
+const _errs515 = errors;
+if(typeof data154 !== "string"){
+let dataType186 = typeof data154;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data154;
+}
+else if(data154 === null){
+coerced186 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data154}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data154 = coerced186;
+if(data152 !== undefined){
+data152["account"] = coerced186;
+}
+}
+}
+if(errors === _errs515){
+if(typeof data154 === "string"){
+if(func3(data154) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data154}];
+return false;
+}
+}
+}
+var valid56 = _errs515 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.name !== undefined){
+let data155 = data152.name;
+const _errs517 = errors;
+if(typeof data155 !== "string"){
+let dataType187 = typeof data155;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data155;
+}
+else if(data155 === null){
+coerced187 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data155}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data155 = coerced187;
+if(data152 !== undefined){
+data152["name"] = coerced187;
+}
+}
+}
+var valid56 = _errs517 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.spend_limit !== undefined){
+let data156 = data152.spend_limit;
+const _errs519 = errors;
+if(!(typeof data156 == "number")){
+let dataType188 = typeof data156;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "boolean" || data156 === null
+              || (dataType188 == "string" && data156 && data156 == +data156)){
+coerced188 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data156}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data156 = coerced188;
+if(data152 !== undefined){
+data152["spend_limit"] = coerced188;
+}
+}
+}
+if(errors === _errs519){
+if(typeof data156 == "number"){
+if(data156 < 0 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data156}];
+return false;
+}
+}
+}
+var valid56 = _errs519 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.limits !== undefined){
+let data157 = data152.limits;
+const _errs521 = errors;
+if(errors === _errs521){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+const _errs523 = errors;
+for(const key30 in data157){
+if(!(((key30 === "rpm") || (key30 === "rps")) || (key30 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data157}];
+return false;
+break;
+}
+}
+if(_errs523 === errors){
+if(data157.rpm !== undefined){
+let data158 = data157.rpm;
+const _errs524 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType189 = typeof data158;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 === "boolean" || data158 === null
+              || (dataType189 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced189 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data158}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data158 = coerced189;
+if(data157 !== undefined){
+data157["rpm"] = coerced189;
+}
+}
+}
+if(errors === _errs524){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data158}];
+return false;
+}
+}
+}
+var valid57 = _errs524 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data157.rps !== undefined){
+let data159 = data157.rps;
+const _errs526 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType190 = typeof data159;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 === "boolean" || data159 === null
+              || (dataType190 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced190 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data159}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data159 = coerced190;
+if(data157 !== undefined){
+data157["rps"] = coerced190;
+}
+}
+}
+if(errors === _errs526){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data159}];
+return false;
+}
+}
+}
+var valid57 = _errs526 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data157.tpm !== undefined){
+let data160 = data157.tpm;
+const _errs528 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType191 = typeof data160;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 === "boolean" || data160 === null
+              || (dataType191 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced191 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data160}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data160 = coerced191;
+if(data157 !== undefined){
+data157["tpm"] = coerced191;
+}
+}
+}
+if(errors === _errs528){
+if(typeof data160 == "number"){
+if(data160 < 1 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data160}];
+return false;
+}
+}
+}
+var valid57 = _errs528 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data157}];
+return false;
+}
+}
+var valid56 = _errs521 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.allowed_models !== undefined){
+let data161 = data152.allowed_models;
+const _errs530 = errors;
+if(errors === _errs530){
+if(Array.isArray(data161)){
+var valid58 = true;
+const len9 = data161.length;
+for(let i9=0; i9<len9; i9++){
+let data162 = data161[i9];
+const _errs532 = errors;
+if(typeof data162 !== "string"){
+let dataType192 = typeof data162;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data162;
+}
+else if(data162 === null){
+coerced192 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data162}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data162 = coerced192;
+if(data161 !== undefined){
+data161[i9] = coerced192;
+}
+}
+}
+if(errors === _errs532){
+if(typeof data162 === "string"){
+if(func3(data162) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data162}];
+return false;
+}
+}
+}
+var valid58 = _errs532 === errors;
+if(!valid58){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data161}];
+return false;
+}
+}
+var valid56 = _errs530 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.policy !== undefined){
+let data163 = data152.policy;
+const _errs534 = errors;
+if(errors === _errs534){
+if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+const _errs536 = errors;
+for(const key31 in data163){
+if(!((key31 === "streaming") || (key31 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data163}];
+return false;
+break;
+}
+}
+if(_errs536 === errors){
+if(data163.streaming !== undefined){
+let data164 = data163.streaming;
+const _errs537 = errors;
+if(typeof data164 !== "boolean"){
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(data164 === "false" || data164 === 0 || data164 === null){
+coerced193 = false;
+}
+else if(data164 === "true" || data164 === 1){
+coerced193 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data164}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data164 = coerced193;
+if(data163 !== undefined){
+data163["streaming"] = coerced193;
+}
+}
+}
+var valid59 = _errs537 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data163.max_reasoning_effort !== undefined){
+let data165 = data163.max_reasoning_effort;
+const _errs539 = errors;
+const _errs540 = errors;
+let valid60 = false;
+const _errs541 = errors;
+if(typeof data165 !== "string"){
+let dataType194 = typeof data165;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data165;
+}
+else if(data165 === null){
+coerced194 = "";
+}
+else {
+const err194 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(coerced194 !== undefined){
+data165 = coerced194;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced194;
+}
+}
+}
+if("none" !== data165){
+const err195 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+var _valid18 = _errs541 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs543 = errors;
+if(typeof data165 !== "string"){
+let dataType195 = typeof data165;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data165;
+}
+else if(data165 === null){
+coerced195 = "";
+}
+else {
+const err196 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+if(coerced195 !== undefined){
+data165 = coerced195;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced195;
+}
+}
+}
+if("minimal" !== data165){
+const err197 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+var _valid18 = _errs543 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs545 = errors;
+if(typeof data165 !== "string"){
+let dataType196 = typeof data165;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data165;
+}
+else if(data165 === null){
+coerced196 = "";
+}
+else {
+const err198 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+if(coerced196 !== undefined){
+data165 = coerced196;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced196;
+}
+}
+}
+if("low" !== data165){
+const err199 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+var _valid18 = _errs545 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs547 = errors;
+if(typeof data165 !== "string"){
+let dataType197 = typeof data165;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data165;
+}
+else if(data165 === null){
+coerced197 = "";
+}
+else {
+const err200 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+}
+if(coerced197 !== undefined){
+data165 = coerced197;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced197;
+}
+}
+}
+if("medium" !== data165){
+const err201 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+var _valid18 = _errs547 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs549 = errors;
+if(typeof data165 !== "string"){
+let dataType198 = typeof data165;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data165;
+}
+else if(data165 === null){
+coerced198 = "";
+}
+else {
+const err202 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+}
+if(coerced198 !== undefined){
+data165 = coerced198;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced198;
+}
+}
+}
+if("high" !== data165){
+const err203 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+var _valid18 = _errs549 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs551 = errors;
+if(typeof data165 !== "string"){
+let dataType199 = typeof data165;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data165;
+}
+else if(data165 === null){
+coerced199 = "";
+}
+else {
+const err204 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+if(coerced199 !== undefined){
+data165 = coerced199;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced199;
+}
+}
+}
+if("xhigh" !== data165){
+const err205 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+var _valid18 = _errs551 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs553 = errors;
+if(typeof data165 !== "string"){
+let dataType200 = typeof data165;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data165;
+}
+else if(data165 === null){
+coerced200 = "";
+}
+else {
+const err206 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+}
+if(coerced200 !== undefined){
+data165 = coerced200;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced200;
+}
+}
+}
+if("max" !== data165){
+const err207 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+var _valid18 = _errs553 === errors;
+valid60 = valid60 || _valid18;
+}
+}
+}
+}
+}
+}
+if(!valid60){
+const err208 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data165};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs540;
+if(vErrors !== null){
+if(_errs540){
+vErrors.length = _errs540;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid59 = _errs539 === errors;
+}
+else {
+var valid59 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data163}];
+return false;
+}
+}
+var valid56 = _errs534 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.status !== undefined){
+let data166 = data152.status;
+const _errs555 = errors;
+const _errs556 = errors;
+let valid61 = false;
+const _errs557 = errors;
+if(typeof data166 !== "string"){
+let dataType201 = typeof data166;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data166;
+}
+else if(data166 === null){
+coerced201 = "";
+}
+else {
+const err209 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data166};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+}
+if(coerced201 !== undefined){
+data166 = coerced201;
+if(data152 !== undefined){
+data152["status"] = coerced201;
+}
+}
+}
+if("active" !== data166){
+const err210 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data166};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+var _valid19 = _errs557 === errors;
+valid61 = valid61 || _valid19;
+if(!valid61){
+const _errs559 = errors;
+if(typeof data166 !== "string"){
+let dataType202 = typeof data166;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data166;
+}
+else if(data166 === null){
+coerced202 = "";
+}
+else {
+const err211 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data166};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+}
+if(coerced202 !== undefined){
+data166 = coerced202;
+if(data152 !== undefined){
+data152["status"] = coerced202;
+}
+}
+}
+if("blocked" !== data166){
+const err212 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data166};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+var _valid19 = _errs559 === errors;
+valid61 = valid61 || _valid19;
+if(!valid61){
+const _errs561 = errors;
+if(typeof data166 !== "string"){
+let dataType203 = typeof data166;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data166;
+}
+else if(data166 === null){
+coerced203 = "";
+}
+else {
+const err213 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data166};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+}
+if(coerced203 !== undefined){
+data166 = coerced203;
+if(data152 !== undefined){
+data152["status"] = coerced203;
+}
+}
+}
+if("revoked" !== data166){
+const err214 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data166};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+var _valid19 = _errs561 === errors;
+valid61 = valid61 || _valid19;
+if(!valid61){
+const _errs563 = errors;
+if(typeof data166 !== "string"){
+let dataType204 = typeof data166;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data166;
+}
+else if(data166 === null){
+coerced204 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data166};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(coerced204 !== undefined){
+data166 = coerced204;
+if(data152 !== undefined){
+data152["status"] = coerced204;
+}
+}
+}
+if("deleted" !== data166){
+const err216 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data166};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+var _valid19 = _errs563 === errors;
+valid61 = valid61 || _valid19;
+}
+}
+}
+if(!valid61){
+const err217 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data166};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs556;
+if(vErrors !== null){
+if(_errs556){
+vErrors.length = _errs556;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid56 = _errs555 === errors;
+}
+else {
+var valid56 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data152}];
+return false;
+}
+}
+var valid55 = _errs510 === errors;
+if(!valid55){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data151}];
+return false;
+}
+}
+var valid0 = _errs508 === errors;
 }
 else {
 var valid0 = true;
