@@ -121,7 +121,7 @@ const ModelReasoningSchema = Type.Object(
     /** Thinking tokens per effort; `none` may be 0 (thinking off where the node allows it). */
     budgets: Type.Optional(PerEffort(Type.Integer({ minimum: 1 }), Type.Integer({ minimum: 0 }))),
     levels: Type.Optional(PerEffort(ReasoningLevel)),
-    /** Answer tokens on top of the thinking budget in the output cap when the client names none (default: `default_max_tokens`, else 4096). */
+    /** Answer tokens on top of the thinking budget in the output cap when the client names none (default 4096; docs/reasoning.md). */
     answer_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
@@ -133,7 +133,7 @@ const ModelSchema = Type.Object(
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens`. */
+    /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens` (a reasoning request may get more room: docs/reasoning.md). */
     default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),

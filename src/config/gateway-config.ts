@@ -91,7 +91,7 @@ export interface ModelReasoningSettings {
   readonly budgets: PerEffort<number> & Readonly<Partial<Record<ReasoningEffort, number>>>;
   /** Level word per effort (style level); an effort without one gets the protocol's nearest (docs/reasoning.md). */
   readonly levels: PerEffort<ReasoningLevel> & Readonly<Partial<Record<ReasoningEffort, ReasoningLevel>>>;
-  /** Output tokens for the answer on top of the thinking budget when the client names no cap (`reasoning.answer_tokens`); absent: the model's default cap. */
+  /** Output tokens for the answer on top of the thinking budget when the client names no cap (`reasoning.answer_tokens`); absent: 4096. */
   readonly answerTokens?: number;
 }
 
