@@ -78,6 +78,7 @@ models:
   - id: deep
     reasoning: { default_effort: medium, efforts: [none, minimal, xhigh, max] }
     routes: [{ node: sim }]
+  - { id: deep-max, reasoning: { default_effort: max, efforts: [max] }, routes: [{ node: sim }] }
   - { id: three-efforts, reasoning: { default_effort: medium }, routes: [{ node: sim }] }
   - { id: no-reasoning, routes: [{ node: sim }] }
   - id: claude-budget
@@ -180,6 +181,10 @@ models:
     assert.equal(above.status, 403, JSON.stringify(above.body));
     assert.equal(above.body.error.param, 'reasoning_effort');
     assert.equal((await chat(gateway.baseUrl, limited.secret, { model: 'deep', reasoning_effort: 'none' })).status, 200, 'none is below high');
+    const xhighCeiling = await accountWithKey(admin, { id: 'xhigh-ceiling', balance: 100 }, { policy: { max_reasoning_effort: 'xhigh' } });
+    const lowered = await chat(gateway.baseUrl, xhighCeiling.secret, { model: 'deep-max' });
+    assert.equal(lowered.status, 200, JSON.stringify(lowered.body));
+    assert.equal(lowered.body.usage.completion_tokens_details.reasoning_tokens, 128, 'a default max under an xhigh ceiling: high, the highest effort this model takes under it');
   });
 
   test('level-style Anthropic: output_config.effort per effort, minimal as low, none without thinking', TIMEOUT, async () => {
