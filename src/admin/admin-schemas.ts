@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { REASONING_EFFORTS } from '../config/reasoning-efforts.js';
 
 /**
  * Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers.
  * Compiled ahead of time into src/validation/generated/validate-admin-bodies.ts.
  */
 
-const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+const Effort = Type.Union(REASONING_EFFORTS.map((effort) => Type.Literal(effort)));
 const Limits = Type.Object(
   {
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),

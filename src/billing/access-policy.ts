@@ -1,8 +1,7 @@
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
+import { CORE_EFFORTS, REASONING_EFFORTS, effortRank } from '../config/reasoning-efforts.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { AccountRecord, FeaturePolicy, KeyRecord } from '../store/records.js';
-
-const EFFORT_RANK: Record<ReasoningEffort, number> = { low: 0, medium: 1, high: 2 };
 
 /** Whether the key (and its account) may use the model at all: both lists must allow it. */
 export function mayUseModel(key: KeyRecord, account: AccountRecord | undefined, modelId: string): boolean {
@@ -13,15 +12,24 @@ function denied(reasonEn: string, reasonRu: string, params: Record<string, strin
   return gatewayError('access_denied', { param, params: { ...params, reason_en: reasonEn, reason_ru: reasonRu } });
 }
 
+/**
+ * What a default effort above the ceiling is lowered to: the highest effort the model takes
+ * at or below it; the ceiling itself when the model takes none there (a ceiling of `none`).
+ */
+function lowered(model: ModelConfig, ceiling: ReasoningEffort): ReasoningEffort {
+  const taken = REASONING_EFFORTS.filter((effort) => effortRank(effort) <= effortRank(ceiling) && (CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true));
+  return taken.at(-1) ?? ceiling;
+}
+
 /** The effort after one policy: an explicit effort above the ceiling is refused, the model's default is lowered to it. */
-function checkFeatures(policy: FeaturePolicy | null, stream: boolean, effort: ReasoningEffort | undefined, param: string | undefined): ReasoningEffort | undefined {
+function checkFeatures(policy: FeaturePolicy | null, model: ModelConfig, stream: boolean, effort: ReasoningEffort | undefined, param: string | undefined): ReasoningEffort | undefined {
   if (policy === null) return effort;
   if (stream && policy.streaming === false) {
     throw denied('streaming is not enabled for this account or key.', 'потоковая передача не разрешена для этого аккаунта или ключа.', { feature: 'streaming' }, 'stream');
   }
   const ceiling = policy.maxReasoningEffort;
-  if (effort !== undefined && ceiling !== undefined && EFFORT_RANK[effort] > EFFORT_RANK[ceiling]) {
-    if (param === undefined) return ceiling;
+  if (effort !== undefined && ceiling !== undefined && effortRank(effort) > effortRank(ceiling)) {
+    if (param === undefined) return lowered(model, ceiling);
     throw denied(
       `reasoning effort "${effort}" is above the allowed "${ceiling}".`,
       `уровень рассуждений "${effort}" выше разрешённого "${ceiling}".`,
@@ -50,6 +58,6 @@ export function checkAccess(key: KeyRecord, account: AccountRecord | undefined, 
   if (!mayUseModel(key, account, model.id)) {
     throw denied(`this key may not use the model "${model.id}".`, `этому ключу не разрешена модель "${model.id}".`, { model: model.id }, 'model');
   }
-  const effort = checkFeatures(account?.policy ?? null, request.stream, request.effort, request.effortParam);
-  return checkFeatures(key.policy, request.stream, effort, request.effortParam);
+  const effort = checkFeatures(account?.policy ?? null, model, request.stream, request.effort, request.effortParam);
+  return checkFeatures(key.policy, model, request.stream, effort, request.effortParam);
 }

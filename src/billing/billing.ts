@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/key-registry.js';
-import type { ModelConfig } from '../config/gateway-config.js';
+import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
@@ -159,14 +159,14 @@ export class Billing {
    * promise only while the tokenizer is still loading (the first requests after start),
    * so the request path need not wait a turn.
    */
-  reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
+  reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest, effort?: ReasoningEffort): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
     // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
-    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0));
+    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0, effort));
     const counter = tokenCounter();
-    if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count));
-    return this.reserveCounted(key, account, model, request, prices, counter);
+    if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort));
+    return this.reserveCounted(key, account, model, request, prices, counter, effort);
   }
 
   private reserveCounted(
@@ -176,9 +176,10 @@ export class Billing {
     request: ChatRequest,
     prices: NanoPrices,
     count: (text: string) => number,
+    effort: ReasoningEffort | undefined,
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
-    const cap = outputCapOf(request, model, promptTokens);
+    const cap = outputCapOf(request, model, promptTokens, effort);
     const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices, marksCacheBreakpoints(request));
     const holds = this.holds;
     if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);

@@ -35,3 +35,19 @@ test('countPromptTokens: file and audio parts are counted by their size; marksCa
   assert.equal(marked({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }), true);
   assert.equal(marked({ tools: [{ type: 'function', function: { name: 'f' }, cache_control: { type: 'ephemeral', ttl: '1h' } }] }), true);
 });
+
+test('outputCapOf for a reasoning request without a client cap: the larger of the usual cap and budget + answer_tokens, within max_output_tokens and the context', () => {
+  const reasoning = { defaultEffort: 'medium', style: 'budget', budgets: { low: 1024, medium: 8192, high: 24576 }, levels: { low: 'low', medium: 'medium', high: 'high' } } as const;
+  const model = { ...base, reasoning };
+  assert.deepEqual(outputCapOf(ask(), model, 10, 'low'), { tokens: 5120, contextBound: false });
+  assert.deepEqual(outputCapOf(ask(), model, 10, 'medium'), { tokens: 12288, contextBound: false });
+  assert.deepEqual(outputCapOf(ask(), model, 10, 'high'), { tokens: 28672, contextBound: false });
+  assert.deepEqual(outputCapOf(ask(), { ...model, reasoning: { ...reasoning, answerTokens: 100 } }, 10, 'high'), { tokens: 24676, contextBound: false }, 'answer_tokens');
+  assert.deepEqual(outputCapOf(ask({ reasoning: { max_tokens: 3000 } }), model, 10, 'high'), { tokens: 7096, contextBound: false }, "the client's budget");
+  assert.deepEqual(outputCapOf(ask(), { ...model, maxOutputTokens: 64000 }, 10, 'high'), { tokens: 64000, contextBound: false }, 'never below the usual cap');
+  assert.deepEqual(outputCapOf(ask(), { ...model, maxOutputTokens: 20000 }, 10, 'high'), { tokens: 20000, contextBound: false }, 'within max_output_tokens');
+  assert.deepEqual(outputCapOf(ask(), { ...model, contextLength: 200000 }, 10, 'high'), { tokens: 28672, contextBound: false }, 'a context is no longer the cap');
+  assert.deepEqual(outputCapOf(ask(), { ...model, contextLength: 10000 }, 10, 'high'), { tokens: 9990, contextBound: true }, 'within the context');
+  assert.deepEqual(outputCapOf(ask({ max_tokens: 2000 }), model, 10, 'high'), { tokens: 2000, contextBound: false }, "the client's cap stands");
+  assert.deepEqual(outputCapOf(ask(), { ...model, defaultMaxTokens: 32000 }, 10, 'high'), { tokens: 32000, contextBound: false }, 'default_max_tokens when larger');
+});

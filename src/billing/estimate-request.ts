@@ -1,5 +1,6 @@
-import type { ModelConfig } from '../config/gateway-config.js';
+import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import { thinkingBudgetOf } from '../protocol/openai/thinking-budget.js';
 
 /** Tokens OpenAI's chat format adds around each message and to prime the reply. */
 const TOKENS_PER_MESSAGE = 4;
@@ -8,6 +9,8 @@ const TOKENS_PER_PROMPT = 3;
 const TOKENS_PER_IMAGE = 85;
 /** Output reserved when neither the request nor the model caps it. */
 export const DEFAULT_OUTPUT_RESERVE = 4096;
+/** Answer tokens on top of the thinking budget when the client names no cap (`reasoning.answer_tokens`' default). */
+export const DEFAULT_ANSWER_TOKENS = 4096;
 
 /**
  * A document (`file` part) per byte: PDF text is compressed, a token's few characters take
@@ -111,11 +114,24 @@ export interface OutputCap {
  * The most output tokens one choice of the request can produce: its own cap (or the model's
  * `default_max_tokens`) clamped to the model's output cap, else the model's output cap, else
  * what the context leaves, else a default reserve. The reservation multiplies it by `n`.
+ *
+ * A reasoning request without a cap of the client's leaves room for its whole thinking
+ * budget (the effort's, or the client's `reasoning.max_tokens`) plus `answer_tokens`, within
+ * the model's output cap and context (PRODUCT.md decision 19): so each higher effort reaches
+ * a budget-style node with a larger budget, and the reservation is priced on that same cap.
  */
-export function outputCapOf(request: ChatRequest, model: ModelConfig, promptTokens: number): OutputCap {
-  const asked = request.max_completion_tokens ?? request.max_tokens ?? model.defaultMaxTokens;
+export function outputCapOf(request: ChatRequest, model: ModelConfig, promptTokens: number, effort?: ReasoningEffort): OutputCap {
+  const clientCap = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+  const asked = clientCap ?? model.defaultMaxTokens;
   const contextLeft = model.contextLength === undefined ? undefined : Math.max(1, model.contextLength - promptTokens);
   const modelCap = model.maxOutputTokens ?? contextLeft;
+  const thinking = clientCap === undefined ? (thinkingBudgetOf(request, model.reasoning, effort) ?? 0) : 0;
+  if (thinking > 0) {
+    const withoutThinking = model.defaultMaxTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE;
+    const tokens = Math.max(withoutThinking, thinking + (model.reasoning?.answerTokens ?? DEFAULT_ANSWER_TOKENS));
+    if (modelCap === undefined || tokens <= modelCap) return { tokens, contextBound: false };
+    return { tokens: modelCap, contextBound: model.maxOutputTokens === undefined };
+  }
   if (asked !== undefined) return { tokens: modelCap === undefined ? asked : Math.min(asked, modelCap), contextBound: false };
   if (model.maxOutputTokens !== undefined) return { tokens: model.maxOutputTokens, contextBound: false };
   if (contextLeft !== undefined) return { tokens: contextLeft, contextBound: true };

@@ -4,7 +4,7 @@ export const ADMIN_USAGE = `Keys, accounts and usage (same store as the gateway;
   switchyard accounts list | show ID | ledger ID
   switchyard accounts topup ID USD --reason TEXT
   switchyard accounts adjust ID ±USD --reason TEXT
-  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort low|medium|high] [--rpm N] [--rps N] [--tpm N]
+  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort none|minimal|low|medium|high|xhigh|max] [--rpm N] [--rps N] [--tpm N]
   switchyard keys create --account ID [--name TEXT] [--spend-limit USD] [--models a,b] [--rpm N] [--rps N] [--tpm N]
   switchyard keys list [--prefix P] [--account ID] [--all] | show KEY
   switchyard keys block|unblock|revoke|delete KEY        (KEY: key id or a unique prefix)

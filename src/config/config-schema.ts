@@ -1,4 +1,5 @@
-import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { REASONING_EFFORTS } from './reasoning-efforts.js';
 import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
 /**
@@ -9,7 +10,7 @@ import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 /** Literal unions built from a list keep their literal type. */
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Array<TLiteral<T>>>;
 
-const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+const Effort = literals(REASONING_EFFORTS);
 
 const TimeoutsSchema = Type.Object(
   {
@@ -120,18 +121,35 @@ const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const PerEffort = <T extends Parameters<typeof Type.Object>[0][string]>(value: T) =>
-  Type.Object({ low: Type.Optional(value), medium: Type.Optional(value), high: Type.Optional(value) }, { additionalProperties: false });
+const PerEffort = <T extends TSchema>(value: T, none: T = value) =>
+  Type.Object(
+    {
+      none: Type.Optional(none),
+      minimal: Type.Optional(value),
+      low: Type.Optional(value),
+      medium: Type.Optional(value),
+      high: Type.Optional(value),
+      xhigh: Type.Optional(value),
+      max: Type.Optional(value),
+    },
+    { additionalProperties: false },
+  );
 
 const ReasoningLevel = literals(['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const);
 
 const ModelReasoningSchema = Type.Object(
   {
+    /** One of the efforts the model takes (low, medium, high, or one `efforts` lists). */
     default_effort: Effort,
+    /** Efforts beyond low/medium/high the model takes (none, minimal, xhigh, max); others stay 400 (PRODUCT.md decision 19). */
+    efforts: Type.Optional(Type.Array(Effort, { maxItems: REASONING_EFFORTS.length })),
     /** `budget`: thinking token budget per effort; `level`: an effort/level word per effort (newer Claude and Gemini). */
     style: Type.Optional(Type.Union([Type.Literal('budget'), Type.Literal('level')])),
-    budgets: Type.Optional(PerEffort(Type.Integer({ minimum: 1 }))),
+    /** Thinking tokens per effort; `none` may be 0 (thinking off where the node allows it). */
+    budgets: Type.Optional(PerEffort(Type.Integer({ minimum: 1 }), Type.Integer({ minimum: 0 }))),
     levels: Type.Optional(PerEffort(ReasoningLevel)),
+    /** Answer tokens on top of the thinking budget in the output cap when the client names none (default 4096; docs/reasoning.md). */
+    answer_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
@@ -142,7 +160,7 @@ const ModelSchema = Type.Object(
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens`. */
+    /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens` (a reasoning request may get more room: docs/reasoning.md). */
     default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),

@@ -42,9 +42,12 @@ export const DEFAULTS = {
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
   } satisfies LimitSettings,
-  /** Reasoning defaults per effort (docs/protocols.md, "Reasoning effort mapping"); Google's own OpenAI-compat budgets. */
+  /**
+   * Reasoning defaults per effort (docs/reasoning.md): Google's own OpenAI-compat budgets for
+   * low/medium/high; `none` thinks not at all, `minimal` at Anthropic's floor, `xhigh` and `max` above high.
+   */
   reasoning: {
-    budgets: { low: 1024, medium: 8192, high: 24576 },
+    budgets: { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 65536 },
     levels: { low: 'low', medium: 'medium', high: 'high' },
   },
   simulated: { firstByteMs: 0, tokensPerSecond: 0, reasoningField: 'reasoning_content', port: 0 },

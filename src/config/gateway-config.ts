@@ -7,8 +7,9 @@ import type { WireProtocol } from './wire-protocols.js';
 import type { HealthSettings } from './node-health-settings.js';
 import type { SimulatorScriptsFile } from '../simulator/simulator-script.js';
 
-/** One of the three reasoning depths of spec 2.4. */
-export type ReasoningEffort = 'low' | 'medium' | 'high';
+import type { ReasoningEffort } from './reasoning-efforts.js';
+
+export type { ReasoningEffort } from './reasoning-efforts.js';
 
 /** Upstream time limits in milliseconds (PRODUCT.md configuration `timeouts`). */
 export interface TimeoutSettings {
@@ -77,8 +78,8 @@ export interface ModelRoute {
   readonly priority: number;
 }
 
-/** What an effort maps to, per effort. */
-export type PerEffort<T> = Readonly<Record<ReasoningEffort, T>>;
+/** What an effort maps to, for the efforts every reasoning model takes (the others are optional where used). */
+export type PerEffort<T> = Readonly<Record<'low' | 'medium' | 'high', T>>;
 
 /** A protocol's effort-or-level value (Anthropic `output_config.effort`, Gemini `thinkingLevel`, lower-case here). */
 export type ReasoningLevel = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -86,12 +87,19 @@ export type ReasoningLevel = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | '
 /** How a reasoning model is asked to think, on nodes whose protocol needs more than the effort word. */
 export interface ModelReasoningSettings {
   readonly defaultEffort: ReasoningEffort;
+  /** The efforts a request may name beyond low, medium and high (`reasoning.efforts`, PRODUCT.md decision 19); absent: none. */
+  readonly efforts?: ReadonlySet<ReasoningEffort>;
   /** `budget`: a token budget per effort (Claude ≤ 4.5, Gemini 2.5); `level`: an effort/level word (Claude ≥ 4.6, Gemini 3). */
   readonly style: 'budget' | 'level';
-  /** Thinking tokens per effort (style budget). */
-  readonly budgets: PerEffort<number>;
-  /** Level word per effort (style level). */
-  readonly levels: PerEffort<ReasoningLevel>;
+  /**
+   * Thinking tokens per effort: sent on style budget, and on every style the room the output
+   * cap leaves for thinking when the client names no cap (`none`: 0 by default).
+   */
+  readonly budgets: PerEffort<number> & Readonly<Partial<Record<ReasoningEffort, number>>>;
+  /** Level word per effort (style level); an effort without one gets the protocol's nearest (docs/reasoning.md). */
+  readonly levels: PerEffort<ReasoningLevel> & Readonly<Partial<Record<ReasoningEffort, ReasoningLevel>>>;
+  /** Output tokens for the answer on top of the thinking budget when the client names no cap (`reasoning.answer_tokens`); absent: 4096. */
+  readonly answerTokens?: number;
 }
 
 /** A model clients can ask for. */

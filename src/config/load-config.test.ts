@@ -76,7 +76,7 @@ const BAD: Array<[string, string, string, RegExp]> = [
   ['a duplicate node id', MINIMAL.replace('nodes:\n', 'nodes:\n  - { id: a, provider: openai, base_url: "http://y/v1" }\n'), 'nodes[1].id', /duplicate id "a"/],
   ['an openai node without base_url', MINIMAL.replace(', base_url: "http://127.0.0.1:9/v1/"', ''), 'nodes[0].base_url', /required for provider openai/],
   ['a negative price', MINIMAL.replace('{ id: m,', '{ id: m, pricing: { input: -1, output: 1 },'), 'models[0].pricing.input', /must be >= 0/],
-  ['an unknown default effort', MINIMAL.replace('{ id: m,', '{ id: m, reasoning: { default_effort: extreme },'), 'models[0].reasoning.default_effort', /one of "low", "medium", "high"/],
+  ['an unknown default effort', MINIMAL.replace('{ id: m,', '{ id: m, reasoning: { default_effort: extreme },'), 'models[0].reasoning.default_effort', /one of "none", "minimal", "low", "medium", "high", "xhigh", "max"/],
   ['a key of an unknown account', MINIMAL + 'keys: [{ key: sk-abcdefgh, account: nobody }]\n', 'keys[0].account', /unknown account "nobody"/],
   ['a per-key body budget below the body limit', MINIMAL + 'http: { body_limit_bytes: 33554432 }\n', 'http.max_body_bytes_in_flight_per_key', /at least http\.body_limit_bytes \(33554432\)/],
   ['a total body budget below the per-key one', MINIMAL + 'http: { max_body_bytes_in_flight: 1048576 }\n', 'http.max_body_bytes_in_flight', /at least http\.max_body_bytes_in_flight_per_key/],

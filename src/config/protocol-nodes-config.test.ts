@@ -42,12 +42,16 @@ test('model reasoning settings: documented defaults, and per-model budgets, leve
 `, 'gw.yaml', {});
   const [a, b, c] = config.models;
   assert.deepEqual(a?.reasoning, {
-    defaultEffort: 'low', style: 'budget', budgets: { low: 1024, medium: 8192, high: 24576 }, levels: { low: 'low', medium: 'medium', high: 'high' },
+    defaultEffort: 'low',
+    efforts: new Set(),
+    style: 'budget',
+    budgets: { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 65536 },
+    levels: { low: 'low', medium: 'medium', high: 'high' },
   });
   assert.equal(b?.reasoning?.style, 'level');
   assert.deepEqual(b?.reasoning?.levels, { low: 'low', medium: 'high', high: 'high' });
   assert.equal(b?.defaultMaxTokens, 32000);
-  assert.deepEqual(c?.reasoning?.budgets, { low: 1024, medium: 8192, high: 30000 });
+  assert.deepEqual(c?.reasoning?.budgets, { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 30000, xhigh: 32768, max: 65536 });
 });
 
 const BAD: Array<[string, string, string, RegExp]> = [

@@ -5,6 +5,7 @@ import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-err
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
 import type { CallContext, ReplySummary } from '../providers/types.js';
+import { withoutReasoningBody, withoutReasoningStream } from '../providers/without-reasoning-text.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
@@ -98,6 +99,8 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     retryOnStatus: options.retryOnStatus,
   };
   const adapter = adapterFor(node.protocol);
+  // `reasoning.exclude` (PRODUCT.md decision 19): the reply goes out without reasoning text, billed with it.
+  const excludeReasoning = options.request.reasoning?.exclude === true;
   const cancellation = node.timeouts.totalMs < options.totalTimeoutMs ? context.cancellation.withTimeout(node.timeouts.totalMs) : context.cancellation;
   let status: number | undefined;
   let firstByteMs: number | undefined;
@@ -115,13 +118,15 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     if (!options.stream) {
       const text = await readReply(response, node);
       const mapped = ownCode(() => adapter.fromUpstream(text, callContext));
-      return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body: mapped.body, summary: mapped.summary });
+      const body = excludeReasoning ? ownCode(() => withoutReasoningBody(mapped.body)) : mapped.body;
+      return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body, summary: mapped.summary });
     }
     if (!contentType?.includes('text/event-stream')) {
       response.body.dump().catch(() => undefined);
       throw invalidReply(node.id, `asked for a stream, got ${contentType ?? 'no content type'}`);
     }
-    const reader = new UpstreamEventReader(response.body, ownCode(() => adapter.streamMapper(callContext)), node.replies.maxEventBytes);
+    const mapper = ownCode(() => adapter.streamMapper(callContext));
+    const reader = new UpstreamEventReader(response.body, excludeReasoning ? withoutReasoningStream(mapper) : mapper, node.replies.maxEventBytes);
     try {
       const first = await reader.read();
       if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');

@@ -1,5 +1,5 @@
 import type { RequestCharge } from '../billing/billing.js';
-import type { ModelConfig } from '../config/gateway-config.js';
+import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
@@ -10,7 +10,8 @@ import type { Admission } from './admit.js';
  * balance (402; PRODUCT.md decisions 12, 20). Every request that reaches a node is booked:
  * with no room left to keep its row, none is sent (503 usage_backlog_full).
  */
-export function reserve(services: GatewayServices, admission: Admission, model: ModelConfig, request: ChatRequest): RequestCharge | Promise<RequestCharge> {
+export function reserve(services: GatewayServices, admission: Admission, model: ModelConfig, request: ChatRequest, effort: ReasoningEffort | undefined): RequestCharge | Promise<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
-  return services.billing.reserve(admission.key, admission.account, model, request);
+  // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
+  return services.billing.reserve(admission.key, admission.account, model, request, effort);
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { REASONING_EFFORTS } from '../../config/reasoning-efforts.js';
 
 /**
  * What we accept at POST /v1/chat/completions (spec 2.1, 2.2; PRODUCT.md decision 8).
@@ -7,7 +8,8 @@ import { Type, type Static } from '@sinclair/typebox';
  * pass through to OpenAI-compatible nodes (vendor extensions), so objects stay open.
  */
 
-const Effort = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
+/** Every effort word (PRODUCT.md decision 19); whether the model takes it is checked against its configuration. */
+const Effort = Type.Union(REASONING_EFFORTS.map((effort) => Type.Literal(effort)));
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
@@ -37,7 +39,12 @@ export const ChatRequestSchema = Type.Object({
   stream: Type.Optional(Nullable(Type.Boolean())),
   stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
   reasoning_effort: Type.Optional(Nullable(Effort)),
-  reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Nullable(Effort)), max_tokens: Type.Optional(Nullable(TokenCount(0))) }))),
+  // OpenRouter's object (provider-protocols 3.4): `max_tokens` a thinking budget, `exclude` the reasoning text left out of the reply.
+  reasoning: Type.Optional(Nullable(Type.Object({
+    effort: Type.Optional(Nullable(Effort)),
+    max_tokens: Type.Optional(Nullable(TokenCount(0))),
+    exclude: Type.Optional(Nullable(Type.Boolean())),
+  }))),
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
   n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),

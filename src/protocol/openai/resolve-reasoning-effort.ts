@@ -1,12 +1,27 @@
 import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
+import { CORE_EFFORTS, REASONING_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { ChatRequest } from './chat-request-schema.js';
+import { validationFailed } from './validate-chat-request.js';
 
 /**
- * The effort to send upstream (spec 2.4, PRODUCT.md decision 6): the client's value from
- * either form, else the model's default; undefined for a model without reasoning, whose
- * reasoning parameters are dropped.
+ * The effort to send upstream (spec 2.4, PRODUCT.md decisions 6 and 19): the client's value
+ * from either form, else the model's default; undefined for a model without reasoning,
+ * whose low/medium/high are dropped. `none`, `minimal`, `xhigh` and `max` are taken only by
+ * a model whose `reasoning.efforts` lists them: elsewhere a 400 naming the parameter.
  */
 export function resolveReasoningEffort(request: ChatRequest, model: ModelConfig): ReasoningEffort | undefined {
+  const asked = request.reasoning_effort ?? request.reasoning?.effort ?? undefined;
+  // low, medium and high: every reasoning model takes them, and a model without reasoning drops them.
+  if (asked !== undefined && !CORE_EFFORTS.has(asked) && model.reasoning?.efforts?.has(asked) !== true) {
+    const param = request.reasoning_effort !== undefined && request.reasoning_effort !== null ? 'reasoning_effort' : 'reasoning.effort';
+    const taken = model.reasoning === undefined ? 'it does not reason' : `it takes ${REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true).join(', ')}`;
+    const takenRu = model.reasoning === undefined ? 'модель не поддерживает рассуждения' : 'допустимы только перечисленные в конфигурации модели значения';
+    throw validationFailed(
+      param,
+      `Invalid parameter '${param}': the model "${model.id}" does not take the effort "${asked}"; ${taken}.`,
+      `Некорректный параметр '${param}': модель "${model.id}" не принимает уровень "${asked}"; ${takenRu}.`,
+    );
+  }
   if (model.reasoning === undefined) return undefined;
-  return request.reasoning_effort ?? request.reasoning?.effort ?? model.reasoning.defaultEffort;
+  return asked ?? model.reasoning.defaultEffort;
 }

@@ -69,7 +69,7 @@ const CASES: Array<[string, unknown, string | null]> = [
   ['five stop sequences', { ...VALID, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
   ['stream as a string', { ...VALID, stream: 'yes' }, 'stream'],
   ['unknown reasoning_effort', { ...VALID, reasoning_effort: 'extreme' }, 'reasoning_effort'],
-  ['unknown reasoning.effort', { ...VALID, reasoning: { effort: 'max' } }, 'reasoning.effort'],
+  ['unknown reasoning.effort', { ...VALID, reasoning: { effort: 'ultra' } }, 'reasoning.effort'],
   ['conflicting efforts', { ...VALID, reasoning_effort: 'low', reasoning: { effort: 'high' } }, 'reasoning_effort'],
 ];
 

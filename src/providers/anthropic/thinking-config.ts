@@ -1,4 +1,6 @@
-import type { ModelReasoningSettings, ReasoningEffort } from '../../config/gateway-config.js';
+import type { ModelReasoningSettings, ReasoningEffort, ReasoningLevel } from '../../config/gateway-config.js';
+import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { clientThinkingBudget, thinkingBudgetOf } from '../../protocol/openai/thinking-budget.js';
 
 /** Anthropic's smallest thinking budget (provider-protocols 4.3). */
 export const MIN_THINKING_BUDGET = 1024;
@@ -12,17 +14,30 @@ export interface ThinkingFields {
   readonly effort?: string;
 }
 
+/** The `output_config.effort` of an effort without a configured level: `minimal` has none on Anthropic, the nearest is `low`. */
+export function anthropicLevel(settings: ModelReasoningSettings, effort: Exclude<ReasoningEffort, 'none'>): ReasoningLevel {
+  return settings.levels[effort] ?? (effort === 'minimal' ? 'low' : effort);
+}
+
 /**
- * The effort as Anthropic thinking (provider-protocols 4.3, 6.5). Style `budget` (Claude
- * ≤ 4.5): `{type: "enabled", budget_tokens}` with the model's budget for the effort, kept
- * below `max_tokens`; when `max_tokens` leaves no room for the 1024-token minimum, thinking
- * is left off rather than sent invalid. Style `level` (Claude ≥ 4.6, and the only form on
- * 4.7/5): `{type: "adaptive"}` plus `output_config.effort`.
+ * The effort as Anthropic thinking (provider-protocols 4.3, 6.5; docs/reasoning.md).
+ * `none` leaves thinking off (no `thinking` field: the one form every model takes). Style
+ * `budget` (Claude ≤ 4.5): `{type: "enabled", budget_tokens}` with the client's
+ * `reasoning.max_tokens` (raised to Anthropic's 1024 floor; 0: off) or the model's budget
+ * for the effort, kept below `max_tokens`; when `max_tokens` leaves no room for the floor,
+ * thinking is left off rather than sent invalid. Style `level` (Claude ≥ 4.6, and the only
+ * form on 4.7/5): `{type: "adaptive"}` plus `output_config.effort`.
  */
-export function thinkingFor(effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined, maxTokens: number): ThinkingFields | undefined {
+export function thinkingFor(request: ChatRequest, effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined, maxTokens: number): ThinkingFields | undefined {
   if (effort === undefined || settings === undefined) return undefined;
-  if (settings.style === 'level') return { thinking: { type: 'adaptive' }, effort: settings.levels[effort] };
-  const budget = Math.min(settings.budgets[effort], maxTokens - 1);
+  if (settings.style === 'level') {
+    if (effort === 'none') return undefined;
+    return { thinking: { type: 'adaptive' }, effort: anthropicLevel(settings, effort) };
+  }
+  if (effort === 'none' && clientThinkingBudget(request) === undefined) return undefined;
+  const wanted = thinkingBudgetOf(request, settings, effort) ?? 0;
+  if (wanted === 0) return undefined;
+  const budget = Math.min(Math.max(wanted, MIN_THINKING_BUDGET), maxTokens - 1);
   if (budget < MIN_THINKING_BUDGET) return undefined;
   return { thinking: { type: 'enabled', budget_tokens: budget } };
 }

@@ -33,7 +33,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   const toolChoice = tools.length > 0 ? readToolChoice(request.tool_choice, PROTOCOL) : undefined;
   // Thinking forbids forced tool use (provider-protocols 4.3): the client's explicit choice wins, thinking stays off.
   const forcesTool = toolChoice?.kind === 'required' || toolChoice?.kind === 'function';
-  const thinking = forcesTool ? undefined : thinkingFor(context.effort, context.model.reasoning, maxTokens);
+  const thinking = forcesTool ? undefined : thinkingFor(request, context.effort, context.model.reasoning, maxTokens);
   const outputConfig: Record<string, unknown> = {};
   if (thinking !== undefined) {
     // Thinking allows no temperature/top_k change and restricts top_p: sampling fields are left out.

@@ -1,16 +1,32 @@
-import type { ModelReasoningSettings, ReasoningEffort } from '../../config/gateway-config.js';
+import type { ModelReasoningSettings, ReasoningEffort, ReasoningLevel } from '../../config/gateway-config.js';
+import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { thinkingBudgetOf } from '../../protocol/openai/thinking-budget.js';
 
 /** `thinkingLevel` values (provider-protocols 5.3; sent upper-case). */
 export const GEMINI_LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high']);
 
 /**
- * The effort as Gemini `generationConfig.thinkingConfig` (provider-protocols 5.3, 6.5):
- * style `budget` (Gemini 2.5) sends `thinkingBudget`, style `level` (Gemini 3) sends
- * `thinkingLevel`, never both (that is a 400). `includeThoughts` is always on, so thought
- * summaries come back as reasoning text.
+ * The `thinkingLevel` of an effort without a configured level: Gemini's lowest (`minimal`)
+ * for `none` and `minimal` (Gemini 3 cannot switch thinking off), its highest for `xhigh` and `max`.
  */
-export function thinkingConfigFor(effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined): Record<string, unknown> | undefined {
+export function geminiLevel(settings: ModelReasoningSettings, effort: ReasoningEffort): ReasoningLevel {
+  const own = settings.levels[effort];
+  if (own !== undefined) return own;
+  return effort === 'none' || effort === 'minimal' ? 'minimal' : 'high';
+}
+
+/**
+ * The effort as Gemini `generationConfig.thinkingConfig` (provider-protocols 5.3, 6.5;
+ * docs/reasoning.md): style `budget` (Gemini 2.5) sends `thinkingBudget` (the client's
+ * `reasoning.max_tokens`, else the model's budget for the effort: `none` 0, thinking off
+ * where the model allows it), style `level` (Gemini 3) sends `thinkingLevel`, never both
+ * (that is a 400). `includeThoughts` is on, so thought summaries come back as reasoning
+ * text, except for `none`.
+ */
+export function thinkingConfigFor(request: ChatRequest, effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined): Record<string, unknown> | undefined {
   if (effort === undefined || settings === undefined) return undefined;
-  if (settings.style === 'level') return { thinkingLevel: settings.levels[effort].toUpperCase(), includeThoughts: true };
-  return { thinkingBudget: settings.budgets[effort], includeThoughts: true };
+  const includeThoughts = effort !== 'none';
+  if (settings.style === 'level') return { thinkingLevel: geminiLevel(settings, effort).toUpperCase(), includeThoughts };
+  const budget = thinkingBudgetOf(request, settings, effort) ?? 0;
+  return { thinkingBudget: budget, includeThoughts: includeThoughts && budget > 0 };
 }

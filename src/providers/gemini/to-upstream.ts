@@ -57,7 +57,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
       generation.responseJsonSchema = schema;
     } else throw notExpressible('response_format', PROTOCOL, `response_format "${format.type}"`);
   }
-  const thinkingConfig = thinkingConfigFor(context.effort, context.model.reasoning);
+  const thinkingConfig = thinkingConfigFor(request, context.effort, context.model.reasoning);
   if (thinkingConfig !== undefined) generation.thinkingConfig = thinkingConfig;
   if (Object.keys(generation).length > 0) body.generationConfig = generation;
 

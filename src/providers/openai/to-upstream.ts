@@ -1,3 +1,4 @@
+import type { ReasoningEffort } from '../../config/gateway-config.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CallContext, UpstreamCall } from '../types.js';
 
@@ -12,12 +13,8 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   delete body.reasoning_effort;
   delete body.reasoning;
   if (context.effort !== undefined) {
-    if (context.node.reasoningParam === 'reasoning') {
-      // OpenRouter-style object: keep the client's other reasoning options (exclude, max_tokens…).
-      body.reasoning = { ...(request.reasoning ?? {}), effort: context.effort };
-    } else {
-      body.reasoning_effort = context.effort;
-    }
+    if (context.node.reasoningParam === 'reasoning') body.reasoning = reasoningObject(request, context.effort);
+    else body.reasoning_effort = context.effort;
   }
   setOutputCap(body, request, context);
   if (context.stream) {
@@ -56,4 +53,17 @@ function setOutputCap(body: Record<string, unknown>, request: ChatRequest, conte
     delete body.max_completion_tokens;
     body[context.node.maxTokensField] = cap.tokens;
   }
+}
+
+/**
+ * OpenRouter's `reasoning` object (provider-protocols 3.4): the client's options (`max_tokens`,
+ * `exclude`, …) without nulls, and the effort, unless the client's `max_tokens` stands for it:
+ * OpenRouter takes one or the other, and an explicit budget wins (docs/reasoning.md).
+ */
+function reasoningObject(request: ChatRequest, effort: ReasoningEffort): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(request.reasoning ?? {})) if (value !== null) object[field] = value;
+  if (typeof object.max_tokens === 'number') delete object.effort;
+  else object.effort = effort;
+  return object;
 }

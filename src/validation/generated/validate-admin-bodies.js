@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateCreateAccount = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},{"type":"null"}]}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
@@ -460,8 +460,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if("low" !== data11){
-const err19 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data11};
+if("none" !== data11){
+const err19 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data11};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -484,8 +484,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if("medium" !== data11){
-const err21 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data11};
+if("minimal" !== data11){
+const err21 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data11};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -508,8 +508,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if("high" !== data11){
-const err23 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data11};
+if("low" !== data11){
+const err23 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data11};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -520,15 +520,115 @@ errors++;
 }
 var _valid3 = _errs42 === errors;
 valid7 = valid7 || _valid3;
-}
-}
 if(!valid7){
-const err24 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data11};
+const _errs44 = errors;
+if(typeof data11 !== "string"){
+const err24 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data11};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+if("medium" !== data11){
+const err25 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data11};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid3 = _errs44 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs46 = errors;
+if(typeof data11 !== "string"){
+const err26 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data11};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if("high" !== data11){
+const err27 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data11};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid3 = _errs46 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs48 = errors;
+if(typeof data11 !== "string"){
+const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data11};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if("xhigh" !== data11){
+const err29 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data11};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid3 = _errs48 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const _errs50 = errors;
+if(typeof data11 !== "string"){
+const err30 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data11};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if("max" !== data11){
+const err31 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data11};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid3 = _errs50 === errors;
+valid7 = valid7 || _valid3;
+}
+}
+}
+}
+}
+}
+if(!valid7){
+const err32 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -552,12 +652,12 @@ var valid6 = true;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.policy.anyOf[0].type,parentSchema:schema11.properties.policy.anyOf[0],data:data9};
+const err33 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.policy.anyOf[0].type,parentSchema:schema11.properties.policy.anyOf[0],data:data9};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err33];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -565,27 +665,27 @@ errors++;
 var _valid2 = _errs31 === errors;
 valid5 = valid5 || _valid2;
 if(!valid5){
-const _errs44 = errors;
+const _errs52 = errors;
 if(data9 !== null){
-const err26 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.policy.anyOf[1].type,parentSchema:schema11.properties.policy.anyOf[1],data:data9};
+const err34 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.policy.anyOf[1].type,parentSchema:schema11.properties.policy.anyOf[1],data:data9};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err34];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err34);
 }
 errors++;
 }
-var _valid2 = _errs44 === errors;
+var _valid2 = _errs52 === errors;
 valid5 = valid5 || _valid2;
 }
 if(!valid5){
-const err27 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.policy.anyOf,parentSchema:schema11.properties.policy,data:data9};
+const err35 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.policy.anyOf,parentSchema:schema11.properties.policy,data:data9};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err35];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err35);
 }
 errors++;
 validate10.errors = vErrors;
@@ -625,7 +725,7 @@ return errors === 0;
 }
 
 export const validateUpdateAccount = validate11;
-const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},{"type":"null"}]}}};
+const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1069,8 +1169,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if("low" !== data9){
-const err23 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data9};
+if("none" !== data9){
+const err23 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1093,8 +1193,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if("medium" !== data9){
-const err25 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data9};
+if("minimal" !== data9){
+const err25 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1117,8 +1217,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if("high" !== data9){
-const err27 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data9};
+if("low" !== data9){
+const err27 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data9};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1129,15 +1229,115 @@ errors++;
 }
 var _valid4 = _errs42 === errors;
 valid8 = valid8 || _valid4;
-}
-}
 if(!valid8){
-const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data9};
+const _errs44 = errors;
+if(typeof data9 !== "string"){
+const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data9};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+if("medium" !== data9){
+const err29 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data9};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid4 = _errs44 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs46 = errors;
+if(typeof data9 !== "string"){
+const err30 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if("high" !== data9){
+const err31 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data9};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid4 = _errs46 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs48 = errors;
+if(typeof data9 !== "string"){
+const err32 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data9};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if("xhigh" !== data9){
+const err33 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data9};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs50 = errors;
+if(typeof data9 !== "string"){
+const err34 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data9};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if("max" !== data9){
+const err35 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data9};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid4 = _errs50 === errors;
+valid8 = valid8 || _valid4;
+}
+}
+}
+}
+}
+}
+if(!valid8){
+const err36 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema12.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data9};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -1161,12 +1361,12 @@ var valid7 = true;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.policy.anyOf[0].type,parentSchema:schema12.properties.policy.anyOf[0],data:data7};
+const err37 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.policy.anyOf[0].type,parentSchema:schema12.properties.policy.anyOf[0],data:data7};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err37];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err37);
 }
 errors++;
 }
@@ -1174,27 +1374,27 @@ errors++;
 var _valid3 = _errs31 === errors;
 valid6 = valid6 || _valid3;
 if(!valid6){
-const _errs44 = errors;
+const _errs52 = errors;
 if(data7 !== null){
-const err30 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.policy.anyOf[1].type,parentSchema:schema12.properties.policy.anyOf[1],data:data7};
+const err38 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.policy.anyOf[1].type,parentSchema:schema12.properties.policy.anyOf[1],data:data7};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err38];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err38);
 }
 errors++;
 }
-var _valid3 = _errs44 === errors;
+var _valid3 = _errs52 === errors;
 valid6 = valid6 || _valid3;
 }
 if(!valid6){
-const err31 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.policy.anyOf,parentSchema:schema12.properties.policy,data:data7};
+const err39 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.policy.anyOf,parentSchema:schema12.properties.policy,data:data7};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err39];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err39);
 }
 errors++;
 validate11.errors = vErrors;
@@ -1409,7 +1609,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1913,8 +2113,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if("low" !== data11){
-const err24 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data11};
+if("none" !== data11){
+const err24 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data11};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1937,8 +2137,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if("medium" !== data11){
-const err26 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data11};
+if("minimal" !== data11){
+const err26 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data11};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1961,8 +2161,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if("high" !== data11){
-const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data11};
+if("low" !== data11){
+const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1973,15 +2173,115 @@ errors++;
 }
 var _valid4 = _errs46 === errors;
 valid8 = valid8 || _valid4;
-}
-}
 if(!valid8){
-const err29 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data11};
+const _errs48 = errors;
+if(typeof data11 !== "string"){
+const err29 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+if("medium" !== data11){
+const err30 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data11};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs50 = errors;
+if(typeof data11 !== "string"){
+const err31 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data11};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if("high" !== data11){
+const err32 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data11};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid4 = _errs50 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs52 = errors;
+if(typeof data11 !== "string"){
+const err33 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data11};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if("xhigh" !== data11){
+const err34 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data11};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid4 = _errs52 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs54 = errors;
+if(typeof data11 !== "string"){
+const err35 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data11};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if("max" !== data11){
+const err36 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data11};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid4 = _errs54 === errors;
+valid8 = valid8 || _valid4;
+}
+}
+}
+}
+}
+}
+if(!valid8){
+const err37 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema15.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data11};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -2005,12 +2305,12 @@ var valid7 = true;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.policy.anyOf[0].type,parentSchema:schema15.properties.policy.anyOf[0],data:data9};
+const err38 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.policy.anyOf[0].type,parentSchema:schema15.properties.policy.anyOf[0],data:data9};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err38];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err38);
 }
 errors++;
 }
@@ -2018,27 +2318,27 @@ errors++;
 var _valid3 = _errs35 === errors;
 valid6 = valid6 || _valid3;
 if(!valid6){
-const _errs48 = errors;
+const _errs56 = errors;
 if(data9 !== null){
-const err31 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.policy.anyOf[1].type,parentSchema:schema15.properties.policy.anyOf[1],data:data9};
+const err39 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.policy.anyOf[1].type,parentSchema:schema15.properties.policy.anyOf[1],data:data9};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err39];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err39);
 }
 errors++;
 }
-var _valid3 = _errs48 === errors;
+var _valid3 = _errs56 === errors;
 valid6 = valid6 || _valid3;
 }
 if(!valid6){
-const err32 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.policy.anyOf,parentSchema:schema15.properties.policy,data:data9};
+const err40 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.policy.anyOf,parentSchema:schema15.properties.policy,data:data9};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err40];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err40);
 }
 errors++;
 validate14.errors = vErrors;
@@ -2078,7 +2378,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2610,8 +2910,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if("low" !== data10){
-const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data10};
+if("none" !== data10){
+const err28 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[0],data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2634,8 +2934,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if("medium" !== data10){
-const err30 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data10};
+if("minimal" !== data10){
+const err30 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[1],data:data10};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2658,8 +2958,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if("high" !== data10){
-const err32 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data10};
+if("low" !== data10){
+const err32 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[2],data:data10};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2670,15 +2970,115 @@ errors++;
 }
 var _valid5 = _errs48 === errors;
 valid9 = valid9 || _valid5;
-}
-}
 if(!valid9){
-const err33 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data10};
+const _errs50 = errors;
+if(typeof data10 !== "string"){
+const err33 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data10};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+if("medium" !== data10){
+const err34 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[3],data:data10};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid5 = _errs50 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs52 = errors;
+if(typeof data10 !== "string"){
+const err35 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data10};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if("high" !== data10){
+const err36 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[4],data:data10};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid5 = _errs52 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs54 = errors;
+if(typeof data10 !== "string"){
+const err37 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data10};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if("xhigh" !== data10){
+const err38 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[5],data:data10};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid5 = _errs54 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs56 = errors;
+if(typeof data10 !== "string"){
+const err39 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data10};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if("max" !== data10){
+const err40 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf[6],data:data10};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+var _valid5 = _errs56 === errors;
+valid9 = valid9 || _valid5;
+}
+}
+}
+}
+}
+}
+if(!valid9){
+const err41 = {instancePath:instancePath+"/policy/max_reasoning_effort",schemaPath:"#/properties/policy/anyOf/0/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort.anyOf,parentSchema:schema16.properties.policy.anyOf[0].properties.max_reasoning_effort,data:data10};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
 }
 errors++;
 }
@@ -2702,12 +3102,12 @@ var valid8 = true;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.policy.anyOf[0].type,parentSchema:schema16.properties.policy.anyOf[0],data:data8};
+const err42 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.policy.anyOf[0].type,parentSchema:schema16.properties.policy.anyOf[0],data:data8};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err42];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err42);
 }
 errors++;
 }
@@ -2715,27 +3115,27 @@ errors++;
 var _valid4 = _errs37 === errors;
 valid7 = valid7 || _valid4;
 if(!valid7){
-const _errs50 = errors;
+const _errs58 = errors;
 if(data8 !== null){
-const err35 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.policy.anyOf[1].type,parentSchema:schema16.properties.policy.anyOf[1],data:data8};
+const err43 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.policy.anyOf[1].type,parentSchema:schema16.properties.policy.anyOf[1],data:data8};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err43];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err43);
 }
 errors++;
 }
-var _valid4 = _errs50 === errors;
+var _valid4 = _errs58 === errors;
 valid7 = valid7 || _valid4;
 }
 if(!valid7){
-const err36 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.policy.anyOf,parentSchema:schema16.properties.policy,data:data8};
+const err44 = {instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.policy.anyOf,parentSchema:schema16.properties.policy,data:data8};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err44];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err44);
 }
 errors++;
 validate15.errors = vErrors;

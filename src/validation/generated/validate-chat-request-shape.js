@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateChatRequestShape = validate10;
-const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":0,"maximum":2147483647,"type":"integer"},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"minimum":-9007199254740991,"maximum":9007199254740991,"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
+const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"minLength":1,"type":"string"},"messages":{"minItems":1,"type":"array","items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},{"type":"null"}]},"name":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","properties":{}}},"tool_call_id":{"type":"string"}}}},"stream":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"stream_options":{"anyOf":[{"type":"object","properties":{"include_usage":{"type":"boolean"}}},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},{"type":"null"}]},"reasoning":{"anyOf":[{"type":"object","properties":{"effort":{"anyOf":[{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":0,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"exclude":{"anyOf":[{"type":"boolean"},{"type":"null"}]}}},{"type":"null"}]},"temperature":{"anyOf":[{"minimum":0,"maximum":2,"type":"number"},{"type":"null"}]},"top_p":{"anyOf":[{"minimum":0,"maximum":1,"type":"number"},{"type":"null"}]},"n":{"anyOf":[{"minimum":1,"maximum":128,"type":"integer"},{"type":"null"}]},"max_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"max_completion_tokens":{"anyOf":[{"minimum":1,"maximum":2147483647,"type":"integer"},{"type":"null"}]},"presence_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"frequency_penalty":{"anyOf":[{"minimum":-2,"maximum":2,"type":"number"},{"type":"null"}]},"logprobs":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"top_logprobs":{"anyOf":[{"minimum":0,"maximum":20,"type":"integer"},{"type":"null"}]},"seed":{"anyOf":[{"minimum":-9007199254740991,"maximum":9007199254740991,"type":"integer"},{"type":"null"}]},"stop":{"anyOf":[{"anyOf":[{"type":"string"},{"maxItems":4,"type":"array","items":{"type":"string"}}]},{"type":"null"}]},"logit_bias":{"anyOf":[{"type":"object","patternProperties":{"^(.*)$":{"minimum":-100,"maximum":100,"type":"number"}}},{"type":"null"}]},"tools":{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"response_format":{"anyOf":[{"type":"object","required":["type"],"properties":{"type":{"minLength":1,"type":"string"}}},{"type":"null"}]},"user":{"type":"string"}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^(.*)$", "u");
 
@@ -468,8 +468,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if("low" !== data14){
-const err16 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
+if("none" !== data14){
+const err16 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[0],data:data14};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -492,8 +492,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if("medium" !== data14){
-const err18 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
+if("minimal" !== data14){
+const err18 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[1],data:data14};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -516,8 +516,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if("high" !== data14){
-const err20 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
+if("low" !== data14){
+const err20 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[2],data:data14};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -528,15 +528,115 @@ errors++;
 }
 var _valid4 = _errs50 === errors;
 valid11 = valid11 || _valid4;
-}
-}
 if(!valid11){
-const err21 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning_effort.anyOf[0],data:data14};
+const _errs52 = errors;
+if(typeof data14 !== "string"){
+const err21 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[3].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[3],data:data14};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+if("medium" !== data14){
+const err22 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[3],data:data14};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid4 = _errs52 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs54 = errors;
+if(typeof data14 !== "string"){
+const err23 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[4].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[4],data:data14};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if("high" !== data14){
+const err24 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[4],data:data14};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid4 = _errs54 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs56 = errors;
+if(typeof data14 !== "string"){
+const err25 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[5].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[5],data:data14};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if("xhigh" !== data14){
+const err26 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[5],data:data14};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid4 = _errs56 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs58 = errors;
+if(typeof data14 !== "string"){
+const err27 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf[6].type,parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[6],data:data14};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if("max" !== data14){
+const err28 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.reasoning_effort.anyOf[0].anyOf[6],data:data14};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+var _valid4 = _errs58 === errors;
+valid11 = valid11 || _valid4;
+}
+}
+}
+}
+}
+}
+if(!valid11){
+const err29 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning_effort.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -554,27 +654,27 @@ vErrors = null;
 var _valid3 = _errs44 === errors;
 valid10 = valid10 || _valid3;
 if(!valid10){
-const _errs52 = errors;
+const _errs60 = errors;
 if(data14 !== null){
-const err22 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[1],data:data14};
+const err30 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.reasoning_effort.anyOf[1],data:data14};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err30];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err30);
 }
 errors++;
 }
-var _valid3 = _errs52 === errors;
+var _valid3 = _errs60 === errors;
 valid10 = valid10 || _valid3;
 }
 if(!valid10){
-const err23 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf,parentSchema:schema11.properties.reasoning_effort,data:data14};
+const err31 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_effort.anyOf,parentSchema:schema11.properties.reasoning_effort,data:data14};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err31];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err31);
 }
 errors++;
 validate10.errors = vErrors;
@@ -599,133 +699,23 @@ var valid0 = true;
 if(valid0){
 if(data.reasoning !== undefined){
 let data15 = data.reasoning;
-const _errs54 = errors;
-const _errs55 = errors;
+const _errs62 = errors;
+const _errs63 = errors;
 let valid12 = false;
-const _errs56 = errors;
-if(errors === _errs56){
+const _errs64 = errors;
+if(errors === _errs64){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.effort !== undefined){
 let data16 = data15.effort;
-const _errs58 = errors;
-const _errs59 = errors;
-let valid14 = false;
-const _errs60 = errors;
-const _errs61 = errors;
-let valid15 = false;
-const _errs62 = errors;
-if(typeof data16 !== "string"){
-const err24 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if("low" !== data16){
-const err25 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid7 = _errs62 === errors;
-valid15 = valid15 || _valid7;
-if(!valid15){
-const _errs64 = errors;
-if(typeof data16 !== "string"){
-const err26 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if("medium" !== data16){
-const err27 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid7 = _errs64 === errors;
-valid15 = valid15 || _valid7;
-if(!valid15){
 const _errs66 = errors;
-if(typeof data16 !== "string"){
-const err28 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if("high" !== data16){
-const err29 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid7 = _errs66 === errors;
-valid15 = valid15 || _valid7;
-}
-}
-if(!valid15){
-const err30 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0],data:data16};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-else {
-errors = _errs61;
-if(vErrors !== null){
-if(_errs61){
-vErrors.length = _errs61;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid6 = _errs60 === errors;
-valid14 = valid14 || _valid6;
-if(!valid14){
+const _errs67 = errors;
+let valid14 = false;
 const _errs68 = errors;
-if(data16 !== null){
-const err31 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1],data:data16};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-var _valid6 = _errs68 === errors;
-valid14 = valid14 || _valid6;
-}
-if(!valid14){
-const err32 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort,data:data16};
+const _errs69 = errors;
+let valid15 = false;
+const _errs70 = errors;
+if(typeof data16 !== "string"){
+const err32 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -734,31 +724,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-else {
-errors = _errs59;
-if(vErrors !== null){
-if(_errs59){
-vErrors.length = _errs59;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid13 = _errs58 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data15.max_tokens !== undefined){
-let data17 = data15.max_tokens;
-const _errs70 = errors;
-const _errs71 = errors;
-let valid16 = false;
-const _errs72 = errors;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err33 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
+if("none" !== data16){
+const err33 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -767,10 +734,12 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(errors === _errs72){
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 > 2147483647 || isNaN(data17)){
-const err34 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
+var _valid7 = _errs70 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs72 = errors;
+if(typeof data16 !== "string"){
+const err34 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -779,9 +748,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-else {
-if(data17 < 0 || isNaN(data17)){
-const err35 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
+if("minimal" !== data16){
+const err35 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -790,15 +758,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-}
-var _valid8 = _errs72 === errors;
-valid16 = valid16 || _valid8;
-if(!valid16){
+var _valid7 = _errs72 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
 const _errs74 = errors;
-if(data17 !== null){
-const err36 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1],data:data17};
+if(typeof data16 !== "string"){
+const err36 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -807,11 +772,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-var _valid8 = _errs74 === errors;
-valid16 = valid16 || _valid8;
-}
-if(!valid16){
-const err37 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens,data:data17};
+if("low" !== data16){
+const err37 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -820,26 +782,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-else {
-errors = _errs71;
-if(vErrors !== null){
-if(_errs71){
-vErrors.length = _errs71;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid13 = _errs70 === errors;
-}
-else {
-var valid13 = true;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
+var _valid7 = _errs74 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs76 = errors;
+if(typeof data16 !== "string"){
+const err38 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[3].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[3],data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -848,13 +796,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-var _valid5 = _errs56 === errors;
-valid12 = valid12 || _valid5;
-if(!valid12){
-const _errs76 = errors;
-if(data15 !== null){
-const err39 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
+if("medium" !== data16){
+const err39 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[3],data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -863,11 +806,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid5 = _errs76 === errors;
-valid12 = valid12 || _valid5;
-}
-if(!valid12){
-const err40 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
+var _valid7 = _errs76 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs78 = errors;
+if(typeof data16 !== "string"){
+const err40 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[4].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[4],data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -875,36 +819,9 @@ else {
 vErrors.push(err40);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs55;
-if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs54 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.temperature !== undefined){
-let data18 = data.temperature;
-const _errs78 = errors;
-const _errs79 = errors;
-let valid17 = false;
-const _errs80 = errors;
-if(errors === _errs80){
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 > 2 || isNaN(data18)){
-const err41 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
+if("high" !== data16){
+const err41 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[4],data:data16};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -913,9 +830,12 @@ vErrors.push(err41);
 }
 errors++;
 }
-else {
-if(data18 < 0 || isNaN(data18)){
-const err42 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
+var _valid7 = _errs78 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const _errs80 = errors;
+if(typeof data16 !== "string"){
+const err42 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[5].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[5],data:data16};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -924,10 +844,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data18};
+if("xhigh" !== data16){
+const err43 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[5],data:data16};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -936,13 +854,12 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-var _valid9 = _errs80 === errors;
-valid17 = valid17 || _valid9;
-if(!valid17){
+var _valid7 = _errs80 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
 const _errs82 = errors;
-if(data18 !== null){
-const err44 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data18};
+if(typeof data16 !== "string"){
+const err44 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[6].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[6],data:data16};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -951,11 +868,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid9 = _errs82 === errors;
-valid17 = valid17 || _valid9;
-}
-if(!valid17){
-const err45 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data18};
+if("max" !== data16){
+const err45 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf[6],data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -963,36 +877,17 @@ else {
 vErrors.push(err45);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs79;
-if(vErrors !== null){
-if(_errs79){
-vErrors.length = _errs79;
-}
-else {
-vErrors = null;
+var _valid7 = _errs82 === errors;
+valid15 = valid15 || _valid7;
 }
 }
 }
-var valid0 = _errs78 === errors;
 }
-else {
-var valid0 = true;
 }
-if(valid0){
-if(data.top_p !== undefined){
-let data19 = data.top_p;
-const _errs84 = errors;
-const _errs85 = errors;
-let valid18 = false;
-const _errs86 = errors;
-if(errors === _errs86){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 1 || isNaN(data19)){
-const err46 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
+}
+if(!valid15){
+const err46 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0].anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1002,8 +897,22 @@ vErrors.push(err46);
 errors++;
 }
 else {
-if(data19 < 0 || isNaN(data19)){
-const err47 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
+errors = _errs69;
+if(vErrors !== null){
+if(_errs69){
+vErrors.length = _errs69;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid6 = _errs68 === errors;
+valid14 = valid14 || _valid6;
+if(!valid14){
+const _errs84 = errors;
+if(data16 !== null){
+const err47 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1012,10 +921,11 @@ vErrors.push(err47);
 }
 errors++;
 }
+var _valid6 = _errs84 === errors;
+valid14 = valid14 || _valid6;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data19};
+if(!valid14){
+const err48 = {instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/anyOf/0/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.effort.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.effort,data:data16};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1024,13 +934,31 @@ vErrors.push(err48);
 }
 errors++;
 }
+else {
+errors = _errs67;
+if(vErrors !== null){
+if(_errs67){
+vErrors.length = _errs67;
 }
-var _valid10 = _errs86 === errors;
-valid18 = valid18 || _valid10;
-if(!valid18){
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs66 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data15.max_tokens !== undefined){
+let data17 = data15.max_tokens;
+const _errs86 = errors;
+const _errs87 = errors;
+let valid16 = false;
 const _errs88 = errors;
-if(data19 !== null){
-const err49 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data19};
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err49 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1039,11 +967,10 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid10 = _errs88 === errors;
-valid18 = valid18 || _valid10;
-}
-if(!valid18){
-const err50 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data19};
+if(errors === _errs88){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 2147483647 || isNaN(data17)){
+const err50 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1051,34 +978,10 @@ else {
 vErrors.push(err50);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs85;
-if(vErrors !== null){
-if(_errs85){
-vErrors.length = _errs85;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs84 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.n !== undefined){
-let data20 = data.n;
-const _errs90 = errors;
-const _errs91 = errors;
-let valid19 = false;
-const _errs92 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err51 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data20};
+if(data17 < 0 || isNaN(data17)){
+const err51 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1087,10 +990,15 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(errors === _errs92){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 128 || isNaN(data20)){
-const err52 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data20};
+}
+}
+}
+var _valid8 = _errs88 === errors;
+valid16 = valid16 || _valid8;
+if(!valid16){
+const _errs90 = errors;
+if(data17 !== null){
+const err52 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1099,9 +1007,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-else {
-if(data20 < 1 || isNaN(data20)){
-const err53 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data20};
+var _valid8 = _errs90 === errors;
+valid16 = valid16 || _valid8;
+}
+if(!valid16){
+const err53 = {instancePath:instancePath+"/reasoning/max_tokens",schemaPath:"#/properties/reasoning/anyOf/0/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.max_tokens.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.max_tokens,data:data17};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1110,15 +1020,31 @@ vErrors.push(err53);
 }
 errors++;
 }
+else {
+errors = _errs87;
+if(vErrors !== null){
+if(_errs87){
+vErrors.length = _errs87;
+}
+else {
+vErrors = null;
 }
 }
 }
-var _valid11 = _errs92 === errors;
-valid19 = valid19 || _valid11;
-if(!valid19){
+var valid13 = _errs86 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data15.exclude !== undefined){
+let data18 = data15.exclude;
+const _errs92 = errors;
+const _errs93 = errors;
+let valid17 = false;
 const _errs94 = errors;
-if(data20 !== null){
-const err54 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data20};
+if(typeof data18 !== "boolean"){
+const err54 = {instancePath:instancePath+"/reasoning/exclude",schemaPath:"#/properties/reasoning/anyOf/0/properties/exclude/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.reasoning.anyOf[0].properties.exclude.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.exclude.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1127,11 +1053,12 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid11 = _errs94 === errors;
-valid19 = valid19 || _valid11;
-}
-if(!valid19){
-const err55 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data20};
+var _valid9 = _errs94 === errors;
+valid17 = valid17 || _valid9;
+if(!valid17){
+const _errs96 = errors;
+if(data18 !== null){
+const err55 = {instancePath:instancePath+"/reasoning/exclude",schemaPath:"#/properties/reasoning/anyOf/0/properties/exclude/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[0].properties.exclude.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[0].properties.exclude.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1139,34 +1066,12 @@ else {
 vErrors.push(err55);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs91;
-if(vErrors !== null){
-if(_errs91){
-vErrors.length = _errs91;
+var _valid9 = _errs96 === errors;
+valid17 = valid17 || _valid9;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs90 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max_tokens !== undefined){
-let data21 = data.max_tokens;
-const _errs96 = errors;
-const _errs97 = errors;
-let valid20 = false;
-const _errs98 = errors;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err56 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
+if(!valid17){
+const err56 = {instancePath:instancePath+"/reasoning/exclude",schemaPath:"#/properties/reasoning/anyOf/0/properties/exclude/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf[0].properties.exclude.anyOf,parentSchema:schema11.properties.reasoning.anyOf[0].properties.exclude,data:data18};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1175,10 +1080,27 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(errors === _errs98){
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 > 2147483647 || isNaN(data21)){
-const err57 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
+else {
+errors = _errs93;
+if(vErrors !== null){
+if(_errs93){
+vErrors.length = _errs93;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs92 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.reasoning.anyOf[0].type,parentSchema:schema11.properties.reasoning.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1187,9 +1109,13 @@ vErrors.push(err57);
 }
 errors++;
 }
-else {
-if(data21 < 1 || isNaN(data21)){
-const err58 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data21};
+}
+var _valid5 = _errs64 === errors;
+valid12 = valid12 || _valid5;
+if(!valid12){
+const _errs98 = errors;
+if(data15 !== null){
+const err58 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.reasoning.anyOf[1].type,parentSchema:schema11.properties.reasoning.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1198,15 +1124,11 @@ vErrors.push(err58);
 }
 errors++;
 }
+var _valid5 = _errs98 === errors;
+valid12 = valid12 || _valid5;
 }
-}
-}
-var _valid12 = _errs98 === errors;
-valid20 = valid20 || _valid12;
-if(!valid20){
-const _errs100 = errors;
-if(data21 !== null){
-const err59 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data21};
+if(!valid12){
+const err59 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning.anyOf,parentSchema:schema11.properties.reasoning,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1214,12 +1136,36 @@ else {
 vErrors.push(err59);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid12 = _errs100 === errors;
-valid20 = valid20 || _valid12;
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
 }
-if(!valid20){
-const err60 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data21};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs62 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.temperature !== undefined){
+let data19 = data.temperature;
+const _errs100 = errors;
+const _errs101 = errors;
+let valid18 = false;
+const _errs102 = errors;
+if(errors === _errs102){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 2 || isNaN(data19)){
+const err60 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.temperature.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1227,34 +1173,10 @@ else {
 vErrors.push(err60);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs97;
-if(vErrors !== null){
-if(_errs97){
-vErrors.length = _errs97;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs96 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max_completion_tokens !== undefined){
-let data22 = data.max_completion_tokens;
-const _errs102 = errors;
-const _errs103 = errors;
-let valid21 = false;
-const _errs104 = errors;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err61 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
+if(data19 < 0 || isNaN(data19)){
+const err61 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.temperature.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1263,10 +1185,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(errors === _errs104){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 2147483647 || isNaN(data22)){
-const err62 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.temperature.anyOf[0].type,parentSchema:schema11.properties.temperature.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1275,9 +1197,13 @@ vErrors.push(err62);
 }
 errors++;
 }
-else {
-if(data22 < 1 || isNaN(data22)){
-const err63 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data22};
+}
+var _valid10 = _errs102 === errors;
+valid18 = valid18 || _valid10;
+if(!valid18){
+const _errs104 = errors;
+if(data19 !== null){
+const err63 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.temperature.anyOf[1].type,parentSchema:schema11.properties.temperature.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1286,15 +1212,11 @@ vErrors.push(err63);
 }
 errors++;
 }
+var _valid10 = _errs104 === errors;
+valid18 = valid18 || _valid10;
 }
-}
-}
-var _valid13 = _errs104 === errors;
-valid21 = valid21 || _valid13;
-if(!valid21){
-const _errs106 = errors;
-if(data22 !== null){
-const err64 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data22};
+if(!valid18){
+const err64 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.temperature.anyOf,parentSchema:schema11.properties.temperature,data:data19};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1302,12 +1224,36 @@ else {
 vErrors.push(err64);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid13 = _errs106 === errors;
-valid21 = valid21 || _valid13;
+else {
+errors = _errs101;
+if(vErrors !== null){
+if(_errs101){
+vErrors.length = _errs101;
 }
-if(!valid21){
-const err65 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data22};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs100 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top_p !== undefined){
+let data20 = data.top_p;
+const _errs106 = errors;
+const _errs107 = errors;
+let valid19 = false;
+const _errs108 = errors;
+if(errors === _errs108){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 1 || isNaN(data20)){
+const err65 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.top_p.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1315,36 +1261,10 @@ else {
 vErrors.push(err65);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs103;
-if(vErrors !== null){
-if(_errs103){
-vErrors.length = _errs103;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs102 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.presence_penalty !== undefined){
-let data23 = data.presence_penalty;
-const _errs108 = errors;
-const _errs109 = errors;
-let valid22 = false;
-const _errs110 = errors;
-if(errors === _errs110){
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 2 || isNaN(data23)){
-const err66 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
+if(data20 < 0 || isNaN(data20)){
+const err66 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_p.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1353,9 +1273,10 @@ vErrors.push(err66);
 }
 errors++;
 }
+}
+}
 else {
-if(data23 < -2 || isNaN(data23)){
-const err67 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
+const err67 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.top_p.anyOf[0].type,parentSchema:schema11.properties.top_p.anyOf[0],data:data20};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1365,9 +1286,12 @@ vErrors.push(err67);
 errors++;
 }
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data23};
+var _valid11 = _errs108 === errors;
+valid19 = valid19 || _valid11;
+if(!valid19){
+const _errs110 = errors;
+if(data20 !== null){
+const err68 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_p.anyOf[1].type,parentSchema:schema11.properties.top_p.anyOf[1],data:data20};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1376,13 +1300,11 @@ vErrors.push(err68);
 }
 errors++;
 }
+var _valid11 = _errs110 === errors;
+valid19 = valid19 || _valid11;
 }
-var _valid14 = _errs110 === errors;
-valid22 = valid22 || _valid14;
-if(!valid22){
-const _errs112 = errors;
-if(data23 !== null){
-const err69 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data23};
+if(!valid19){
+const err69 = {instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_p.anyOf,parentSchema:schema11.properties.top_p,data:data20};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1390,12 +1312,34 @@ else {
 vErrors.push(err69);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid14 = _errs112 === errors;
-valid22 = valid22 || _valid14;
+else {
+errors = _errs107;
+if(vErrors !== null){
+if(_errs107){
+vErrors.length = _errs107;
 }
-if(!valid22){
-const err70 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data23};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs106 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.n !== undefined){
+let data21 = data.n;
+const _errs112 = errors;
+const _errs113 = errors;
+let valid20 = false;
+const _errs114 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err70 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.n.anyOf[0].type,parentSchema:schema11.properties.n.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1403,36 +1347,11 @@ else {
 vErrors.push(err70);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs109;
-if(vErrors !== null){
-if(_errs109){
-vErrors.length = _errs109;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs108 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.frequency_penalty !== undefined){
-let data24 = data.frequency_penalty;
-const _errs114 = errors;
-const _errs115 = errors;
-let valid23 = false;
-const _errs116 = errors;
-if(errors === _errs116){
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 > 2 || isNaN(data24)){
-const err71 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
+if(errors === _errs114){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 128 || isNaN(data21)){
+const err71 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.n.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1442,8 +1361,8 @@ vErrors.push(err71);
 errors++;
 }
 else {
-if(data24 < -2 || isNaN(data24)){
-const err72 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
+if(data21 < 1 || isNaN(data21)){
+const err72 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.n.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1454,8 +1373,13 @@ errors++;
 }
 }
 }
-else {
-const err73 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data24};
+}
+var _valid12 = _errs114 === errors;
+valid20 = valid20 || _valid12;
+if(!valid20){
+const _errs116 = errors;
+if(data21 !== null){
+const err73 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.n.anyOf[1].type,parentSchema:schema11.properties.n.anyOf[1],data:data21};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1464,13 +1388,11 @@ vErrors.push(err73);
 }
 errors++;
 }
+var _valid12 = _errs116 === errors;
+valid20 = valid20 || _valid12;
 }
-var _valid15 = _errs116 === errors;
-valid23 = valid23 || _valid15;
-if(!valid23){
-const _errs118 = errors;
-if(data24 !== null){
-const err74 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data24};
+if(!valid20){
+const err74 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.n.anyOf,parentSchema:schema11.properties.n,data:data21};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1478,12 +1400,34 @@ else {
 vErrors.push(err74);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid15 = _errs118 === errors;
-valid23 = valid23 || _valid15;
+else {
+errors = _errs113;
+if(vErrors !== null){
+if(_errs113){
+vErrors.length = _errs113;
 }
-if(!valid23){
-const err75 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data24};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs112 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_tokens !== undefined){
+let data22 = data.max_tokens;
+const _errs118 = errors;
+const _errs119 = errors;
+let valid21 = false;
+const _errs120 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err75 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_tokens.anyOf[0].type,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1491,34 +1435,11 @@ else {
 vErrors.push(err75);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs115;
-if(vErrors !== null){
-if(_errs115){
-vErrors.length = _errs115;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs114 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logprobs !== undefined){
-let data25 = data.logprobs;
-const _errs120 = errors;
-const _errs121 = errors;
-let valid24 = false;
-const _errs122 = errors;
-if(typeof data25 !== "boolean"){
-const err76 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data25};
+if(errors === _errs120){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 2147483647 || isNaN(data22)){
+const err76 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1527,12 +1448,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid16 = _errs122 === errors;
-valid24 = valid24 || _valid16;
-if(!valid24){
-const _errs124 = errors;
-if(data25 !== null){
-const err77 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data25};
+else {
+if(data22 < 1 || isNaN(data22)){
+const err77 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_tokens.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1541,11 +1459,15 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid16 = _errs124 === errors;
-valid24 = valid24 || _valid16;
 }
-if(!valid24){
-const err78 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data25};
+}
+}
+var _valid13 = _errs120 === errors;
+valid21 = valid21 || _valid13;
+if(!valid21){
+const _errs122 = errors;
+if(data22 !== null){
+const err78 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_tokens.anyOf[1].type,parentSchema:schema11.properties.max_tokens.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1553,34 +1475,12 @@ else {
 vErrors.push(err78);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs121;
-if(vErrors !== null){
-if(_errs121){
-vErrors.length = _errs121;
+var _valid13 = _errs122 === errors;
+valid21 = valid21 || _valid13;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs120 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.top_logprobs !== undefined){
-let data26 = data.top_logprobs;
-const _errs126 = errors;
-const _errs127 = errors;
-let valid25 = false;
-const _errs128 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err79 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
+if(!valid21){
+const err79 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens.anyOf,parentSchema:schema11.properties.max_tokens,data:data22};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1588,11 +1488,34 @@ else {
 vErrors.push(err79);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-if(errors === _errs128){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 20 || isNaN(data26)){
-const err80 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
+else {
+errors = _errs119;
+if(vErrors !== null){
+if(_errs119){
+vErrors.length = _errs119;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs118 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_completion_tokens !== undefined){
+let data23 = data.max_completion_tokens;
+const _errs124 = errors;
+const _errs125 = errors;
+let valid22 = false;
+const _errs126 = errors;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err80 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.max_completion_tokens.anyOf[0].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1601,9 +1524,10 @@ vErrors.push(err80);
 }
 errors++;
 }
-else {
-if(data26 < 0 || isNaN(data26)){
-const err81 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data26};
+if(errors === _errs126){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 2147483647 || isNaN(data23)){
+const err81 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1612,15 +1536,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-}
-}
-var _valid17 = _errs128 === errors;
-valid25 = valid25 || _valid17;
-if(!valid25){
-const _errs130 = errors;
-if(data26 !== null){
-const err82 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data26};
+else {
+if(data23 < 1 || isNaN(data23)){
+const err82 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.max_completion_tokens.anyOf[0],data:data23};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1629,11 +1547,15 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid17 = _errs130 === errors;
-valid25 = valid25 || _valid17;
 }
-if(!valid25){
-const err83 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data26};
+}
+}
+var _valid14 = _errs126 === errors;
+valid22 = valid22 || _valid14;
+if(!valid22){
+const _errs128 = errors;
+if(data23 !== null){
+const err83 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.max_completion_tokens.anyOf[1].type,parentSchema:schema11.properties.max_completion_tokens.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1641,34 +1563,12 @@ else {
 vErrors.push(err83);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs127;
-if(vErrors !== null){
-if(_errs127){
-vErrors.length = _errs127;
+var _valid14 = _errs128 === errors;
+valid22 = valid22 || _valid14;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs126 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seed !== undefined){
-let data27 = data.seed;
-const _errs132 = errors;
-const _errs133 = errors;
-let valid26 = false;
-const _errs134 = errors;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err84 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
+if(!valid22){
+const err84 = {instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_completion_tokens.anyOf,parentSchema:schema11.properties.max_completion_tokens,data:data23};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1676,11 +1576,36 @@ else {
 vErrors.push(err84);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-if(errors === _errs134){
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 9007199254740991 || isNaN(data27)){
-const err85 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
+else {
+errors = _errs125;
+if(vErrors !== null){
+if(_errs125){
+vErrors.length = _errs125;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs124 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.presence_penalty !== undefined){
+let data24 = data.presence_penalty;
+const _errs130 = errors;
+const _errs131 = errors;
+let valid23 = false;
+const _errs132 = errors;
+if(errors === _errs132){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 2 || isNaN(data24)){
+const err85 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1690,8 +1615,8 @@ vErrors.push(err85);
 errors++;
 }
 else {
-if(data27 < -9007199254740991 || isNaN(data27)){
-const err86 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991",schema:-9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data27};
+if(data24 < -2 || isNaN(data24)){
+const err86 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1702,13 +1627,8 @@ errors++;
 }
 }
 }
-}
-var _valid18 = _errs134 === errors;
-valid26 = valid26 || _valid18;
-if(!valid26){
-const _errs136 = errors;
-if(data27 !== null){
-const err87 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data27};
+else {
+const err87 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presence_penalty.anyOf[0].type,parentSchema:schema11.properties.presence_penalty.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1717,11 +1637,13 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid18 = _errs136 === errors;
-valid26 = valid26 || _valid18;
 }
-if(!valid26){
-const err88 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data27};
+var _valid15 = _errs132 === errors;
+valid23 = valid23 || _valid15;
+if(!valid23){
+const _errs134 = errors;
+if(data24 !== null){
+const err88 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.presence_penalty.anyOf[1].type,parentSchema:schema11.properties.presence_penalty.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1729,37 +1651,12 @@ else {
 vErrors.push(err88);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs133;
-if(vErrors !== null){
-if(_errs133){
-vErrors.length = _errs133;
+var _valid15 = _errs134 === errors;
+valid23 = valid23 || _valid15;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs132 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stop !== undefined){
-let data28 = data.stop;
-const _errs138 = errors;
-const _errs139 = errors;
-let valid27 = false;
-const _errs140 = errors;
-const _errs141 = errors;
-let valid28 = false;
-const _errs142 = errors;
-if(typeof data28 !== "string"){
-const err89 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data28};
+if(!valid23){
+const err89 = {instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.presence_penalty.anyOf,parentSchema:schema11.properties.presence_penalty,data:data24};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1767,15 +1664,36 @@ else {
 vErrors.push(err89);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid20 = _errs142 === errors;
-valid28 = valid28 || _valid20;
-if(!valid28){
-const _errs144 = errors;
-if(errors === _errs144){
-if(Array.isArray(data28)){
-if(data28.length > 4){
-const err90 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data28};
+else {
+errors = _errs131;
+if(vErrors !== null){
+if(_errs131){
+vErrors.length = _errs131;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs130 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.frequency_penalty !== undefined){
+let data25 = data.frequency_penalty;
+const _errs136 = errors;
+const _errs137 = errors;
+let valid24 = false;
+const _errs138 = errors;
+if(errors === _errs138){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 2 || isNaN(data25)){
+const err90 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2",schema:2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1785,13 +1703,8 @@ vErrors.push(err90);
 errors++;
 }
 else {
-var valid29 = true;
-const len3 = data28.length;
-for(let i3=0; i3<len3; i3++){
-let data29 = data28[i3];
-const _errs146 = errors;
-if(typeof data29 !== "string"){
-const err91 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data29};
+if(data25 < -2 || isNaN(data25)){
+const err91 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2",schema:-2,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1800,15 +1713,10 @@ vErrors.push(err91);
 }
 errors++;
 }
-var valid29 = _errs146 === errors;
-if(!valid29){
-break;
-}
-}
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data28};
+const err92 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.frequency_penalty.anyOf[0].type,parentSchema:schema11.properties.frequency_penalty.anyOf[0],data:data25};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1818,11 +1726,12 @@ vErrors.push(err92);
 errors++;
 }
 }
-var _valid20 = _errs144 === errors;
-valid28 = valid28 || _valid20;
-}
-if(!valid28){
-const err93 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data28};
+var _valid16 = _errs138 === errors;
+valid24 = valid24 || _valid16;
+if(!valid24){
+const _errs140 = errors;
+if(data25 !== null){
+const err93 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.frequency_penalty.anyOf[1].type,parentSchema:schema11.properties.frequency_penalty.anyOf[1],data:data25};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1831,23 +1740,11 @@ vErrors.push(err93);
 }
 errors++;
 }
-else {
-errors = _errs141;
-if(vErrors !== null){
-if(_errs141){
-vErrors.length = _errs141;
+var _valid16 = _errs140 === errors;
+valid24 = valid24 || _valid16;
 }
-else {
-vErrors = null;
-}
-}
-}
-var _valid19 = _errs140 === errors;
-valid27 = valid27 || _valid19;
-if(!valid27){
-const _errs148 = errors;
-if(data28 !== null){
-const err94 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data28};
+if(!valid24){
+const err94 = {instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.frequency_penalty.anyOf,parentSchema:schema11.properties.frequency_penalty,data:data25};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1855,12 +1752,34 @@ else {
 vErrors.push(err94);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid19 = _errs148 === errors;
-valid27 = valid27 || _valid19;
+else {
+errors = _errs137;
+if(vErrors !== null){
+if(_errs137){
+vErrors.length = _errs137;
 }
-if(!valid27){
-const err95 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data28};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs136 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logprobs !== undefined){
+let data26 = data.logprobs;
+const _errs142 = errors;
+const _errs143 = errors;
+let valid25 = false;
+const _errs144 = errors;
+if(typeof data26 !== "boolean"){
+const err95 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.logprobs.anyOf[0].type,parentSchema:schema11.properties.logprobs.anyOf[0],data:data26};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1868,43 +1787,13 @@ else {
 vErrors.push(err95);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs139;
-if(vErrors !== null){
-if(_errs139){
-vErrors.length = _errs139;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs138 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logit_bias !== undefined){
-let data30 = data.logit_bias;
-const _errs150 = errors;
-const _errs151 = errors;
-let valid30 = false;
-const _errs152 = errors;
-if(errors === _errs152){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-var valid31 = true;
-for(const key0 in data30){
-if(pattern0.test(key0)){
-let data31 = data30[key0];
-const _errs154 = errors;
-if(errors === _errs154){
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 100 || isNaN(data31)){
-const err96 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
+var _valid17 = _errs144 === errors;
+valid25 = valid25 || _valid17;
+if(!valid25){
+const _errs146 = errors;
+if(data26 !== null){
+const err96 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logprobs.anyOf[1].type,parentSchema:schema11.properties.logprobs.anyOf[1],data:data26};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1913,9 +1802,11 @@ vErrors.push(err96);
 }
 errors++;
 }
-else {
-if(data31 < -100 || isNaN(data31)){
-const err97 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
+var _valid17 = _errs146 === errors;
+valid25 = valid25 || _valid17;
+}
+if(!valid25){
+const err97 = {instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logprobs.anyOf,parentSchema:schema11.properties.logprobs,data:data26};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1923,11 +1814,34 @@ else {
 vErrors.push(err97);
 }
 errors++;
-}
-}
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err98 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data31};
+errors = _errs143;
+if(vErrors !== null){
+if(_errs143){
+vErrors.length = _errs143;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs142 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top_logprobs !== undefined){
+let data27 = data.top_logprobs;
+const _errs148 = errors;
+const _errs149 = errors;
+let valid26 = false;
+const _errs150 = errors;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err98 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.top_logprobs.anyOf[0].type,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1936,16 +1850,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-var valid31 = _errs154 === errors;
-if(!valid31){
-break;
-}
-}
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data30};
+if(errors === _errs150){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 20 || isNaN(data27)){
+const err99 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1954,13 +1862,9 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-var _valid21 = _errs152 === errors;
-valid30 = valid30 || _valid21;
-if(!valid30){
-const _errs156 = errors;
-if(data30 !== null){
-const err100 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data30};
+else {
+if(data27 < 0 || isNaN(data27)){
+const err100 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.top_logprobs.anyOf[0],data:data27};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1969,11 +1873,15 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid21 = _errs156 === errors;
-valid30 = valid30 || _valid21;
 }
-if(!valid30){
-const err101 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data30};
+}
+}
+var _valid18 = _errs150 === errors;
+valid26 = valid26 || _valid18;
+if(!valid26){
+const _errs152 = errors;
+if(data27 !== null){
+const err101 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.top_logprobs.anyOf[1].type,parentSchema:schema11.properties.top_logprobs.anyOf[1],data:data27};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1981,92 +1889,12 @@ else {
 vErrors.push(err101);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs151;
-if(vErrors !== null){
-if(_errs151){
-vErrors.length = _errs151;
+var _valid18 = _errs152 === errors;
+valid26 = valid26 || _valid18;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs150 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.tools !== undefined){
-let data32 = data.tools;
-const _errs158 = errors;
-if(errors === _errs158){
-if(Array.isArray(data32)){
-var valid32 = true;
-const len4 = data32.length;
-for(let i4=0; i4<len4; i4++){
-let data33 = data32[i4];
-const _errs160 = errors;
-if(errors === _errs160){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-let missing3;
-if((data33.type === undefined) && (missing3 = "type")){
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.tools.items.required,parentSchema:schema11.properties.tools.items,data:data33}];
-return false;
-}
-else {
-if(data33.type !== undefined){
-let data34 = data33.type;
-const _errs162 = errors;
-if(errors === _errs162){
-if(typeof data34 === "string"){
-if(func2(data34) < 1){
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.tools.items.properties.type,data:data34}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tools.items.properties.type.type,parentSchema:schema11.properties.tools.items.properties.type,data:data34}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tools.items.type,parentSchema:schema11.properties.tools.items,data:data33}];
-return false;
-}
-}
-var valid32 = _errs160 === errors;
-if(!valid32){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.tools.type,parentSchema:schema11.properties.tools,data:data32}];
-return false;
-}
-}
-var valid0 = _errs158 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.tool_choice !== undefined){
-let data35 = data.tool_choice;
-const _errs164 = errors;
-const _errs165 = errors;
-let valid34 = false;
-const _errs166 = errors;
-if(typeof data35 !== "string"){
-const err102 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data35};
+if(!valid26){
+const err102 = {instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.top_logprobs.anyOf,parentSchema:schema11.properties.top_logprobs,data:data27};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -2074,16 +1902,34 @@ else {
 vErrors.push(err102);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid22 = _errs166 === errors;
-valid34 = valid34 || _valid22;
-if(!valid34){
-const _errs168 = errors;
-if(errors === _errs168){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-let missing4;
-if((data35.type === undefined) && (missing4 = "type")){
-const err103 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data35};
+else {
+errors = _errs149;
+if(vErrors !== null){
+if(_errs149){
+vErrors.length = _errs149;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs148 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seed !== undefined){
+let data28 = data.seed;
+const _errs154 = errors;
+const _errs155 = errors;
+let valid27 = false;
+const _errs156 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err103 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.seed.anyOf[0].type,parentSchema:schema11.properties.seed.anyOf[0],data:data28};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -2092,11 +1938,10 @@ vErrors.push(err103);
 }
 errors++;
 }
-else {
-if(data35.type !== undefined){
-let data36 = data35.type;
-if(typeof data36 !== "string"){
-const err104 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data36};
+if(errors === _errs156){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 9007199254740991 || isNaN(data28)){
+const err104 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data28};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -2105,11 +1950,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-}
-}
 else {
-const err105 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data35};
+if(data28 < -9007199254740991 || isNaN(data28)){
+const err105 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991",schema:-9007199254740991,parentSchema:schema11.properties.seed.anyOf[0],data:data28};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -2119,11 +1962,14 @@ vErrors.push(err105);
 errors++;
 }
 }
-var _valid22 = _errs168 === errors;
-valid34 = valid34 || _valid22;
 }
-if(!valid34){
-const err106 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data35};
+}
+var _valid19 = _errs156 === errors;
+valid27 = valid27 || _valid19;
+if(!valid27){
+const _errs158 = errors;
+if(data28 !== null){
+const err106 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.seed.anyOf[1].type,parentSchema:schema11.properties.seed.anyOf[1],data:data28};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -2131,34 +1977,12 @@ else {
 vErrors.push(err106);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs165;
-if(vErrors !== null){
-if(_errs165){
-vErrors.length = _errs165;
+var _valid19 = _errs158 === errors;
+valid27 = valid27 || _valid19;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs164 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.parallel_tool_calls !== undefined){
-let data37 = data.parallel_tool_calls;
-const _errs172 = errors;
-const _errs173 = errors;
-let valid36 = false;
-const _errs174 = errors;
-if(typeof data37 !== "boolean"){
-const err107 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data37};
+if(!valid27){
+const err107 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.seed.anyOf,parentSchema:schema11.properties.seed,data:data28};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -2166,13 +1990,37 @@ else {
 vErrors.push(err107);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid23 = _errs174 === errors;
-valid36 = valid36 || _valid23;
-if(!valid36){
-const _errs176 = errors;
-if(data37 !== null){
-const err108 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data37};
+else {
+errors = _errs155;
+if(vErrors !== null){
+if(_errs155){
+vErrors.length = _errs155;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs154 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stop !== undefined){
+let data29 = data.stop;
+const _errs160 = errors;
+const _errs161 = errors;
+let valid28 = false;
+const _errs162 = errors;
+const _errs163 = errors;
+let valid29 = false;
+const _errs164 = errors;
+if(typeof data29 !== "string"){
+const err108 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[0].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[0],data:data29};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -2181,16 +2029,217 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid23 = _errs176 === errors;
-valid36 = valid36 || _valid23;
-}
-if(!valid36){
-const err109 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data37};
+var _valid21 = _errs164 === errors;
+valid29 = valid29 || _valid21;
+if(!valid29){
+const _errs166 = errors;
+if(errors === _errs166){
+if(Array.isArray(data29)){
+if(data29.length > 4){
+const err109 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data29};
 if(vErrors === null){
 vErrors = [err109];
 }
 else {
 vErrors.push(err109);
+}
+errors++;
+}
+else {
+var valid30 = true;
+const len3 = data29.length;
+for(let i3=0; i3<len3; i3++){
+let data30 = data29[i3];
+const _errs168 = errors;
+if(typeof data30 !== "string"){
+const err110 = {instancePath:instancePath+"/stop/" + i3,schemaPath:"#/properties/stop/anyOf/0/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.stop.anyOf[0].anyOf[1].items.type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1].items,data:data30};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+var valid30 = _errs168 === errors;
+if(!valid30){
+break;
+}
+}
+}
+}
+else {
+const err111 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.stop.anyOf[0].anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[0].anyOf[1],data:data29};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+var _valid21 = _errs166 === errors;
+valid29 = valid29 || _valid21;
+}
+if(!valid29){
+const err112 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf[0].anyOf,parentSchema:schema11.properties.stop.anyOf[0],data:data29};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+else {
+errors = _errs163;
+if(vErrors !== null){
+if(_errs163){
+vErrors.length = _errs163;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid20 = _errs162 === errors;
+valid28 = valid28 || _valid20;
+if(!valid28){
+const _errs170 = errors;
+if(data29 !== null){
+const err113 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.stop.anyOf[1].type,parentSchema:schema11.properties.stop.anyOf[1],data:data29};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid20 = _errs170 === errors;
+valid28 = valid28 || _valid20;
+}
+if(!valid28){
+const err114 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.stop.anyOf,parentSchema:schema11.properties.stop,data:data29};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs161;
+if(vErrors !== null){
+if(_errs161){
+vErrors.length = _errs161;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs160 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logit_bias !== undefined){
+let data31 = data.logit_bias;
+const _errs172 = errors;
+const _errs173 = errors;
+let valid31 = false;
+const _errs174 = errors;
+if(errors === _errs174){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+var valid32 = true;
+for(const key0 in data31){
+if(pattern0.test(key0)){
+let data32 = data31[key0];
+const _errs176 = errors;
+if(errors === _errs176){
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 > 100 || isNaN(data32)){
+const err115 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data32};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+else {
+if(data32 < -100 || isNaN(data32)){
+const err116 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100",schema:-100,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data32};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+}
+}
+else {
+const err117 = {instancePath:instancePath+"/logit_bias/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/anyOf/0/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"].type,parentSchema:schema11.properties.logit_bias.anyOf[0].patternProperties["^(.*)$"],data:data32};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+var valid32 = _errs176 === errors;
+if(!valid32){
+break;
+}
+}
+}
+}
+else {
+const err118 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.logit_bias.anyOf[0].type,parentSchema:schema11.properties.logit_bias.anyOf[0],data:data31};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+var _valid22 = _errs174 === errors;
+valid31 = valid31 || _valid22;
+if(!valid31){
+const _errs178 = errors;
+if(data31 !== null){
+const err119 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.logit_bias.anyOf[1].type,parentSchema:schema11.properties.logit_bias.anyOf[1],data:data31};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+var _valid22 = _errs178 === errors;
+valid31 = valid31 || _valid22;
+}
+if(!valid31){
+const err120 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.logit_bias.anyOf,parentSchema:schema11.properties.logit_bias,data:data31};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
 }
 errors++;
 validate10.errors = vErrors;
@@ -2213,121 +2262,333 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.response_format !== undefined){
-let data38 = data.response_format;
-const _errs178 = errors;
-const _errs179 = errors;
-let valid37 = false;
+if(data.tools !== undefined){
+let data33 = data.tools;
 const _errs180 = errors;
 if(errors === _errs180){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-let missing5;
-if((data38.type === undefined) && (missing5 = "type")){
-const err110 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data38};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-else {
-if(data38.type !== undefined){
-let data39 = data38.type;
+if(Array.isArray(data33)){
+var valid33 = true;
+const len4 = data33.length;
+for(let i4=0; i4<len4; i4++){
+let data34 = data33[i4];
 const _errs182 = errors;
 if(errors === _errs182){
-if(typeof data39 === "string"){
-if(func2(data39) < 1){
-const err111 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data39};
-if(vErrors === null){
-vErrors = [err111];
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+let missing3;
+if((data34.type === undefined) && (missing3 = "type")){
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.tools.items.required,parentSchema:schema11.properties.tools.items,data:data34}];
+return false;
 }
 else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-else {
-const err112 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data39};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-}
-}
-}
-else {
-const err113 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data38};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-var _valid24 = _errs180 === errors;
-valid37 = valid37 || _valid24;
-if(!valid37){
+if(data34.type !== undefined){
+let data35 = data34.type;
 const _errs184 = errors;
-if(data38 !== null){
-const err114 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data38};
-if(vErrors === null){
-vErrors = [err114];
+if(errors === _errs184){
+if(typeof data35 === "string"){
+if(func2(data35) < 1){
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.tools.items.properties.type,data:data35}];
+return false;
+}
 }
 else {
-vErrors.push(err114);
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4+"/type",schemaPath:"#/properties/tools/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tools.items.properties.type.type,parentSchema:schema11.properties.tools.items.properties.type,data:data35}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tools/" + i4,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tools.items.type,parentSchema:schema11.properties.tools.items,data:data34}];
+return false;
+}
+}
+var valid33 = _errs182 === errors;
+if(!valid33){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.tools.type,parentSchema:schema11.properties.tools,data:data33}];
+return false;
+}
+}
+var valid0 = _errs180 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_choice !== undefined){
+let data36 = data.tool_choice;
+const _errs186 = errors;
+const _errs187 = errors;
+let valid35 = false;
+const _errs188 = errors;
+if(typeof data36 !== "string"){
+const err121 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[0].type,parentSchema:schema11.properties.tool_choice.anyOf[0],data:data36};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
 }
 errors++;
 }
-var _valid24 = _errs184 === errors;
-valid37 = valid37 || _valid24;
-}
-if(!valid37){
-const err115 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data38};
+var _valid23 = _errs188 === errors;
+valid35 = valid35 || _valid23;
+if(!valid35){
+const _errs190 = errors;
+if(errors === _errs190){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing4;
+if((data36.type === undefined) && (missing4 = "type")){
+const err122 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.tool_choice.anyOf[1].required,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data36};
 if(vErrors === null){
-vErrors = [err115];
+vErrors = [err122];
 }
 else {
-vErrors.push(err115);
+vErrors.push(err122);
+}
+errors++;
+}
+else {
+if(data36.type !== undefined){
+let data37 = data36.type;
+if(typeof data37 !== "string"){
+const err123 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tool_choice.anyOf[1].properties.type.type,parentSchema:schema11.properties.tool_choice.anyOf[1].properties.type,data:data37};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err124 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tool_choice.anyOf[1].type,parentSchema:schema11.properties.tool_choice.anyOf[1],data:data36};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+var _valid23 = _errs190 === errors;
+valid35 = valid35 || _valid23;
+}
+if(!valid35){
+const err125 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.tool_choice.anyOf,parentSchema:schema11.properties.tool_choice,data:data36};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs179;
+errors = _errs187;
 if(vErrors !== null){
-if(_errs179){
-vErrors.length = _errs179;
+if(_errs187){
+vErrors.length = _errs187;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs186 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parallel_tool_calls !== undefined){
+let data38 = data.parallel_tool_calls;
+const _errs194 = errors;
+const _errs195 = errors;
+let valid37 = false;
+const _errs196 = errors;
+if(typeof data38 !== "boolean"){
+const err126 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.parallel_tool_calls.anyOf[0].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[0],data:data38};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid24 = _errs196 === errors;
+valid37 = valid37 || _valid24;
+if(!valid37){
+const _errs198 = errors;
+if(data38 !== null){
+const err127 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.parallel_tool_calls.anyOf[1].type,parentSchema:schema11.properties.parallel_tool_calls.anyOf[1],data:data38};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+var _valid24 = _errs198 === errors;
+valid37 = valid37 || _valid24;
+}
+if(!valid37){
+const err128 = {instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.parallel_tool_calls.anyOf,parentSchema:schema11.properties.parallel_tool_calls,data:data38};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs195;
+if(vErrors !== null){
+if(_errs195){
+vErrors.length = _errs195;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs194 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.response_format !== undefined){
+let data39 = data.response_format;
+const _errs200 = errors;
+const _errs201 = errors;
+let valid38 = false;
+const _errs202 = errors;
+if(errors === _errs202){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing5;
+if((data39.type === undefined) && (missing5 = "type")){
+const err129 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.response_format.anyOf[0].required,parentSchema:schema11.properties.response_format.anyOf[0],data:data39};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+else {
+if(data39.type !== undefined){
+let data40 = data39.type;
+const _errs204 = errors;
+if(errors === _errs204){
+if(typeof data40 === "string"){
+if(func2(data40) < 1){
+const err130 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data40};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/anyOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.response_format.anyOf[0].properties.type.type,parentSchema:schema11.properties.response_format.anyOf[0].properties.type,data:data40};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err132 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.response_format.anyOf[0].type,parentSchema:schema11.properties.response_format.anyOf[0],data:data39};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+var _valid25 = _errs202 === errors;
+valid38 = valid38 || _valid25;
+if(!valid38){
+const _errs206 = errors;
+if(data39 !== null){
+const err133 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.response_format.anyOf[1].type,parentSchema:schema11.properties.response_format.anyOf[1],data:data39};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+var _valid25 = _errs206 === errors;
+valid38 = valid38 || _valid25;
+}
+if(!valid38){
+const err134 = {instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.response_format.anyOf,parentSchema:schema11.properties.response_format,data:data39};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs201;
+if(vErrors !== null){
+if(_errs201){
+vErrors.length = _errs201;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs200 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.user !== undefined){
-let data40 = data.user;
-const _errs186 = errors;
-if(typeof data40 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.user.type,parentSchema:schema11.properties.user,data:data40}];
+let data41 = data.user;
+const _errs208 = errors;
+if(typeof data41 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.user.type,parentSchema:schema11.properties.user,data:data41}];
 return false;
 }
-var valid0 = _errs186 === errors;
+var valid0 = _errs208 === errors;
 }
 else {
 var valid0 = true;

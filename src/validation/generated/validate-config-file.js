@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -5183,7 +5183,7 @@ return false;
 else {
 const _errs311 = errors;
 for(const key25 in data115){
-if(!((((key25 === "default_effort") || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels"))){
+if(!((((((key25 === "default_effort") || (key25 === "efforts")) || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels")) || (key25 === "answer_tokens"))){
 validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
 return false;
 break;
@@ -5224,8 +5224,8 @@ data115["default_effort"] = coerced104;
 }
 }
 }
-if("low" !== data116){
-const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
+if("none" !== data116){
+const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5266,8 +5266,8 @@ data115["default_effort"] = coerced105;
 }
 }
 }
-if("medium" !== data116){
-const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
+if("minimal" !== data116){
+const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5308,8 +5308,8 @@ data115["default_effort"] = coerced106;
 }
 }
 }
-if("high" !== data116){
-const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
+if("low" !== data116){
+const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5320,15 +5320,187 @@ errors++;
 }
 var _valid8 = _errs318 === errors;
 valid39 = valid39 || _valid8;
-}
-}
 if(!valid39){
-const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data116};
+const _errs320 = errors;
+if(typeof data116 !== "string"){
+let dataType107 = typeof data116;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data116;
+}
+else if(data116 === null){
+coerced107 = "";
+}
+else {
+const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
 if(vErrors === null){
 vErrors = [err68];
 }
 else {
 vErrors.push(err68);
+}
+errors++;
+}
+}
+if(coerced107 !== undefined){
+data116 = coerced107;
+if(data115 !== undefined){
+data115["default_effort"] = coerced107;
+}
+}
+}
+if("medium" !== data116){
+const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid8 = _errs320 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs322 = errors;
+if(typeof data116 !== "string"){
+let dataType108 = typeof data116;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data116;
+}
+else if(data116 === null){
+coerced108 = "";
+}
+else {
+const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(coerced108 !== undefined){
+data116 = coerced108;
+if(data115 !== undefined){
+data115["default_effort"] = coerced108;
+}
+}
+}
+if("high" !== data116){
+const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid8 = _errs322 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs324 = errors;
+if(typeof data116 !== "string"){
+let dataType109 = typeof data116;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data116;
+}
+else if(data116 === null){
+coerced109 = "";
+}
+else {
+const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(coerced109 !== undefined){
+data116 = coerced109;
+if(data115 !== undefined){
+data115["default_effort"] = coerced109;
+}
+}
+}
+if("xhigh" !== data116){
+const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+var _valid8 = _errs324 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs326 = errors;
+if(typeof data116 !== "string"){
+let dataType110 = typeof data116;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data116;
+}
+else if(data116 === null){
+coerced110 = "";
+}
+else {
+const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(coerced110 !== undefined){
+data116 = coerced110;
+if(data115 !== undefined){
+data115["default_effort"] = coerced110;
+}
+}
+}
+if("max" !== data116){
+const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+var _valid8 = _errs326 === errors;
+valid39 = valid39 || _valid8;
+}
+}
+}
+}
+}
+}
+if(!valid39){
+const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data116};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
 }
 errors++;
 validate10.errors = vErrors;
@@ -5351,355 +5523,36 @@ else {
 var valid38 = true;
 }
 if(valid38){
-if(data115.style !== undefined){
-let data117 = data115.style;
-const _errs320 = errors;
-const _errs321 = errors;
-let valid40 = false;
-const _errs322 = errors;
-if(typeof data117 !== "string"){
-let dataType107 = typeof data117;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data117;
-}
-else if(data117 === null){
-coerced107 = "";
-}
-else {
-const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data117};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(coerced107 !== undefined){
-data117 = coerced107;
-if(data115 !== undefined){
-data115["style"] = coerced107;
-}
-}
-}
-if("budget" !== data117){
-const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data117};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-var _valid9 = _errs322 === errors;
-valid40 = valid40 || _valid9;
-if(!valid40){
-const _errs324 = errors;
-if(typeof data117 !== "string"){
-let dataType108 = typeof data117;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data117;
-}
-else if(data117 === null){
-coerced108 = "";
-}
-else {
-const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(coerced108 !== undefined){
-data117 = coerced108;
-if(data115 !== undefined){
-data115["style"] = coerced108;
-}
-}
-}
-if("level" !== data117){
-const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-var _valid9 = _errs324 === errors;
-valid40 = valid40 || _valid9;
-}
-if(!valid40){
-const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data117};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs321;
-if(vErrors !== null){
-if(_errs321){
-vErrors.length = _errs321;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid38 = _errs320 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.budgets !== undefined){
-let data118 = data115.budgets;
-const _errs326 = errors;
-if(errors === _errs326){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+if(data115.efforts !== undefined){
+let data117 = data115.efforts;
 const _errs328 = errors;
-for(const key26 in data118){
-if(!(((key26 === "low") || (key26 === "medium")) || (key26 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data118}];
+if(errors === _errs328){
+if(Array.isArray(data117)){
+if(data117.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
 return false;
-break;
-}
-}
-if(_errs328 === errors){
-if(data118.low !== undefined){
-let data119 = data118.low;
-const _errs329 = errors;
-if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
-let dataType109 = typeof data119;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 === "boolean" || data119 === null
-              || (dataType109 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
-coerced109 = +data119;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data119}];
-return false;
-}
-}
-if(coerced109 !== undefined){
-data119 = coerced109;
-if(data118 !== undefined){
-data118["low"] = coerced109;
-}
-}
-}
-if(errors === _errs329){
-if(typeof data119 == "number"){
-if(data119 < 1 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data119}];
-return false;
-}
-}
-}
-var valid41 = _errs329 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data118.medium !== undefined){
-let data120 = data118.medium;
+var valid40 = true;
+const len5 = data117.length;
+for(let i5=0; i5<len5; i5++){
+let data118 = data117[i5];
+const _errs330 = errors;
 const _errs331 = errors;
-if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
-let dataType110 = typeof data120;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 === "boolean" || data120 === null
-              || (dataType110 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
-coerced110 = +data120;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data120}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data120 = coerced110;
-if(data118 !== undefined){
-data118["medium"] = coerced110;
-}
-}
-}
-if(errors === _errs331){
-if(typeof data120 == "number"){
-if(data120 < 1 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data120}];
-return false;
-}
-}
-}
-var valid41 = _errs331 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data118.high !== undefined){
-let data121 = data118.high;
-const _errs333 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
-let dataType111 = typeof data121;
+let valid41 = false;
+const _errs332 = errors;
+if(typeof data118 !== "string"){
+let dataType111 = typeof data118;
 let coerced111 = undefined;
 if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data121 === null
-              || (dataType111 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced111 = +data121;
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data118;
+}
+else if(data118 === null){
+coerced111 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data121}];
-return false;
-}
-}
-if(coerced111 !== undefined){
-data121 = coerced111;
-if(data118 !== undefined){
-data118["high"] = coerced111;
-}
-}
-}
-if(errors === _errs333){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data121}];
-return false;
-}
-}
-}
-var valid41 = _errs333 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data118}];
-return false;
-}
-}
-var valid38 = _errs326 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.levels !== undefined){
-let data122 = data115.levels;
-const _errs335 = errors;
-if(errors === _errs335){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-const _errs337 = errors;
-for(const key27 in data122){
-if(!(((key27 === "low") || (key27 === "medium")) || (key27 === "high"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data122}];
-return false;
-break;
-}
-}
-if(_errs337 === errors){
-if(data122.low !== undefined){
-let data123 = data122.low;
-const _errs338 = errors;
-const _errs339 = errors;
-let valid43 = false;
-const _errs340 = errors;
-if(typeof data123 !== "string"){
-let dataType112 = typeof data123;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data123;
-}
-else if(data123 === null){
-coerced112 = "";
-}
-else {
-const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data123};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-if(coerced112 !== undefined){
-data123 = coerced112;
-if(data122 !== undefined){
-data122["low"] = coerced112;
-}
-}
-}
-if("minimal" !== data123){
-const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data123};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-var _valid10 = _errs340 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs342 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
-}
-else if(data123 === null){
-coerced113 = "";
-}
-else {
-const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data123};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["low"] = coerced113;
-}
-}
-}
-if("low" !== data123){
-const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data123};
+const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5708,22 +5561,16 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid10 = _errs342 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs344 = errors;
-if(typeof data123 !== "string"){
-let dataType114 = typeof data123;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data123;
 }
-else if(data123 === null){
-coerced114 = "";
+if(coerced111 !== undefined){
+data118 = coerced111;
+if(data117 !== undefined){
+data117[i5] = coerced111;
 }
-else {
-const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data123};
+}
+}
+if("none" !== data118){
+const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5732,16 +5579,22 @@ vErrors.push(err78);
 }
 errors++;
 }
+var _valid9 = _errs332 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs334 = errors;
+if(typeof data118 !== "string"){
+let dataType112 = typeof data118;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data118;
 }
-if(coerced114 !== undefined){
-data123 = coerced114;
-if(data122 !== undefined){
-data122["low"] = coerced114;
+else if(data118 === null){
+coerced112 = "";
 }
-}
-}
-if("medium" !== data123){
-const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data123};
+else {
+const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5750,22 +5603,16 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs344 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs346 = errors;
-if(typeof data123 !== "string"){
-let dataType115 = typeof data123;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data123;
 }
-else if(data123 === null){
-coerced115 = "";
+if(coerced112 !== undefined){
+data118 = coerced112;
+if(data117 !== undefined){
+data117[i5] = coerced112;
 }
-else {
-const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data123};
+}
+}
+if("minimal" !== data118){
+const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5774,16 +5621,22 @@ vErrors.push(err80);
 }
 errors++;
 }
+var _valid9 = _errs334 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs336 = errors;
+if(typeof data118 !== "string"){
+let dataType113 = typeof data118;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data118;
 }
-if(coerced115 !== undefined){
-data123 = coerced115;
-if(data122 !== undefined){
-data122["low"] = coerced115;
+else if(data118 === null){
+coerced113 = "";
 }
-}
-}
-if("high" !== data123){
-const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data123};
+else {
+const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5792,22 +5645,16 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs346 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs348 = errors;
-if(typeof data123 !== "string"){
-let dataType116 = typeof data123;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data123;
 }
-else if(data123 === null){
-coerced116 = "";
+if(coerced113 !== undefined){
+data118 = coerced113;
+if(data117 !== undefined){
+data117[i5] = coerced113;
 }
-else {
-const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data123};
+}
+}
+if("low" !== data118){
+const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5816,16 +5663,22 @@ vErrors.push(err82);
 }
 errors++;
 }
+var _valid9 = _errs336 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs338 = errors;
+if(typeof data118 !== "string"){
+let dataType114 = typeof data118;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data118;
 }
-if(coerced116 !== undefined){
-data123 = coerced116;
-if(data122 !== undefined){
-data122["low"] = coerced116;
+else if(data118 === null){
+coerced114 = "";
 }
-}
-}
-if("xhigh" !== data123){
-const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data123};
+else {
+const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5834,22 +5687,16 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs348 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs350 = errors;
-if(typeof data123 !== "string"){
-let dataType117 = typeof data123;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data123;
 }
-else if(data123 === null){
-coerced117 = "";
+if(coerced114 !== undefined){
+data118 = coerced114;
+if(data117 !== undefined){
+data117[i5] = coerced114;
 }
-else {
-const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data123};
+}
+}
+if("medium" !== data118){
+const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5858,16 +5705,22 @@ vErrors.push(err84);
 }
 errors++;
 }
+var _valid9 = _errs338 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs340 = errors;
+if(typeof data118 !== "string"){
+let dataType115 = typeof data118;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data118;
 }
-if(coerced117 !== undefined){
-data123 = coerced117;
-if(data122 !== undefined){
-data122["low"] = coerced117;
+else if(data118 === null){
+coerced115 = "";
 }
-}
-}
-if("max" !== data123){
-const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data123};
+else {
+const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5876,15 +5729,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs350 === errors;
-valid43 = valid43 || _valid10;
+}
+if(coerced115 !== undefined){
+data118 = coerced115;
+if(data117 !== undefined){
+data117[i5] = coerced115;
 }
 }
 }
-}
-}
-if(!valid43){
-const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data123};
+if("high" !== data118){
+const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5892,44 +5746,23 @@ else {
 vErrors.push(err86);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid9 = _errs340 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs342 = errors;
+if(typeof data118 !== "string"){
+let dataType116 = typeof data118;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data118;
+}
+else if(data118 === null){
+coerced116 = "";
 }
 else {
-errors = _errs339;
-if(vErrors !== null){
-if(_errs339){
-vErrors.length = _errs339;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid42 = _errs338 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data122.medium !== undefined){
-let data124 = data122.medium;
-const _errs352 = errors;
-const _errs353 = errors;
-let valid44 = false;
-const _errs354 = errors;
-if(typeof data124 !== "string"){
-let dataType118 = typeof data124;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data124;
-}
-else if(data124 === null){
-coerced118 = "";
-}
-else {
-const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data124};
+const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5939,15 +5772,15 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data124 = coerced118;
-if(data122 !== undefined){
-data122["medium"] = coerced118;
+if(coerced116 !== undefined){
+data118 = coerced116;
+if(data117 !== undefined){
+data117[i5] = coerced116;
 }
 }
 }
-if("minimal" !== data124){
-const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data124};
+if("xhigh" !== data118){
+const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5956,22 +5789,22 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid11 = _errs354 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs356 = errors;
-if(typeof data124 !== "string"){
-let dataType119 = typeof data124;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data124;
+var _valid9 = _errs342 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs344 = errors;
+if(typeof data118 !== "string"){
+let dataType117 = typeof data118;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data118;
 }
-else if(data124 === null){
-coerced119 = "";
+else if(data118 === null){
+coerced117 = "";
 }
 else {
-const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data124};
+const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5981,15 +5814,15 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data124 = coerced119;
-if(data122 !== undefined){
-data122["medium"] = coerced119;
+if(coerced117 !== undefined){
+data118 = coerced117;
+if(data117 !== undefined){
+data117[i5] = coerced117;
 }
 }
 }
-if("low" !== data124){
-const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data124};
+if("max" !== data118){
+const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5998,22 +5831,16 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid11 = _errs356 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs358 = errors;
-if(typeof data124 !== "string"){
-let dataType120 = typeof data124;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data124;
+var _valid9 = _errs344 === errors;
+valid41 = valid41 || _valid9;
 }
-else if(data124 === null){
-coerced120 = "";
 }
-else {
-const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data124};
+}
+}
+}
+}
+if(!valid41){
+const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data118};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6021,17 +5848,56 @@ else {
 vErrors.push(err91);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs331;
+if(vErrors !== null){
+if(_errs331){
+vErrors.length = _errs331;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced120 !== undefined){
-data124 = coerced120;
-if(data122 !== undefined){
-data122["medium"] = coerced120;
+}
+var valid40 = _errs330 === errors;
+if(!valid40){
+break;
 }
 }
 }
-if("medium" !== data124){
-const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data124};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
+return false;
+}
+}
+var valid38 = _errs328 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.style !== undefined){
+let data119 = data115.style;
+const _errs346 = errors;
+const _errs347 = errors;
+let valid42 = false;
+const _errs348 = errors;
+if(typeof data119 !== "string"){
+let dataType118 = typeof data119;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data119;
+}
+else if(data119 === null){
+coerced118 = "";
+}
+else {
+const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6040,22 +5906,16 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs358 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs360 = errors;
-if(typeof data124 !== "string"){
-let dataType121 = typeof data124;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data124;
 }
-else if(data124 === null){
-coerced121 = "";
+if(coerced118 !== undefined){
+data119 = coerced118;
+if(data115 !== undefined){
+data115["style"] = coerced118;
 }
-else {
-const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data124};
+}
+}
+if("budget" !== data119){
+const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6064,16 +5924,22 @@ vErrors.push(err93);
 }
 errors++;
 }
+var _valid10 = _errs348 === errors;
+valid42 = valid42 || _valid10;
+if(!valid42){
+const _errs350 = errors;
+if(typeof data119 !== "string"){
+let dataType119 = typeof data119;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data119;
 }
-if(coerced121 !== undefined){
-data124 = coerced121;
-if(data122 !== undefined){
-data122["medium"] = coerced121;
+else if(data119 === null){
+coerced119 = "";
 }
-}
-}
-if("high" !== data124){
-const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data124};
+else {
+const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6082,22 +5948,16 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs360 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs362 = errors;
-if(typeof data124 !== "string"){
-let dataType122 = typeof data124;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data124;
 }
-else if(data124 === null){
-coerced122 = "";
+if(coerced119 !== undefined){
+data119 = coerced119;
+if(data115 !== undefined){
+data115["style"] = coerced119;
 }
-else {
-const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data124};
+}
+}
+if("level" !== data119){
+const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6106,16 +5966,11 @@ vErrors.push(err95);
 }
 errors++;
 }
+var _valid10 = _errs350 === errors;
+valid42 = valid42 || _valid10;
 }
-if(coerced122 !== undefined){
-data124 = coerced122;
-if(data122 !== undefined){
-data122["medium"] = coerced122;
-}
-}
-}
-if("xhigh" !== data124){
-const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data124};
+if(!valid42){
+const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data119};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6123,23 +5978,349 @@ else {
 vErrors.push(err96);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid11 = _errs362 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs364 = errors;
-if(typeof data124 !== "string"){
+else {
+errors = _errs347;
+if(vErrors !== null){
+if(_errs347){
+vErrors.length = _errs347;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs346 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.budgets !== undefined){
+let data120 = data115.budgets;
+const _errs352 = errors;
+if(errors === _errs352){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+const _errs354 = errors;
+for(const key26 in data120){
+if(!(((((((key26 === "none") || (key26 === "minimal")) || (key26 === "low")) || (key26 === "medium")) || (key26 === "high")) || (key26 === "xhigh")) || (key26 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
+return false;
+break;
+}
+}
+if(_errs354 === errors){
+if(data120.none !== undefined){
+let data121 = data120.none;
+const _errs355 = errors;
+if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+let dataType120 = typeof data121;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data121 === null
+              || (dataType120 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
+coerced120 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data121 = coerced120;
+if(data120 !== undefined){
+data120["none"] = coerced120;
+}
+}
+}
+if(errors === _errs355){
+if(typeof data121 == "number"){
+if(data121 < 0 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
+return false;
+}
+}
+}
+var valid43 = _errs355 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.minimal !== undefined){
+let data122 = data120.minimal;
+const _errs357 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType121 = typeof data122;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data122 === null
+              || (dataType121 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced121 = +data122;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data122 = coerced121;
+if(data120 !== undefined){
+data120["minimal"] = coerced121;
+}
+}
+}
+if(errors === _errs357){
+if(typeof data122 == "number"){
+if(data122 < 1 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
+return false;
+}
+}
+}
+var valid43 = _errs357 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.low !== undefined){
+let data123 = data120.low;
+const _errs359 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType122 = typeof data123;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data123 === null
+              || (dataType122 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced122 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data123 = coerced122;
+if(data120 !== undefined){
+data120["low"] = coerced122;
+}
+}
+}
+if(errors === _errs359){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
+return false;
+}
+}
+}
+var valid43 = _errs359 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.medium !== undefined){
+let data124 = data120.medium;
+const _errs361 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
 let dataType123 = typeof data124;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data124;
-}
-else if(data124 === null){
-coerced123 = "";
+if(dataType123 === "boolean" || data124 === null
+              || (dataType123 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced123 = +data124;
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data124};
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data124 = coerced123;
+if(data120 !== undefined){
+data120["medium"] = coerced123;
+}
+}
+}
+if(errors === _errs361){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
+return false;
+}
+}
+}
+var valid43 = _errs361 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.high !== undefined){
+let data125 = data120.high;
+const _errs363 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType124 = typeof data125;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data125 === null
+              || (dataType124 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced124 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data125 = coerced124;
+if(data120 !== undefined){
+data120["high"] = coerced124;
+}
+}
+}
+if(errors === _errs363){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
+return false;
+}
+}
+}
+var valid43 = _errs363 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.xhigh !== undefined){
+let data126 = data120.xhigh;
+const _errs365 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType125 = typeof data126;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data126 === null
+              || (dataType125 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced125 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data126 = coerced125;
+if(data120 !== undefined){
+data120["xhigh"] = coerced125;
+}
+}
+}
+if(errors === _errs365){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
+return false;
+}
+}
+}
+var valid43 = _errs365 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data120.max !== undefined){
+let data127 = data120.max;
+const _errs367 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType126 = typeof data127;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data127 === null
+              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced126 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data127 = coerced126;
+if(data120 !== undefined){
+data120["max"] = coerced126;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
+return false;
+}
+}
+}
+var valid43 = _errs367 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
+return false;
+}
+}
+var valid38 = _errs352 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data115.levels !== undefined){
+let data128 = data115.levels;
+const _errs369 = errors;
+if(errors === _errs369){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs371 = errors;
+for(const key27 in data128){
+if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
+return false;
+break;
+}
+}
+if(_errs371 === errors){
+if(data128.none !== undefined){
+let data129 = data128.none;
+const _errs372 = errors;
+const _errs373 = errors;
+let valid45 = false;
+const _errs374 = errors;
+if(typeof data129 !== "string"){
+let dataType127 = typeof data129;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data129;
+}
+else if(data129 === null){
+coerced127 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6149,15 +6330,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data124 = coerced123;
-if(data122 !== undefined){
-data122["medium"] = coerced123;
+if(coerced127 !== undefined){
+data129 = coerced127;
+if(data128 !== undefined){
+data128["none"] = coerced127;
 }
 }
 }
-if("max" !== data124){
-const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data124};
+if("minimal" !== data129){
+const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6166,15 +6347,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs364 === errors;
-valid44 = valid44 || _valid11;
+var _valid11 = _errs374 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs376 = errors;
+if(typeof data129 !== "string"){
+let dataType128 = typeof data129;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data129;
 }
+else if(data129 === null){
+coerced128 = "";
 }
-}
-}
-}
-if(!valid44){
-const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data124};
+else {
+const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6182,44 +6370,17 @@ else {
 vErrors.push(err99);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs353;
-if(vErrors !== null){
-if(_errs353){
-vErrors.length = _errs353;
 }
-else {
-vErrors = null;
+if(coerced128 !== undefined){
+data129 = coerced128;
+if(data128 !== undefined){
+data128["none"] = coerced128;
 }
 }
 }
-var valid42 = _errs352 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data122.high !== undefined){
-let data125 = data122.high;
-const _errs366 = errors;
-const _errs367 = errors;
-let valid45 = false;
-const _errs368 = errors;
-if(typeof data125 !== "string"){
-let dataType124 = typeof data125;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data125;
-}
-else if(data125 === null){
-coerced124 = "";
-}
-else {
-const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data125};
+if("low" !== data129){
+const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6228,16 +6389,22 @@ vErrors.push(err100);
 }
 errors++;
 }
+var _valid11 = _errs376 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs378 = errors;
+if(typeof data129 !== "string"){
+let dataType129 = typeof data129;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data129;
 }
-if(coerced124 !== undefined){
-data125 = coerced124;
-if(data122 !== undefined){
-data122["high"] = coerced124;
+else if(data129 === null){
+coerced129 = "";
 }
-}
-}
-if("minimal" !== data125){
-const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data125};
+else {
+const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6246,22 +6413,16 @@ vErrors.push(err101);
 }
 errors++;
 }
-var _valid12 = _errs368 === errors;
-valid45 = valid45 || _valid12;
-if(!valid45){
-const _errs370 = errors;
-if(typeof data125 !== "string"){
-let dataType125 = typeof data125;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data125;
 }
-else if(data125 === null){
-coerced125 = "";
+if(coerced129 !== undefined){
+data129 = coerced129;
+if(data128 !== undefined){
+data128["none"] = coerced129;
 }
-else {
-const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data125};
+}
+}
+if("medium" !== data129){
+const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6270,16 +6431,22 @@ vErrors.push(err102);
 }
 errors++;
 }
+var _valid11 = _errs378 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs380 = errors;
+if(typeof data129 !== "string"){
+let dataType130 = typeof data129;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data129;
 }
-if(coerced125 !== undefined){
-data125 = coerced125;
-if(data122 !== undefined){
-data122["high"] = coerced125;
+else if(data129 === null){
+coerced130 = "";
 }
-}
-}
-if("low" !== data125){
-const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data125};
+else {
+const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6288,22 +6455,16 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs370 === errors;
-valid45 = valid45 || _valid12;
-if(!valid45){
-const _errs372 = errors;
-if(typeof data125 !== "string"){
-let dataType126 = typeof data125;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data125;
 }
-else if(data125 === null){
-coerced126 = "";
+if(coerced130 !== undefined){
+data129 = coerced130;
+if(data128 !== undefined){
+data128["none"] = coerced130;
 }
-else {
-const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data125};
+}
+}
+if("high" !== data129){
+const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6312,16 +6473,22 @@ vErrors.push(err104);
 }
 errors++;
 }
+var _valid11 = _errs380 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs382 = errors;
+if(typeof data129 !== "string"){
+let dataType131 = typeof data129;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data129;
 }
-if(coerced126 !== undefined){
-data125 = coerced126;
-if(data122 !== undefined){
-data122["high"] = coerced126;
+else if(data129 === null){
+coerced131 = "";
 }
-}
-}
-if("medium" !== data125){
-const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data125};
+else {
+const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6330,22 +6497,16 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs372 === errors;
-valid45 = valid45 || _valid12;
-if(!valid45){
-const _errs374 = errors;
-if(typeof data125 !== "string"){
-let dataType127 = typeof data125;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data125;
 }
-else if(data125 === null){
-coerced127 = "";
+if(coerced131 !== undefined){
+data129 = coerced131;
+if(data128 !== undefined){
+data128["none"] = coerced131;
 }
-else {
-const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data125};
+}
+}
+if("xhigh" !== data129){
+const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6354,16 +6515,22 @@ vErrors.push(err106);
 }
 errors++;
 }
+var _valid11 = _errs382 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs384 = errors;
+if(typeof data129 !== "string"){
+let dataType132 = typeof data129;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data129;
 }
-if(coerced127 !== undefined){
-data125 = coerced127;
-if(data122 !== undefined){
-data122["high"] = coerced127;
+else if(data129 === null){
+coerced132 = "";
 }
-}
-}
-if("high" !== data125){
-const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data125};
+else {
+const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6372,22 +6539,16 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs374 === errors;
-valid45 = valid45 || _valid12;
-if(!valid45){
-const _errs376 = errors;
-if(typeof data125 !== "string"){
-let dataType128 = typeof data125;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data125;
 }
-else if(data125 === null){
-coerced128 = "";
+if(coerced132 !== undefined){
+data129 = coerced132;
+if(data128 !== undefined){
+data128["none"] = coerced132;
 }
-else {
-const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data125};
+}
+}
+if("max" !== data129){
+const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6396,16 +6557,15 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(coerced128 !== undefined){
-data125 = coerced128;
-if(data122 !== undefined){
-data122["high"] = coerced128;
+var _valid11 = _errs384 === errors;
+valid45 = valid45 || _valid11;
 }
 }
 }
-if("xhigh" !== data125){
-const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data125};
+}
+}
+if(!valid45){
+const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data129};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6413,23 +6573,44 @@ else {
 vErrors.push(err109);
 }
 errors++;
-}
-var _valid12 = _errs376 === errors;
-valid45 = valid45 || _valid12;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data125 !== "string"){
-let dataType129 = typeof data125;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data125;
-}
-else if(data125 === null){
-coerced129 = "";
+validate10.errors = vErrors;
+return false;
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data125};
+errors = _errs373;
+if(vErrors !== null){
+if(_errs373){
+vErrors.length = _errs373;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs372 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data128.minimal !== undefined){
+let data130 = data128.minimal;
+const _errs386 = errors;
+const _errs387 = errors;
+let valid46 = false;
+const _errs388 = errors;
+if(typeof data130 !== "string"){
+let dataType133 = typeof data130;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data130;
+}
+else if(data130 === null){
+coerced133 = "";
+}
+else {
+const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6439,15 +6620,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data125 = coerced129;
-if(data122 !== undefined){
-data122["high"] = coerced129;
+if(coerced133 !== undefined){
+data130 = coerced133;
+if(data128 !== undefined){
+data128["minimal"] = coerced133;
 }
 }
 }
-if("max" !== data125){
-const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data125};
+if("minimal" !== data130){
+const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6456,15 +6637,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs378 === errors;
-valid45 = valid45 || _valid12;
+var _valid12 = _errs388 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs390 = errors;
+if(typeof data130 !== "string"){
+let dataType134 = typeof data130;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data130;
 }
+else if(data130 === null){
+coerced134 = "";
 }
-}
-}
-}
-if(!valid45){
-const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data125};
+else {
+const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6472,38 +6660,1734 @@ else {
 vErrors.push(err112);
 }
 errors++;
+}
+}
+if(coerced134 !== undefined){
+data130 = coerced134;
+if(data128 !== undefined){
+data128["minimal"] = coerced134;
+}
+}
+}
+if("low" !== data130){
+const err113 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs390 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs392 = errors;
+if(typeof data130 !== "string"){
+let dataType135 = typeof data130;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data130;
+}
+else if(data130 === null){
+coerced135 = "";
+}
+else {
+const err114 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+if(coerced135 !== undefined){
+data130 = coerced135;
+if(data128 !== undefined){
+data128["minimal"] = coerced135;
+}
+}
+}
+if("medium" !== data130){
+const err115 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+var _valid12 = _errs392 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs394 = errors;
+if(typeof data130 !== "string"){
+let dataType136 = typeof data130;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data130;
+}
+else if(data130 === null){
+coerced136 = "";
+}
+else {
+const err116 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+}
+if(coerced136 !== undefined){
+data130 = coerced136;
+if(data128 !== undefined){
+data128["minimal"] = coerced136;
+}
+}
+}
+if("high" !== data130){
+const err117 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+var _valid12 = _errs394 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs396 = errors;
+if(typeof data130 !== "string"){
+let dataType137 = typeof data130;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data130;
+}
+else if(data130 === null){
+coerced137 = "";
+}
+else {
+const err118 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+if(coerced137 !== undefined){
+data130 = coerced137;
+if(data128 !== undefined){
+data128["minimal"] = coerced137;
+}
+}
+}
+if("xhigh" !== data130){
+const err119 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+var _valid12 = _errs396 === errors;
+valid46 = valid46 || _valid12;
+if(!valid46){
+const _errs398 = errors;
+if(typeof data130 !== "string"){
+let dataType138 = typeof data130;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data130;
+}
+else if(data130 === null){
+coerced138 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+if(coerced138 !== undefined){
+data130 = coerced138;
+if(data128 !== undefined){
+data128["minimal"] = coerced138;
+}
+}
+}
+if("max" !== data130){
+const err121 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+var _valid12 = _errs398 === errors;
+valid46 = valid46 || _valid12;
+}
+}
+}
+}
+}
+if(!valid46){
+const err122 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data130};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs367;
+errors = _errs387;
 if(vErrors !== null){
-if(_errs367){
-vErrors.length = _errs367;
+if(_errs387){
+vErrors.length = _errs387;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs366 === errors;
+var valid44 = _errs386 === errors;
 }
 else {
-var valid42 = true;
+var valid44 = true;
+}
+if(valid44){
+if(data128.low !== undefined){
+let data131 = data128.low;
+const _errs400 = errors;
+const _errs401 = errors;
+let valid47 = false;
+const _errs402 = errors;
+if(typeof data131 !== "string"){
+let dataType139 = typeof data131;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data131;
+}
+else if(data131 === null){
+coerced139 = "";
+}
+else {
+const err123 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+if(coerced139 !== undefined){
+data131 = coerced139;
+if(data128 !== undefined){
+data128["low"] = coerced139;
+}
+}
+}
+if("minimal" !== data131){
+const err124 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+var _valid13 = _errs402 === errors;
+valid47 = valid47 || _valid13;
+if(!valid47){
+const _errs404 = errors;
+if(typeof data131 !== "string"){
+let dataType140 = typeof data131;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data131;
+}
+else if(data131 === null){
+coerced140 = "";
+}
+else {
+const err125 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced140 !== undefined){
+data131 = coerced140;
+if(data128 !== undefined){
+data128["low"] = coerced140;
+}
+}
+}
+if("low" !== data131){
+const err126 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs404 === errors;
+valid47 = valid47 || _valid13;
+if(!valid47){
+const _errs406 = errors;
+if(typeof data131 !== "string"){
+let dataType141 = typeof data131;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data131;
+}
+else if(data131 === null){
+coerced141 = "";
+}
+else {
+const err127 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+if(coerced141 !== undefined){
+data131 = coerced141;
+if(data128 !== undefined){
+data128["low"] = coerced141;
+}
+}
+}
+if("medium" !== data131){
+const err128 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+var _valid13 = _errs406 === errors;
+valid47 = valid47 || _valid13;
+if(!valid47){
+const _errs408 = errors;
+if(typeof data131 !== "string"){
+let dataType142 = typeof data131;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data131;
+}
+else if(data131 === null){
+coerced142 = "";
+}
+else {
+const err129 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+if(coerced142 !== undefined){
+data131 = coerced142;
+if(data128 !== undefined){
+data128["low"] = coerced142;
+}
+}
+}
+if("high" !== data131){
+const err130 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+var _valid13 = _errs408 === errors;
+valid47 = valid47 || _valid13;
+if(!valid47){
+const _errs410 = errors;
+if(typeof data131 !== "string"){
+let dataType143 = typeof data131;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data131;
+}
+else if(data131 === null){
+coerced143 = "";
+}
+else {
+const err131 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+if(coerced143 !== undefined){
+data131 = coerced143;
+if(data128 !== undefined){
+data128["low"] = coerced143;
+}
+}
+}
+if("xhigh" !== data131){
+const err132 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+var _valid13 = _errs410 === errors;
+valid47 = valid47 || _valid13;
+if(!valid47){
+const _errs412 = errors;
+if(typeof data131 !== "string"){
+let dataType144 = typeof data131;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data131;
+}
+else if(data131 === null){
+coerced144 = "";
+}
+else {
+const err133 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+if(coerced144 !== undefined){
+data131 = coerced144;
+if(data128 !== undefined){
+data128["low"] = coerced144;
+}
+}
+}
+if("max" !== data131){
+const err134 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+var _valid13 = _errs412 === errors;
+valid47 = valid47 || _valid13;
+}
+}
+}
+}
+}
+if(!valid47){
+const err135 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data131};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs401;
+if(vErrors !== null){
+if(_errs401){
+vErrors.length = _errs401;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs400 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data128.medium !== undefined){
+let data132 = data128.medium;
+const _errs414 = errors;
+const _errs415 = errors;
+let valid48 = false;
+const _errs416 = errors;
+if(typeof data132 !== "string"){
+let dataType145 = typeof data132;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data132;
+}
+else if(data132 === null){
+coerced145 = "";
+}
+else {
+const err136 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+}
+if(coerced145 !== undefined){
+data132 = coerced145;
+if(data128 !== undefined){
+data128["medium"] = coerced145;
+}
+}
+}
+if("minimal" !== data132){
+const err137 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+var _valid14 = _errs416 === errors;
+valid48 = valid48 || _valid14;
+if(!valid48){
+const _errs418 = errors;
+if(typeof data132 !== "string"){
+let dataType146 = typeof data132;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data132;
+}
+else if(data132 === null){
+coerced146 = "";
+}
+else {
+const err138 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced146 !== undefined){
+data132 = coerced146;
+if(data128 !== undefined){
+data128["medium"] = coerced146;
+}
+}
+}
+if("low" !== data132){
+const err139 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs418 === errors;
+valid48 = valid48 || _valid14;
+if(!valid48){
+const _errs420 = errors;
+if(typeof data132 !== "string"){
+let dataType147 = typeof data132;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data132;
+}
+else if(data132 === null){
+coerced147 = "";
+}
+else {
+const err140 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+if(coerced147 !== undefined){
+data132 = coerced147;
+if(data128 !== undefined){
+data128["medium"] = coerced147;
+}
+}
+}
+if("medium" !== data132){
+const err141 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+var _valid14 = _errs420 === errors;
+valid48 = valid48 || _valid14;
+if(!valid48){
+const _errs422 = errors;
+if(typeof data132 !== "string"){
+let dataType148 = typeof data132;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data132;
+}
+else if(data132 === null){
+coerced148 = "";
+}
+else {
+const err142 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+}
+if(coerced148 !== undefined){
+data132 = coerced148;
+if(data128 !== undefined){
+data128["medium"] = coerced148;
+}
+}
+}
+if("high" !== data132){
+const err143 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+var _valid14 = _errs422 === errors;
+valid48 = valid48 || _valid14;
+if(!valid48){
+const _errs424 = errors;
+if(typeof data132 !== "string"){
+let dataType149 = typeof data132;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data132;
+}
+else if(data132 === null){
+coerced149 = "";
+}
+else {
+const err144 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+}
+if(coerced149 !== undefined){
+data132 = coerced149;
+if(data128 !== undefined){
+data128["medium"] = coerced149;
+}
+}
+}
+if("xhigh" !== data132){
+const err145 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+var _valid14 = _errs424 === errors;
+valid48 = valid48 || _valid14;
+if(!valid48){
+const _errs426 = errors;
+if(typeof data132 !== "string"){
+let dataType150 = typeof data132;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data132;
+}
+else if(data132 === null){
+coerced150 = "";
+}
+else {
+const err146 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+if(coerced150 !== undefined){
+data132 = coerced150;
+if(data128 !== undefined){
+data128["medium"] = coerced150;
+}
+}
+}
+if("max" !== data132){
+const err147 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+var _valid14 = _errs426 === errors;
+valid48 = valid48 || _valid14;
+}
+}
+}
+}
+}
+if(!valid48){
+const err148 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data132};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs415;
+if(vErrors !== null){
+if(_errs415){
+vErrors.length = _errs415;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs414 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data128.high !== undefined){
+let data133 = data128.high;
+const _errs428 = errors;
+const _errs429 = errors;
+let valid49 = false;
+const _errs430 = errors;
+if(typeof data133 !== "string"){
+let dataType151 = typeof data133;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data133;
+}
+else if(data133 === null){
+coerced151 = "";
+}
+else {
+const err149 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+if(coerced151 !== undefined){
+data133 = coerced151;
+if(data128 !== undefined){
+data128["high"] = coerced151;
+}
+}
+}
+if("minimal" !== data133){
+const err150 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+var _valid15 = _errs430 === errors;
+valid49 = valid49 || _valid15;
+if(!valid49){
+const _errs432 = errors;
+if(typeof data133 !== "string"){
+let dataType152 = typeof data133;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data133;
+}
+else if(data133 === null){
+coerced152 = "";
+}
+else {
+const err151 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced152 !== undefined){
+data133 = coerced152;
+if(data128 !== undefined){
+data128["high"] = coerced152;
+}
+}
+}
+if("low" !== data133){
+const err152 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs432 === errors;
+valid49 = valid49 || _valid15;
+if(!valid49){
+const _errs434 = errors;
+if(typeof data133 !== "string"){
+let dataType153 = typeof data133;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data133;
+}
+else if(data133 === null){
+coerced153 = "";
+}
+else {
+const err153 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+}
+if(coerced153 !== undefined){
+data133 = coerced153;
+if(data128 !== undefined){
+data128["high"] = coerced153;
+}
+}
+}
+if("medium" !== data133){
+const err154 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+var _valid15 = _errs434 === errors;
+valid49 = valid49 || _valid15;
+if(!valid49){
+const _errs436 = errors;
+if(typeof data133 !== "string"){
+let dataType154 = typeof data133;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data133;
+}
+else if(data133 === null){
+coerced154 = "";
+}
+else {
+const err155 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+if(coerced154 !== undefined){
+data133 = coerced154;
+if(data128 !== undefined){
+data128["high"] = coerced154;
+}
+}
+}
+if("high" !== data133){
+const err156 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+var _valid15 = _errs436 === errors;
+valid49 = valid49 || _valid15;
+if(!valid49){
+const _errs438 = errors;
+if(typeof data133 !== "string"){
+let dataType155 = typeof data133;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data133;
+}
+else if(data133 === null){
+coerced155 = "";
+}
+else {
+const err157 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
+}
+errors++;
+}
+}
+if(coerced155 !== undefined){
+data133 = coerced155;
+if(data128 !== undefined){
+data128["high"] = coerced155;
+}
+}
+}
+if("xhigh" !== data133){
+const err158 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+if(vErrors === null){
+vErrors = [err158];
+}
+else {
+vErrors.push(err158);
+}
+errors++;
+}
+var _valid15 = _errs438 === errors;
+valid49 = valid49 || _valid15;
+if(!valid49){
+const _errs440 = errors;
+if(typeof data133 !== "string"){
+let dataType156 = typeof data133;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data133;
+}
+else if(data133 === null){
+coerced156 = "";
+}
+else {
+const err159 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+}
+if(coerced156 !== undefined){
+data133 = coerced156;
+if(data128 !== undefined){
+data128["high"] = coerced156;
+}
+}
+}
+if("max" !== data133){
+const err160 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+var _valid15 = _errs440 === errors;
+valid49 = valid49 || _valid15;
+}
+}
+}
+}
+}
+if(!valid49){
+const err161 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data133};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs429;
+if(vErrors !== null){
+if(_errs429){
+vErrors.length = _errs429;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs428 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data128.xhigh !== undefined){
+let data134 = data128.xhigh;
+const _errs442 = errors;
+const _errs443 = errors;
+let valid50 = false;
+const _errs444 = errors;
+if(typeof data134 !== "string"){
+let dataType157 = typeof data134;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data134;
+}
+else if(data134 === null){
+coerced157 = "";
+}
+else {
+const err162 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+}
+if(coerced157 !== undefined){
+data134 = coerced157;
+if(data128 !== undefined){
+data128["xhigh"] = coerced157;
+}
+}
+}
+if("minimal" !== data134){
+const err163 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+var _valid16 = _errs444 === errors;
+valid50 = valid50 || _valid16;
+if(!valid50){
+const _errs446 = errors;
+if(typeof data134 !== "string"){
+let dataType158 = typeof data134;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data134;
+}
+else if(data134 === null){
+coerced158 = "";
+}
+else {
+const err164 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced158 !== undefined){
+data134 = coerced158;
+if(data128 !== undefined){
+data128["xhigh"] = coerced158;
+}
+}
+}
+if("low" !== data134){
+const err165 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs446 === errors;
+valid50 = valid50 || _valid16;
+if(!valid50){
+const _errs448 = errors;
+if(typeof data134 !== "string"){
+let dataType159 = typeof data134;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data134;
+}
+else if(data134 === null){
+coerced159 = "";
+}
+else {
+const err166 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+}
+if(coerced159 !== undefined){
+data134 = coerced159;
+if(data128 !== undefined){
+data128["xhigh"] = coerced159;
+}
+}
+}
+if("medium" !== data134){
+const err167 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+var _valid16 = _errs448 === errors;
+valid50 = valid50 || _valid16;
+if(!valid50){
+const _errs450 = errors;
+if(typeof data134 !== "string"){
+let dataType160 = typeof data134;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data134;
+}
+else if(data134 === null){
+coerced160 = "";
+}
+else {
+const err168 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+if(coerced160 !== undefined){
+data134 = coerced160;
+if(data128 !== undefined){
+data128["xhigh"] = coerced160;
+}
+}
+}
+if("high" !== data134){
+const err169 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+var _valid16 = _errs450 === errors;
+valid50 = valid50 || _valid16;
+if(!valid50){
+const _errs452 = errors;
+if(typeof data134 !== "string"){
+let dataType161 = typeof data134;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data134;
+}
+else if(data134 === null){
+coerced161 = "";
+}
+else {
+const err170 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+}
+if(coerced161 !== undefined){
+data134 = coerced161;
+if(data128 !== undefined){
+data128["xhigh"] = coerced161;
+}
+}
+}
+if("xhigh" !== data134){
+const err171 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+var _valid16 = _errs452 === errors;
+valid50 = valid50 || _valid16;
+if(!valid50){
+const _errs454 = errors;
+if(typeof data134 !== "string"){
+let dataType162 = typeof data134;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data134;
+}
+else if(data134 === null){
+coerced162 = "";
+}
+else {
+const err172 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+if(vErrors === null){
+vErrors = [err172];
+}
+else {
+vErrors.push(err172);
+}
+errors++;
+}
+}
+if(coerced162 !== undefined){
+data134 = coerced162;
+if(data128 !== undefined){
+data128["xhigh"] = coerced162;
+}
+}
+}
+if("max" !== data134){
+const err173 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+var _valid16 = _errs454 === errors;
+valid50 = valid50 || _valid16;
+}
+}
+}
+}
+}
+if(!valid50){
+const err174 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data134};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs443;
+if(vErrors !== null){
+if(_errs443){
+vErrors.length = _errs443;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs442 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data128.max !== undefined){
+let data135 = data128.max;
+const _errs456 = errors;
+const _errs457 = errors;
+let valid51 = false;
+const _errs458 = errors;
+if(typeof data135 !== "string"){
+let dataType163 = typeof data135;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data135;
+}
+else if(data135 === null){
+coerced163 = "";
+}
+else {
+const err175 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+}
+if(coerced163 !== undefined){
+data135 = coerced163;
+if(data128 !== undefined){
+data128["max"] = coerced163;
+}
+}
+}
+if("minimal" !== data135){
+const err176 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+var _valid17 = _errs458 === errors;
+valid51 = valid51 || _valid17;
+if(!valid51){
+const _errs460 = errors;
+if(typeof data135 !== "string"){
+let dataType164 = typeof data135;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data135;
+}
+else if(data135 === null){
+coerced164 = "";
+}
+else {
+const err177 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced164 !== undefined){
+data135 = coerced164;
+if(data128 !== undefined){
+data128["max"] = coerced164;
+}
+}
+}
+if("low" !== data135){
+const err178 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs460 === errors;
+valid51 = valid51 || _valid17;
+if(!valid51){
+const _errs462 = errors;
+if(typeof data135 !== "string"){
+let dataType165 = typeof data135;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data135;
+}
+else if(data135 === null){
+coerced165 = "";
+}
+else {
+const err179 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+}
+}
+if(coerced165 !== undefined){
+data135 = coerced165;
+if(data128 !== undefined){
+data128["max"] = coerced165;
+}
+}
+}
+if("medium" !== data135){
+const err180 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
+}
+var _valid17 = _errs462 === errors;
+valid51 = valid51 || _valid17;
+if(!valid51){
+const _errs464 = errors;
+if(typeof data135 !== "string"){
+let dataType166 = typeof data135;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data135;
+}
+else if(data135 === null){
+coerced166 = "";
+}
+else {
+const err181 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+if(coerced166 !== undefined){
+data135 = coerced166;
+if(data128 !== undefined){
+data128["max"] = coerced166;
+}
+}
+}
+if("high" !== data135){
+const err182 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+var _valid17 = _errs464 === errors;
+valid51 = valid51 || _valid17;
+if(!valid51){
+const _errs466 = errors;
+if(typeof data135 !== "string"){
+let dataType167 = typeof data135;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data135;
+}
+else if(data135 === null){
+coerced167 = "";
+}
+else {
+const err183 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
+}
+errors++;
+}
+}
+if(coerced167 !== undefined){
+data135 = coerced167;
+if(data128 !== undefined){
+data128["max"] = coerced167;
+}
+}
+}
+if("xhigh" !== data135){
+const err184 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
+}
+var _valid17 = _errs466 === errors;
+valid51 = valid51 || _valid17;
+if(!valid51){
+const _errs468 = errors;
+if(typeof data135 !== "string"){
+let dataType168 = typeof data135;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data135;
+}
+else if(data135 === null){
+coerced168 = "";
+}
+else {
+const err185 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+}
+if(coerced168 !== undefined){
+data135 = coerced168;
+if(data128 !== undefined){
+data128["max"] = coerced168;
+}
+}
+}
+if("max" !== data135){
+const err186 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
+}
+var _valid17 = _errs468 === errors;
+valid51 = valid51 || _valid17;
+}
+}
+}
+}
+}
+if(!valid51){
+const err187 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data135};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs457;
+if(vErrors !== null){
+if(_errs457){
+vErrors.length = _errs457;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs456 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
 return false;
 }
 }
-var valid38 = _errs335 === errors;
+var valid38 = _errs369 === errors;
 }
 else {
 var valid38 = true;
+}
+if(valid38){
+if(data115.answer_tokens !== undefined){
+let data136 = data115.answer_tokens;
+const _errs470 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType169 = typeof data136;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 === "boolean" || data136 === null
+              || (dataType169 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced169 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
+return false;
+}
+}
+if(coerced169 !== undefined){
+data136 = coerced169;
+if(data115 !== undefined){
+data115["answer_tokens"] = coerced169;
+}
+}
+}
+if(errors === _errs470){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
+return false;
+}
+}
+}
+var valid38 = _errs470 === errors;
+}
+else {
+var valid38 = true;
+}
+}
 }
 }
 }
@@ -6523,472 +8407,472 @@ var valid37 = true;
 }
 if(valid37){
 if(data109.pricing !== undefined){
-let data126 = data109.pricing;
-const _errs380 = errors;
-if(errors === _errs380){
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+let data137 = data109.pricing;
+const _errs472 = errors;
+if(errors === _errs472){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
 let missing6;
-if(((data126.input === undefined) && (missing6 = "input")) || ((data126.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+if(((data137.input === undefined) && (missing6 = "input")) || ((data137.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
 return false;
 }
 else {
-const _errs382 = errors;
-for(const key28 in data126){
+const _errs474 = errors;
+for(const key28 in data137){
 if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
 return false;
 break;
 }
 }
-if(_errs382 === errors){
-if(data126.input !== undefined){
-let data127 = data126.input;
-const _errs383 = errors;
-if(!(typeof data127 == "number")){
-let dataType130 = typeof data127;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "boolean" || data127 === null
-              || (dataType130 == "string" && data127 && data127 == +data127)){
-coerced130 = +data127;
+if(_errs474 === errors){
+if(data137.input !== undefined){
+let data138 = data137.input;
+const _errs475 = errors;
+if(!(typeof data138 == "number")){
+let dataType170 = typeof data138;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "boolean" || data138 === null
+              || (dataType170 == "string" && data138 && data138 == +data138)){
+coerced170 = +data138;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
 return false;
 }
 }
-if(coerced130 !== undefined){
-data127 = coerced130;
-if(data126 !== undefined){
-data126["input"] = coerced130;
+if(coerced170 !== undefined){
+data138 = coerced170;
+if(data137 !== undefined){
+data137["input"] = coerced170;
 }
 }
 }
-if(errors === _errs383){
-if(typeof data127 == "number"){
-if(data127 < 0 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data127}];
-return false;
-}
-}
-}
-var valid46 = _errs383 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data126.output !== undefined){
-let data128 = data126.output;
-const _errs385 = errors;
-if(!(typeof data128 == "number")){
-let dataType131 = typeof data128;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "boolean" || data128 === null
-              || (dataType131 == "string" && data128 && data128 == +data128)){
-coerced131 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data128 = coerced131;
-if(data126 !== undefined){
-data126["output"] = coerced131;
-}
-}
-}
-if(errors === _errs385){
-if(typeof data128 == "number"){
-if(data128 < 0 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data128}];
+if(errors === _errs475){
+if(typeof data138 == "number"){
+if(data138 < 0 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
 return false;
 }
 }
 }
-var valid46 = _errs385 === errors;
+var valid52 = _errs475 === errors;
 }
 else {
-var valid46 = true;
+var valid52 = true;
 }
-if(valid46){
-if(data126.cached_input !== undefined){
-let data129 = data126.cached_input;
-const _errs387 = errors;
-if(!(typeof data129 == "number")){
-let dataType132 = typeof data129;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "boolean" || data129 === null
-              || (dataType132 == "string" && data129 && data129 == +data129)){
-coerced132 = +data129;
+if(valid52){
+if(data137.output !== undefined){
+let data139 = data137.output;
+const _errs477 = errors;
+if(!(typeof data139 == "number")){
+let dataType171 = typeof data139;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "boolean" || data139 === null
+              || (dataType171 == "string" && data139 && data139 == +data139)){
+coerced171 = +data139;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
 return false;
 }
 }
-if(coerced132 !== undefined){
-data129 = coerced132;
-if(data126 !== undefined){
-data126["cached_input"] = coerced132;
+if(coerced171 !== undefined){
+data139 = coerced171;
+if(data137 !== undefined){
+data137["output"] = coerced171;
 }
 }
 }
-if(errors === _errs387){
-if(typeof data129 == "number"){
-if(data129 < 0 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data129}];
-return false;
-}
-}
-}
-var valid46 = _errs387 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data126.cache_write !== undefined){
-let data130 = data126.cache_write;
-const _errs389 = errors;
-if(!(typeof data130 == "number")){
-let dataType133 = typeof data130;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "boolean" || data130 === null
-              || (dataType133 == "string" && data130 && data130 == +data130)){
-coerced133 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data130}];
-return false;
-}
-}
-if(coerced133 !== undefined){
-data130 = coerced133;
-if(data126 !== undefined){
-data126["cache_write"] = coerced133;
-}
-}
-}
-if(errors === _errs389){
-if(typeof data130 == "number"){
-if(data130 < 0 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data130}];
+if(errors === _errs477){
+if(typeof data139 == "number"){
+if(data139 < 0 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
 return false;
 }
 }
 }
-var valid46 = _errs389 === errors;
+var valid52 = _errs477 === errors;
 }
 else {
-var valid46 = true;
+var valid52 = true;
 }
-if(valid46){
-if(data126.cache_write_1h !== undefined){
-let data131 = data126.cache_write_1h;
-const _errs391 = errors;
-if(!(typeof data131 == "number")){
-let dataType134 = typeof data131;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "boolean" || data131 === null
-              || (dataType134 == "string" && data131 && data131 == +data131)){
-coerced134 = +data131;
+if(valid52){
+if(data137.cached_input !== undefined){
+let data140 = data137.cached_input;
+const _errs479 = errors;
+if(!(typeof data140 == "number")){
+let dataType172 = typeof data140;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "boolean" || data140 === null
+              || (dataType172 == "string" && data140 && data140 == +data140)){
+coerced172 = +data140;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
 return false;
 }
 }
-if(coerced134 !== undefined){
-data131 = coerced134;
-if(data126 !== undefined){
-data126["cache_write_1h"] = coerced134;
+if(coerced172 !== undefined){
+data140 = coerced172;
+if(data137 !== undefined){
+data137["cached_input"] = coerced172;
 }
 }
 }
-if(errors === _errs391){
-if(typeof data131 == "number"){
-if(data131 < 0 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data131}];
-return false;
-}
-}
-}
-var valid46 = _errs391 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data126.reasoning !== undefined){
-let data132 = data126.reasoning;
-const _errs393 = errors;
-if(!(typeof data132 == "number")){
-let dataType135 = typeof data132;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "boolean" || data132 === null
-              || (dataType135 == "string" && data132 && data132 == +data132)){
-coerced135 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data132}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data132 = coerced135;
-if(data126 !== undefined){
-data126["reasoning"] = coerced135;
-}
-}
-}
-if(errors === _errs393){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data132}];
+if(errors === _errs479){
+if(typeof data140 == "number"){
+if(data140 < 0 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
 return false;
 }
 }
 }
-var valid46 = _errs393 === errors;
+var valid52 = _errs479 === errors;
 }
 else {
-var valid46 = true;
+var valid52 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid52){
+if(data137.cache_write !== undefined){
+let data141 = data137.cache_write;
+const _errs481 = errors;
+if(!(typeof data141 == "number")){
+let dataType173 = typeof data141;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "boolean" || data141 === null
+              || (dataType173 == "string" && data141 && data141 == +data141)){
+coerced173 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
 return false;
 }
 }
-var valid37 = _errs380 === errors;
+if(coerced173 !== undefined){
+data141 = coerced173;
+if(data137 !== undefined){
+data137["cache_write"] = coerced173;
+}
+}
+}
+if(errors === _errs481){
+if(typeof data141 == "number"){
+if(data141 < 0 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
+return false;
+}
+}
+}
+var valid52 = _errs481 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data137.cache_write_1h !== undefined){
+let data142 = data137.cache_write_1h;
+const _errs483 = errors;
+if(!(typeof data142 == "number")){
+let dataType174 = typeof data142;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "boolean" || data142 === null
+              || (dataType174 == "string" && data142 && data142 == +data142)){
+coerced174 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
+return false;
+}
+}
+if(coerced174 !== undefined){
+data142 = coerced174;
+if(data137 !== undefined){
+data137["cache_write_1h"] = coerced174;
+}
+}
+}
+if(errors === _errs483){
+if(typeof data142 == "number"){
+if(data142 < 0 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
+return false;
+}
+}
+}
+var valid52 = _errs483 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data137.reasoning !== undefined){
+let data143 = data137.reasoning;
+const _errs485 = errors;
+if(!(typeof data143 == "number")){
+let dataType175 = typeof data143;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "boolean" || data143 === null
+              || (dataType175 == "string" && data143 && data143 == +data143)){
+coerced175 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data143 = coerced175;
+if(data137 !== undefined){
+data137["reasoning"] = coerced175;
+}
+}
+}
+if(errors === _errs485){
+if(typeof data143 == "number"){
+if(data143 < 0 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
+return false;
+}
+}
+}
+var valid52 = _errs485 === errors;
+}
+else {
+var valid52 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
+return false;
+}
+}
+var valid37 = _errs472 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
 if(data109.routes !== undefined){
-let data133 = data109.routes;
-const _errs395 = errors;
-if(errors === _errs395){
-if(Array.isArray(data133)){
-if(data133.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data133}];
+let data144 = data109.routes;
+const _errs487 = errors;
+if(errors === _errs487){
+if(Array.isArray(data144)){
+if(data144.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
 return false;
 }
 else {
-var valid47 = true;
-const len5 = data133.length;
-for(let i5=0; i5<len5; i5++){
-let data134 = data133[i5];
-const _errs397 = errors;
-if(errors === _errs397){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+var valid53 = true;
+const len6 = data144.length;
+for(let i6=0; i6<len6; i6++){
+let data145 = data144[i6];
+const _errs489 = errors;
+if(errors === _errs489){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
 let missing7;
-if((data134.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
+if((data145.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
 return false;
 }
 else {
-const _errs399 = errors;
-for(const key29 in data134){
+const _errs491 = errors;
+for(const key29 in data145){
 if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
 return false;
 break;
 }
 }
-if(_errs399 === errors){
-if(data134.node !== undefined){
-let data135 = data134.node;
-const _errs400 = errors;
-if(typeof data135 !== "string"){
-let dataType136 = typeof data135;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data135;
+if(_errs491 === errors){
+if(data145.node !== undefined){
+let data146 = data145.node;
+const _errs492 = errors;
+if(typeof data146 !== "string"){
+let dataType176 = typeof data146;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data146;
 }
-else if(data135 === null){
-coerced136 = "";
+else if(data146 === null){
+coerced176 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
 return false;
 }
 }
-if(coerced136 !== undefined){
-data135 = coerced136;
-if(data134 !== undefined){
-data134["node"] = coerced136;
+if(coerced176 !== undefined){
+data146 = coerced176;
+if(data145 !== undefined){
+data145["node"] = coerced176;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data135 === "string"){
-if(func3(data135) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data135}];
-return false;
-}
-}
-}
-var valid48 = _errs400 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data134.model !== undefined){
-let data136 = data134.model;
-const _errs402 = errors;
-if(typeof data136 !== "string"){
-let dataType137 = typeof data136;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data136;
-}
-else if(data136 === null){
-coerced137 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data136}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data136 = coerced137;
-if(data134 !== undefined){
-data134["model"] = coerced137;
-}
-}
-}
-if(errors === _errs402){
-if(typeof data136 === "string"){
-if(func3(data136) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data136}];
+if(errors === _errs492){
+if(typeof data146 === "string"){
+if(func3(data146) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
 return false;
 }
 }
 }
-var valid48 = _errs402 === errors;
+var valid54 = _errs492 === errors;
 }
 else {
-var valid48 = true;
+var valid54 = true;
 }
-if(valid48){
-if(data134.weight !== undefined){
-let data137 = data134.weight;
-const _errs404 = errors;
-if(!(typeof data137 == "number")){
-let dataType138 = typeof data137;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "boolean" || data137 === null
-              || (dataType138 == "string" && data137 && data137 == +data137)){
-coerced138 = +data137;
+if(valid54){
+if(data145.model !== undefined){
+let data147 = data145.model;
+const _errs494 = errors;
+if(typeof data147 !== "string"){
+let dataType177 = typeof data147;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data147;
+}
+else if(data147 === null){
+coerced177 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
 return false;
 }
 }
-if(coerced138 !== undefined){
-data137 = coerced138;
-if(data134 !== undefined){
-data134["weight"] = coerced138;
+if(coerced177 !== undefined){
+data147 = coerced177;
+if(data145 !== undefined){
+data145["model"] = coerced177;
 }
 }
 }
-if(errors === _errs404){
-if(typeof data137 == "number"){
-if(data137 <= 0 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data137}];
-return false;
-}
-}
-}
-var valid48 = _errs404 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data134.priority !== undefined){
-let data138 = data134.priority;
-const _errs406 = errors;
-if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
-let dataType139 = typeof data138;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data138 === null
-              || (dataType139 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced139 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data138}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data138 = coerced139;
-if(data134 !== undefined){
-data134["priority"] = coerced139;
-}
-}
-}
-if(errors === _errs406){
-if(typeof data138 == "number"){
-if(data138 < 0 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data138}];
+if(errors === _errs494){
+if(typeof data147 === "string"){
+if(func3(data147) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
 return false;
 }
 }
 }
-var valid48 = _errs406 === errors;
+var valid54 = _errs494 === errors;
 }
 else {
-var valid48 = true;
+var valid54 = true;
 }
-}
-}
-}
-}
-}
+if(valid54){
+if(data145.weight !== undefined){
+let data148 = data145.weight;
+const _errs496 = errors;
+if(!(typeof data148 == "number")){
+let dataType178 = typeof data148;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "boolean" || data148 === null
+              || (dataType178 == "string" && data148 && data148 == +data148)){
+coerced178 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i5,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
 return false;
 }
 }
-var valid47 = _errs397 === errors;
-if(!valid47){
+if(coerced178 !== undefined){
+data148 = coerced178;
+if(data145 !== undefined){
+data145["weight"] = coerced178;
+}
+}
+}
+if(errors === _errs496){
+if(typeof data148 == "number"){
+if(data148 <= 0 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
+return false;
+}
+}
+}
+var valid54 = _errs496 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data145.priority !== undefined){
+let data149 = data145.priority;
+const _errs498 = errors;
+if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
+let dataType179 = typeof data149;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 === "boolean" || data149 === null
+              || (dataType179 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
+coerced179 = +data149;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
+return false;
+}
+}
+if(coerced179 !== undefined){
+data149 = coerced179;
+if(data145 !== undefined){
+data145["priority"] = coerced179;
+}
+}
+}
+if(errors === _errs498){
+if(typeof data149 == "number"){
+if(data149 < 0 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
+return false;
+}
+}
+}
+var valid54 = _errs498 === errors;
+}
+else {
+var valid54 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
+return false;
+}
+}
+var valid53 = _errs489 === errors;
+if(!valid53){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
 return false;
 }
 }
-var valid37 = _errs395 === errors;
+var valid37 = _errs487 === errors;
 }
 else {
 var valid37 = true;
@@ -7027,1149 +8911,705 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data139 = data.accounts;
-const _errs408 = errors;
-if(errors === _errs408){
-if(Array.isArray(data139)){
-var valid49 = true;
-const len6 = data139.length;
-for(let i6=0; i6<len6; i6++){
-let data140 = data139[i6];
-const _errs410 = errors;
-if(errors === _errs410){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
-let missing8;
-if((data140.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data140}];
-return false;
-}
-else {
-const _errs412 = errors;
-for(const key30 in data140){
-if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data140}];
-return false;
-break;
-}
-}
-if(_errs412 === errors){
-if(data140.id !== undefined){
-let data141 = data140.id;
-const _errs413 = errors;
-if(typeof data141 !== "string"){
-let dataType140 = typeof data141;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data141;
-}
-else if(data141 === null){
-coerced140 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data141 = coerced140;
-if(data140 !== undefined){
-data140["id"] = coerced140;
-}
-}
-}
-if(errors === _errs413){
-if(typeof data141 === "string"){
-if(func3(data141) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
-return false;
-}
-else {
-if(!pattern6.test(data141)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data141}];
-return false;
-}
-}
-}
-}
-var valid50 = _errs413 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.name !== undefined){
-let data142 = data140.name;
-const _errs415 = errors;
-if(typeof data142 !== "string"){
-let dataType141 = typeof data142;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data142;
-}
-else if(data142 === null){
-coerced141 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data142}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data142 = coerced141;
-if(data140 !== undefined){
-data140["name"] = coerced141;
-}
-}
-}
-var valid50 = _errs415 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.balance !== undefined){
-let data143 = data140.balance;
-const _errs417 = errors;
-if(!(typeof data143 == "number")){
-let dataType142 = typeof data143;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "boolean" || data143 === null
-              || (dataType142 == "string" && data143 && data143 == +data143)){
-coerced142 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data143}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data143 = coerced142;
-if(data140 !== undefined){
-data140["balance"] = coerced142;
-}
-}
-}
-var valid50 = _errs417 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.allowed_models !== undefined){
-let data144 = data140.allowed_models;
-const _errs419 = errors;
-if(errors === _errs419){
-if(Array.isArray(data144)){
-var valid51 = true;
-const len7 = data144.length;
-for(let i7=0; i7<len7; i7++){
-let data145 = data144[i7];
-const _errs421 = errors;
-if(typeof data145 !== "string"){
-let dataType143 = typeof data145;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data145;
-}
-else if(data145 === null){
-coerced143 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data145}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data145 = coerced143;
-if(data144 !== undefined){
-data144[i7] = coerced143;
-}
-}
-}
-if(errors === _errs421){
-if(typeof data145 === "string"){
-if(func3(data145) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models/" + i7,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data145}];
-return false;
-}
-}
-}
-var valid51 = _errs421 === errors;
-if(!valid51){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data144}];
-return false;
-}
-}
-var valid50 = _errs419 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.limits !== undefined){
-let data146 = data140.limits;
-const _errs423 = errors;
-if(errors === _errs423){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs425 = errors;
-for(const key31 in data146){
-if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data146}];
-return false;
-break;
-}
-}
-if(_errs425 === errors){
-if(data146.rpm !== undefined){
-let data147 = data146.rpm;
-const _errs426 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType144 = typeof data147;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data147 === null
-              || (dataType144 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced144 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data147}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data147 = coerced144;
-if(data146 !== undefined){
-data146["rpm"] = coerced144;
-}
-}
-}
-if(errors === _errs426){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data147}];
-return false;
-}
-}
-}
-var valid52 = _errs426 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data146.rps !== undefined){
-let data148 = data146.rps;
-const _errs428 = errors;
-if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 === "boolean" || data148 === null
-              || (dataType145 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
-coerced145 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data148}];
-return false;
-}
-}
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data146 !== undefined){
-data146["rps"] = coerced145;
-}
-}
-}
-if(errors === _errs428){
-if(typeof data148 == "number"){
-if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data148}];
-return false;
-}
-}
-}
-var valid52 = _errs428 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data146.tpm !== undefined){
-let data149 = data146.tpm;
-const _errs430 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType146 = typeof data149;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data149 === null
-              || (dataType146 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced146 = +data149;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data149}];
-return false;
-}
-}
-if(coerced146 !== undefined){
-data149 = coerced146;
-if(data146 !== undefined){
-data146["tpm"] = coerced146;
-}
-}
-}
-if(errors === _errs430){
-if(typeof data149 == "number"){
-if(data149 < 1 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data149}];
-return false;
-}
-}
-}
-var valid52 = _errs430 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data146}];
-return false;
-}
-}
-var valid50 = _errs423 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data140.policy !== undefined){
-let data150 = data140.policy;
-const _errs432 = errors;
-if(errors === _errs432){
-if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
-const _errs434 = errors;
-for(const key32 in data150){
-if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data150}];
-return false;
-break;
-}
-}
-if(_errs434 === errors){
-if(data150.streaming !== undefined){
-let data151 = data150.streaming;
-const _errs435 = errors;
-if(typeof data151 !== "boolean"){
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(data151 === "false" || data151 === 0 || data151 === null){
-coerced147 = false;
-}
-else if(data151 === "true" || data151 === 1){
-coerced147 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data151}];
-return false;
-}
-}
-if(coerced147 !== undefined){
-data151 = coerced147;
-if(data150 !== undefined){
-data150["streaming"] = coerced147;
-}
-}
-}
-var valid53 = _errs435 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data150.max_reasoning_effort !== undefined){
-let data152 = data150.max_reasoning_effort;
-const _errs437 = errors;
-const _errs438 = errors;
-let valid54 = false;
-const _errs439 = errors;
-if(typeof data152 !== "string"){
-let dataType148 = typeof data152;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data152;
-}
-else if(data152 === null){
-coerced148 = "";
-}
-else {
-const err113 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data152};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-if(coerced148 !== undefined){
-data152 = coerced148;
-if(data150 !== undefined){
-data150["max_reasoning_effort"] = coerced148;
-}
-}
-}
-if("low" !== data152){
-const err114 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data152};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-var _valid13 = _errs439 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs441 = errors;
-if(typeof data152 !== "string"){
-let dataType149 = typeof data152;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data152;
-}
-else if(data152 === null){
-coerced149 = "";
-}
-else {
-const err115 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data152};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(coerced149 !== undefined){
-data152 = coerced149;
-if(data150 !== undefined){
-data150["max_reasoning_effort"] = coerced149;
-}
-}
-}
-if("medium" !== data152){
-const err116 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data152};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-var _valid13 = _errs441 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs443 = errors;
-if(typeof data152 !== "string"){
-let dataType150 = typeof data152;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data152;
-}
-else if(data152 === null){
-coerced150 = "";
-}
-else {
-const err117 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data152};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-}
-if(coerced150 !== undefined){
-data152 = coerced150;
-if(data150 !== undefined){
-data150["max_reasoning_effort"] = coerced150;
-}
-}
-}
-if("high" !== data152){
-const err118 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data152};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-var _valid13 = _errs443 === errors;
-valid54 = valid54 || _valid13;
-}
-}
-if(!valid54){
-const err119 = {instancePath:instancePath+"/accounts/" + i6+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data152};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs438;
-if(vErrors !== null){
-if(_errs438){
-vErrors.length = _errs438;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid53 = _errs437 === errors;
-}
-else {
-var valid53 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data150}];
-return false;
-}
-}
-var valid50 = _errs432 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i6,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data140}];
-return false;
-}
-}
-var valid49 = _errs410 === errors;
-if(!valid49){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data139}];
-return false;
-}
-}
-var valid0 = _errs408 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data153 = data.keys;
-const _errs445 = errors;
-if(errors === _errs445){
-if(Array.isArray(data153)){
+let data150 = data.accounts;
+const _errs500 = errors;
+if(errors === _errs500){
+if(Array.isArray(data150)){
 var valid55 = true;
-const len8 = data153.length;
-for(let i8=0; i8<len8; i8++){
-let data154 = data153[i8];
-const _errs447 = errors;
-if(errors === _errs447){
-if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
-let missing9;
-if((data154.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data154}];
+const len7 = data150.length;
+for(let i7=0; i7<len7; i7++){
+let data151 = data150[i7];
+const _errs502 = errors;
+if(errors === _errs502){
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+let missing8;
+if((data151.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data151}];
 return false;
 }
 else {
-const _errs449 = errors;
-for(const key33 in data154){
-if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data154}];
+const _errs504 = errors;
+for(const key30 in data151){
+if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data151}];
 return false;
 break;
 }
 }
-if(_errs449 === errors){
-if(data154.key !== undefined){
-let data155 = data154.key;
-const _errs450 = errors;
-if(typeof data155 !== "string"){
-let dataType151 = typeof data155;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data155;
+if(_errs504 === errors){
+if(data151.id !== undefined){
+let data152 = data151.id;
+const _errs505 = errors;
+if(typeof data152 !== "string"){
+let dataType180 = typeof data152;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data152;
 }
-else if(data155 === null){
-coerced151 = "";
+else if(data152 === null){
+coerced180 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
 return false;
 }
 }
-if(coerced151 !== undefined){
-data155 = coerced151;
-if(data154 !== undefined){
-data154["key"] = coerced151;
+if(coerced180 !== undefined){
+data152 = coerced180;
+if(data151 !== undefined){
+data151["id"] = coerced180;
 }
 }
 }
-if(errors === _errs450){
-if(typeof data155 === "string"){
-if(func3(data155) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data155}];
+if(errors === _errs505){
+if(typeof data152 === "string"){
+if(func3(data152) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
+return false;
+}
+else {
+if(!pattern6.test(data152)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
 return false;
 }
 }
 }
-var valid56 = _errs450 === errors;
+}
+var valid56 = _errs505 === errors;
 }
 else {
 var valid56 = true;
 }
 if(valid56){
-if(data154.account !== undefined){
-let data156 = data154.account;
-const _errs452 = errors;
+if(data151.name !== undefined){
+let data153 = data151.name;
+const _errs507 = errors;
+if(typeof data153 !== "string"){
+let dataType181 = typeof data153;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data153;
+}
+else if(data153 === null){
+coerced181 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data153}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data153 = coerced181;
+if(data151 !== undefined){
+data151["name"] = coerced181;
+}
+}
+}
+var valid56 = _errs507 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data151.balance !== undefined){
+let data154 = data151.balance;
+const _errs509 = errors;
+if(!(typeof data154 == "number")){
+let dataType182 = typeof data154;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "boolean" || data154 === null
+              || (dataType182 == "string" && data154 && data154 == +data154)){
+coerced182 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data154}];
+return false;
+}
+}
+if(coerced182 !== undefined){
+data154 = coerced182;
+if(data151 !== undefined){
+data151["balance"] = coerced182;
+}
+}
+}
+var valid56 = _errs509 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data151.allowed_models !== undefined){
+let data155 = data151.allowed_models;
+const _errs511 = errors;
+if(errors === _errs511){
+if(Array.isArray(data155)){
+var valid57 = true;
+const len8 = data155.length;
+for(let i8=0; i8<len8; i8++){
+let data156 = data155[i8];
+const _errs513 = errors;
 if(typeof data156 !== "string"){
-let dataType152 = typeof data156;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data156;
+let dataType183 = typeof data156;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data156;
 }
 else if(data156 === null){
-coerced152 = "";
+coerced183 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
 return false;
 }
 }
-if(coerced152 !== undefined){
-data156 = coerced152;
-if(data154 !== undefined){
-data154["account"] = coerced152;
+if(coerced183 !== undefined){
+data156 = coerced183;
+if(data155 !== undefined){
+data155[i8] = coerced183;
 }
 }
 }
-if(errors === _errs452){
+if(errors === _errs513){
 if(typeof data156 === "string"){
 if(func3(data156) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
 return false;
 }
 }
 }
-var valid56 = _errs452 === errors;
+var valid57 = _errs513 === errors;
+if(!valid57){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data155}];
+return false;
+}
+}
+var valid56 = _errs511 === errors;
 }
 else {
 var valid56 = true;
 }
 if(valid56){
-if(data154.name !== undefined){
-let data157 = data154.name;
-const _errs454 = errors;
-if(typeof data157 !== "string"){
-let dataType153 = typeof data157;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data157;
-}
-else if(data157 === null){
-coerced153 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data157}];
-return false;
-}
-}
-if(coerced153 !== undefined){
-data157 = coerced153;
-if(data154 !== undefined){
-data154["name"] = coerced153;
-}
-}
-}
-var valid56 = _errs454 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data154.spend_limit !== undefined){
-let data158 = data154.spend_limit;
-const _errs456 = errors;
-if(!(typeof data158 == "number")){
-let dataType154 = typeof data158;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "boolean" || data158 === null
-              || (dataType154 == "string" && data158 && data158 == +data158)){
-coerced154 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data158}];
-return false;
-}
-}
-if(coerced154 !== undefined){
-data158 = coerced154;
-if(data154 !== undefined){
-data154["spend_limit"] = coerced154;
-}
-}
-}
-if(errors === _errs456){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data158}];
-return false;
-}
-}
-}
-var valid56 = _errs456 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data154.limits !== undefined){
-let data159 = data154.limits;
-const _errs458 = errors;
-if(errors === _errs458){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
-const _errs460 = errors;
-for(const key34 in data159){
-if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data159}];
+if(data151.limits !== undefined){
+let data157 = data151.limits;
+const _errs515 = errors;
+if(errors === _errs515){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+const _errs517 = errors;
+for(const key31 in data157){
+if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
 return false;
 break;
 }
 }
-if(_errs460 === errors){
-if(data159.rpm !== undefined){
-let data160 = data159.rpm;
-const _errs461 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType155 = typeof data160;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 === "boolean" || data160 === null
-              || (dataType155 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced155 = +data160;
+if(_errs517 === errors){
+if(data157.rpm !== undefined){
+let data158 = data157.rpm;
+const _errs518 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType184 = typeof data158;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 === "boolean" || data158 === null
+              || (dataType184 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced184 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
 return false;
 }
 }
-if(coerced155 !== undefined){
-data160 = coerced155;
-if(data159 !== undefined){
-data159["rpm"] = coerced155;
+if(coerced184 !== undefined){
+data158 = coerced184;
+if(data157 !== undefined){
+data157["rpm"] = coerced184;
 }
 }
 }
-if(errors === _errs461){
+if(errors === _errs518){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
+return false;
+}
+}
+}
+var valid58 = _errs518 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data157.rps !== undefined){
+let data159 = data157.rps;
+const _errs520 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType185 = typeof data159;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 === "boolean" || data159 === null
+              || (dataType185 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced185 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data159 = coerced185;
+if(data157 !== undefined){
+data157["rps"] = coerced185;
+}
+}
+}
+if(errors === _errs520){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
+return false;
+}
+}
+}
+var valid58 = _errs520 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data157.tpm !== undefined){
+let data160 = data157.tpm;
+const _errs522 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType186 = typeof data160;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 === "boolean" || data160 === null
+              || (dataType186 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced186 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data160 = coerced186;
+if(data157 !== undefined){
+data157["tpm"] = coerced186;
+}
+}
+}
+if(errors === _errs522){
 if(typeof data160 == "number"){
 if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
 return false;
 }
 }
 }
-var valid57 = _errs461 === errors;
+var valid58 = _errs522 === errors;
 }
 else {
-var valid57 = true;
-}
-if(valid57){
-if(data159.rps !== undefined){
-let data161 = data159.rps;
-const _errs463 = errors;
-if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
-let dataType156 = typeof data161;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 === "boolean" || data161 === null
-              || (dataType156 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
-coerced156 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data161}];
-return false;
-}
-}
-if(coerced156 !== undefined){
-data161 = coerced156;
-if(data159 !== undefined){
-data159["rps"] = coerced156;
-}
-}
-}
-if(errors === _errs463){
-if(typeof data161 == "number"){
-if(data161 < 1 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data161}];
-return false;
-}
-}
-}
-var valid57 = _errs463 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data159.tpm !== undefined){
-let data162 = data159.tpm;
-const _errs465 = errors;
-if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
-let dataType157 = typeof data162;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 === "boolean" || data162 === null
-              || (dataType157 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
-coerced157 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data162}];
-return false;
-}
-}
-if(coerced157 !== undefined){
-data162 = coerced157;
-if(data159 !== undefined){
-data159["tpm"] = coerced157;
-}
-}
-}
-if(errors === _errs465){
-if(typeof data162 == "number"){
-if(data162 < 1 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data162}];
-return false;
-}
-}
-}
-var valid57 = _errs465 === errors;
-}
-else {
-var valid57 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data159}];
-return false;
-}
-}
-var valid56 = _errs458 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data154.allowed_models !== undefined){
-let data163 = data154.allowed_models;
-const _errs467 = errors;
-if(errors === _errs467){
-if(Array.isArray(data163)){
 var valid58 = true;
-const len9 = data163.length;
-for(let i9=0; i9<len9; i9++){
-let data164 = data163[i9];
-const _errs469 = errors;
-if(typeof data164 !== "string"){
-let dataType158 = typeof data164;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data164;
-}
-else if(data164 === null){
-coerced158 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data164}];
-return false;
 }
 }
-if(coerced158 !== undefined){
-data164 = coerced158;
-if(data163 !== undefined){
-data163[i9] = coerced158;
-}
-}
-}
-if(errors === _errs469){
-if(typeof data164 === "string"){
-if(func3(data164) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data164}];
-return false;
-}
-}
-}
-var valid58 = _errs469 === errors;
-if(!valid58){
-break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
 return false;
 }
 }
-var valid56 = _errs467 === errors;
+var valid56 = _errs515 === errors;
 }
 else {
 var valid56 = true;
 }
 if(valid56){
-if(data154.policy !== undefined){
-let data165 = data154.policy;
-const _errs471 = errors;
-if(errors === _errs471){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-const _errs473 = errors;
-for(const key35 in data165){
-if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data165}];
+if(data151.policy !== undefined){
+let data161 = data151.policy;
+const _errs524 = errors;
+if(errors === _errs524){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+const _errs526 = errors;
+for(const key32 in data161){
+if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
 return false;
 break;
 }
 }
-if(_errs473 === errors){
-if(data165.streaming !== undefined){
-let data166 = data165.streaming;
-const _errs474 = errors;
-if(typeof data166 !== "boolean"){
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(data166 === "false" || data166 === 0 || data166 === null){
-coerced159 = false;
+if(_errs526 === errors){
+if(data161.streaming !== undefined){
+let data162 = data161.streaming;
+const _errs527 = errors;
+if(typeof data162 !== "boolean"){
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(data162 === "false" || data162 === 0 || data162 === null){
+coerced187 = false;
 }
-else if(data166 === "true" || data166 === 1){
-coerced159 = true;
+else if(data162 === "true" || data162 === 1){
+coerced187 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data162}];
 return false;
 }
 }
-if(coerced159 !== undefined){
-data166 = coerced159;
-if(data165 !== undefined){
-data165["streaming"] = coerced159;
+if(coerced187 !== undefined){
+data162 = coerced187;
+if(data161 !== undefined){
+data161["streaming"] = coerced187;
 }
 }
 }
-var valid59 = _errs474 === errors;
+var valid59 = _errs527 === errors;
 }
 else {
 var valid59 = true;
 }
 if(valid59){
-if(data165.max_reasoning_effort !== undefined){
-let data167 = data165.max_reasoning_effort;
-const _errs476 = errors;
-const _errs477 = errors;
+if(data161.max_reasoning_effort !== undefined){
+let data163 = data161.max_reasoning_effort;
+const _errs529 = errors;
+const _errs530 = errors;
 let valid60 = false;
-const _errs478 = errors;
-if(typeof data167 !== "string"){
-let dataType160 = typeof data167;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data167;
+const _errs531 = errors;
+if(typeof data163 !== "string"){
+let dataType188 = typeof data163;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data163;
 }
-else if(data167 === null){
-coerced160 = "";
+else if(data163 === null){
+coerced188 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data167};
+const err188 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
 if(vErrors === null){
-vErrors = [err120];
+vErrors = [err188];
 }
 else {
-vErrors.push(err120);
+vErrors.push(err188);
 }
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data167 = coerced160;
-if(data165 !== undefined){
-data165["max_reasoning_effort"] = coerced160;
+if(coerced188 !== undefined){
+data163 = coerced188;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced188;
 }
 }
 }
-if("low" !== data167){
-const err121 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data167};
+if("none" !== data163){
+const err189 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
 if(vErrors === null){
-vErrors = [err121];
+vErrors = [err189];
 }
 else {
-vErrors.push(err121);
+vErrors.push(err189);
 }
 errors++;
 }
-var _valid14 = _errs478 === errors;
-valid60 = valid60 || _valid14;
+var _valid18 = _errs531 === errors;
+valid60 = valid60 || _valid18;
 if(!valid60){
-const _errs480 = errors;
-if(typeof data167 !== "string"){
-let dataType161 = typeof data167;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data167;
+const _errs533 = errors;
+if(typeof data163 !== "string"){
+let dataType189 = typeof data163;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data163;
 }
-else if(data167 === null){
-coerced161 = "";
+else if(data163 === null){
+coerced189 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data167};
+const err190 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
 if(vErrors === null){
-vErrors = [err122];
+vErrors = [err190];
 }
 else {
-vErrors.push(err122);
+vErrors.push(err190);
 }
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data167 = coerced161;
-if(data165 !== undefined){
-data165["max_reasoning_effort"] = coerced161;
+if(coerced189 !== undefined){
+data163 = coerced189;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced189;
 }
 }
 }
-if("medium" !== data167){
-const err123 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data167};
+if("minimal" !== data163){
+const err191 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
 if(vErrors === null){
-vErrors = [err123];
+vErrors = [err191];
 }
 else {
-vErrors.push(err123);
+vErrors.push(err191);
 }
 errors++;
 }
-var _valid14 = _errs480 === errors;
-valid60 = valid60 || _valid14;
+var _valid18 = _errs533 === errors;
+valid60 = valid60 || _valid18;
 if(!valid60){
-const _errs482 = errors;
-if(typeof data167 !== "string"){
-let dataType162 = typeof data167;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data167;
+const _errs535 = errors;
+if(typeof data163 !== "string"){
+let dataType190 = typeof data163;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data163;
 }
-else if(data167 === null){
-coerced162 = "";
+else if(data163 === null){
+coerced190 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data167};
+const err192 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
 if(vErrors === null){
-vErrors = [err124];
+vErrors = [err192];
 }
 else {
-vErrors.push(err124);
+vErrors.push(err192);
 }
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data167 = coerced162;
-if(data165 !== undefined){
-data165["max_reasoning_effort"] = coerced162;
+if(coerced190 !== undefined){
+data163 = coerced190;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced190;
 }
 }
 }
-if("high" !== data167){
-const err125 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data167};
+if("low" !== data163){
+const err193 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
 if(vErrors === null){
-vErrors = [err125];
+vErrors = [err193];
 }
 else {
-vErrors.push(err125);
+vErrors.push(err193);
 }
 errors++;
 }
-var _valid14 = _errs482 === errors;
-valid60 = valid60 || _valid14;
+var _valid18 = _errs535 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs537 = errors;
+if(typeof data163 !== "string"){
+let dataType191 = typeof data163;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data163;
+}
+else if(data163 === null){
+coerced191 = "";
+}
+else {
+const err194 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(coerced191 !== undefined){
+data163 = coerced191;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced191;
+}
+}
+}
+if("medium" !== data163){
+const err195 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+var _valid18 = _errs537 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs539 = errors;
+if(typeof data163 !== "string"){
+let dataType192 = typeof data163;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data163;
+}
+else if(data163 === null){
+coerced192 = "";
+}
+else {
+const err196 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+if(coerced192 !== undefined){
+data163 = coerced192;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced192;
+}
+}
+}
+if("high" !== data163){
+const err197 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+var _valid18 = _errs539 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs541 = errors;
+if(typeof data163 !== "string"){
+let dataType193 = typeof data163;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data163;
+}
+else if(data163 === null){
+coerced193 = "";
+}
+else {
+const err198 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+if(coerced193 !== undefined){
+data163 = coerced193;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced193;
+}
+}
+}
+if("xhigh" !== data163){
+const err199 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+var _valid18 = _errs541 === errors;
+valid60 = valid60 || _valid18;
+if(!valid60){
+const _errs543 = errors;
+if(typeof data163 !== "string"){
+let dataType194 = typeof data163;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data163;
+}
+else if(data163 === null){
+coerced194 = "";
+}
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+}
+if(coerced194 !== undefined){
+data163 = coerced194;
+if(data161 !== undefined){
+data161["max_reasoning_effort"] = coerced194;
+}
+}
+}
+if("max" !== data163){
+const err201 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+var _valid18 = _errs543 === errors;
+valid60 = valid60 || _valid18;
+}
+}
+}
+}
 }
 }
 if(!valid60){
-const err126 = {instancePath:instancePath+"/keys/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data167};
+const err202 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data163};
 if(vErrors === null){
-vErrors = [err126];
+vErrors = [err202];
 }
 else {
-vErrors.push(err126);
+vErrors.push(err202);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs477;
+errors = _errs530;
 if(vErrors !== null){
-if(_errs477){
-vErrors.length = _errs477;
+if(_errs530){
+vErrors.length = _errs530;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid59 = _errs476 === errors;
+var valid59 = _errs529 === errors;
 }
 else {
 var valid59 = true;
@@ -8178,215 +9618,11 @@ var valid59 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
 return false;
 }
 }
-var valid56 = _errs471 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data154.status !== undefined){
-let data168 = data154.status;
-const _errs484 = errors;
-const _errs485 = errors;
-let valid61 = false;
-const _errs486 = errors;
-if(typeof data168 !== "string"){
-let dataType163 = typeof data168;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data168;
-}
-else if(data168 === null){
-coerced163 = "";
-}
-else {
-const err127 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data168};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-}
-}
-if(coerced163 !== undefined){
-data168 = coerced163;
-if(data154 !== undefined){
-data154["status"] = coerced163;
-}
-}
-}
-if("active" !== data168){
-const err128 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data168};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-var _valid15 = _errs486 === errors;
-valid61 = valid61 || _valid15;
-if(!valid61){
-const _errs488 = errors;
-if(typeof data168 !== "string"){
-let dataType164 = typeof data168;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data168;
-}
-else if(data168 === null){
-coerced164 = "";
-}
-else {
-const err129 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data168};
-if(vErrors === null){
-vErrors = [err129];
-}
-else {
-vErrors.push(err129);
-}
-errors++;
-}
-}
-if(coerced164 !== undefined){
-data168 = coerced164;
-if(data154 !== undefined){
-data154["status"] = coerced164;
-}
-}
-}
-if("blocked" !== data168){
-const err130 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data168};
-if(vErrors === null){
-vErrors = [err130];
-}
-else {
-vErrors.push(err130);
-}
-errors++;
-}
-var _valid15 = _errs488 === errors;
-valid61 = valid61 || _valid15;
-if(!valid61){
-const _errs490 = errors;
-if(typeof data168 !== "string"){
-let dataType165 = typeof data168;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data168;
-}
-else if(data168 === null){
-coerced165 = "";
-}
-else {
-const err131 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data168};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-}
-if(coerced165 !== undefined){
-data168 = coerced165;
-if(data154 !== undefined){
-data154["status"] = coerced165;
-}
-}
-}
-if("revoked" !== data168){
-const err132 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data168};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-var _valid15 = _errs490 === errors;
-valid61 = valid61 || _valid15;
-if(!valid61){
-const _errs492 = errors;
-if(typeof data168 !== "string"){
-let dataType166 = typeof data168;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data168;
-}
-else if(data168 === null){
-coerced166 = "";
-}
-else {
-const err133 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data168};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-}
-if(coerced166 !== undefined){
-data168 = coerced166;
-if(data154 !== undefined){
-data154["status"] = coerced166;
-}
-}
-}
-if("deleted" !== data168){
-const err134 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data168};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-var _valid15 = _errs492 === errors;
-valid61 = valid61 || _valid15;
-}
-}
-}
-if(!valid61){
-const err135 = {instancePath:instancePath+"/keys/" + i8+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data168};
-if(vErrors === null){
-vErrors = [err135];
-}
-else {
-vErrors.push(err135);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs485;
-if(vErrors !== null){
-if(_errs485){
-vErrors.length = _errs485;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid56 = _errs484 === errors;
+var valid56 = _errs524 === errors;
 }
 else {
 var valid56 = true;
@@ -8399,25 +9635,1017 @@ var valid56 = true;
 }
 }
 }
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i8,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data151}];
 return false;
 }
 }
-var valid55 = _errs447 === errors;
+var valid55 = _errs502 === errors;
 if(!valid55){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data150}];
 return false;
 }
 }
-var valid0 = _errs445 === errors;
+var valid0 = _errs500 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data164 = data.keys;
+const _errs545 = errors;
+if(errors === _errs545){
+if(Array.isArray(data164)){
+var valid61 = true;
+const len9 = data164.length;
+for(let i9=0; i9<len9; i9++){
+let data165 = data164[i9];
+const _errs547 = errors;
+if(errors === _errs547){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+let missing9;
+if((data165.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data165}];
+return false;
+}
+else {
+const _errs549 = errors;
+for(const key33 in data165){
+if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data165}];
+return false;
+break;
+}
+}
+if(_errs549 === errors){
+if(data165.key !== undefined){
+let data166 = data165.key;
+const _errs550 = errors;
+if(typeof data166 !== "string"){
+let dataType195 = typeof data166;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data166;
+}
+else if(data166 === null){
+coerced195 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data166 = coerced195;
+if(data165 !== undefined){
+data165["key"] = coerced195;
+}
+}
+}
+if(errors === _errs550){
+if(typeof data166 === "string"){
+if(func3(data166) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
+return false;
+}
+}
+}
+var valid62 = _errs550 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.account !== undefined){
+let data167 = data165.account;
+const _errs552 = errors;
+if(typeof data167 !== "string"){
+let dataType196 = typeof data167;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data167;
+}
+else if(data167 === null){
+coerced196 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data167 = coerced196;
+if(data165 !== undefined){
+data165["account"] = coerced196;
+}
+}
+}
+if(errors === _errs552){
+if(typeof data167 === "string"){
+if(func3(data167) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
+return false;
+}
+}
+}
+var valid62 = _errs552 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.name !== undefined){
+let data168 = data165.name;
+const _errs554 = errors;
+if(typeof data168 !== "string"){
+let dataType197 = typeof data168;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data168;
+}
+else if(data168 === null){
+coerced197 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data168}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data168 = coerced197;
+if(data165 !== undefined){
+data165["name"] = coerced197;
+}
+}
+}
+var valid62 = _errs554 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.spend_limit !== undefined){
+let data169 = data165.spend_limit;
+const _errs556 = errors;
+if(!(typeof data169 == "number")){
+let dataType198 = typeof data169;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data169 === null
+              || (dataType198 == "string" && data169 && data169 == +data169)){
+coerced198 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data169 = coerced198;
+if(data165 !== undefined){
+data165["spend_limit"] = coerced198;
+}
+}
+}
+if(errors === _errs556){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
+return false;
+}
+}
+}
+var valid62 = _errs556 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.limits !== undefined){
+let data170 = data165.limits;
+const _errs558 = errors;
+if(errors === _errs558){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+const _errs560 = errors;
+for(const key34 in data170){
+if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
+return false;
+break;
+}
+}
+if(_errs560 === errors){
+if(data170.rpm !== undefined){
+let data171 = data170.rpm;
+const _errs561 = errors;
+if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+let dataType199 = typeof data171;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 === "boolean" || data171 === null
+              || (dataType199 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
+coerced199 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data171 = coerced199;
+if(data170 !== undefined){
+data170["rpm"] = coerced199;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data171 == "number"){
+if(data171 < 1 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
+return false;
+}
+}
+}
+var valid63 = _errs561 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data170.rps !== undefined){
+let data172 = data170.rps;
+const _errs563 = errors;
+if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+let dataType200 = typeof data172;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 === "boolean" || data172 === null
+              || (dataType200 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+coerced200 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data172 = coerced200;
+if(data170 !== undefined){
+data170["rps"] = coerced200;
+}
+}
+}
+if(errors === _errs563){
+if(typeof data172 == "number"){
+if(data172 < 1 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+return false;
+}
+}
+}
+var valid63 = _errs563 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data170.tpm !== undefined){
+let data173 = data170.tpm;
+const _errs565 = errors;
+if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
+let dataType201 = typeof data173;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 === "boolean" || data173 === null
+              || (dataType201 === "string" && data173 && data173 == +data173 && !(data173 % 1))){
+coerced201 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data173 = coerced201;
+if(data170 !== undefined){
+data170["tpm"] = coerced201;
+}
+}
+}
+if(errors === _errs565){
+if(typeof data173 == "number"){
+if(data173 < 1 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
+return false;
+}
+}
+}
+var valid63 = _errs565 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
+return false;
+}
+}
+var valid62 = _errs558 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.allowed_models !== undefined){
+let data174 = data165.allowed_models;
+const _errs567 = errors;
+if(errors === _errs567){
+if(Array.isArray(data174)){
+var valid64 = true;
+const len10 = data174.length;
+for(let i10=0; i10<len10; i10++){
+let data175 = data174[i10];
+const _errs569 = errors;
+if(typeof data175 !== "string"){
+let dataType202 = typeof data175;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data175;
+}
+else if(data175 === null){
+coerced202 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data175 = coerced202;
+if(data174 !== undefined){
+data174[i10] = coerced202;
+}
+}
+}
+if(errors === _errs569){
+if(typeof data175 === "string"){
+if(func3(data175) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
+return false;
+}
+}
+}
+var valid64 = _errs569 === errors;
+if(!valid64){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data174}];
+return false;
+}
+}
+var valid62 = _errs567 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.policy !== undefined){
+let data176 = data165.policy;
+const _errs571 = errors;
+if(errors === _errs571){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+const _errs573 = errors;
+for(const key35 in data176){
+if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
+return false;
+break;
+}
+}
+if(_errs573 === errors){
+if(data176.streaming !== undefined){
+let data177 = data176.streaming;
+const _errs574 = errors;
+if(typeof data177 !== "boolean"){
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(data177 === "false" || data177 === 0 || data177 === null){
+coerced203 = false;
+}
+else if(data177 === "true" || data177 === 1){
+coerced203 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data177}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data177 = coerced203;
+if(data176 !== undefined){
+data176["streaming"] = coerced203;
+}
+}
+}
+var valid65 = _errs574 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data176.max_reasoning_effort !== undefined){
+let data178 = data176.max_reasoning_effort;
+const _errs576 = errors;
+const _errs577 = errors;
+let valid66 = false;
+const _errs578 = errors;
+if(typeof data178 !== "string"){
+let dataType204 = typeof data178;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data178;
+}
+else if(data178 === null){
+coerced204 = "";
+}
+else {
+const err203 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+}
+if(coerced204 !== undefined){
+data178 = coerced204;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced204;
+}
+}
+}
+if("none" !== data178){
+const err204 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+var _valid19 = _errs578 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs580 = errors;
+if(typeof data178 !== "string"){
+let dataType205 = typeof data178;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data178;
+}
+else if(data178 === null){
+coerced205 = "";
+}
+else {
+const err205 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(coerced205 !== undefined){
+data178 = coerced205;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced205;
+}
+}
+}
+if("minimal" !== data178){
+const err206 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs580 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs582 = errors;
+if(typeof data178 !== "string"){
+let dataType206 = typeof data178;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data178;
+}
+else if(data178 === null){
+coerced206 = "";
+}
+else {
+const err207 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+if(coerced206 !== undefined){
+data178 = coerced206;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced206;
+}
+}
+}
+if("low" !== data178){
+const err208 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+var _valid19 = _errs582 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs584 = errors;
+if(typeof data178 !== "string"){
+let dataType207 = typeof data178;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data178;
+}
+else if(data178 === null){
+coerced207 = "";
+}
+else {
+const err209 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+}
+if(coerced207 !== undefined){
+data178 = coerced207;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced207;
+}
+}
+}
+if("medium" !== data178){
+const err210 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+var _valid19 = _errs584 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs586 = errors;
+if(typeof data178 !== "string"){
+let dataType208 = typeof data178;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data178;
+}
+else if(data178 === null){
+coerced208 = "";
+}
+else {
+const err211 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+}
+if(coerced208 !== undefined){
+data178 = coerced208;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced208;
+}
+}
+}
+if("high" !== data178){
+const err212 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+var _valid19 = _errs586 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs588 = errors;
+if(typeof data178 !== "string"){
+let dataType209 = typeof data178;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data178;
+}
+else if(data178 === null){
+coerced209 = "";
+}
+else {
+const err213 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+}
+if(coerced209 !== undefined){
+data178 = coerced209;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced209;
+}
+}
+}
+if("xhigh" !== data178){
+const err214 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+var _valid19 = _errs588 === errors;
+valid66 = valid66 || _valid19;
+if(!valid66){
+const _errs590 = errors;
+if(typeof data178 !== "string"){
+let dataType210 = typeof data178;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data178;
+}
+else if(data178 === null){
+coerced210 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(coerced210 !== undefined){
+data178 = coerced210;
+if(data176 !== undefined){
+data176["max_reasoning_effort"] = coerced210;
+}
+}
+}
+if("max" !== data178){
+const err216 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+var _valid19 = _errs590 === errors;
+valid66 = valid66 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid66){
+const err217 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data178};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs577;
+if(vErrors !== null){
+if(_errs577){
+vErrors.length = _errs577;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid65 = _errs576 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
+return false;
+}
+}
+var valid62 = _errs571 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data165.status !== undefined){
+let data179 = data165.status;
+const _errs592 = errors;
+const _errs593 = errors;
+let valid67 = false;
+const _errs594 = errors;
+if(typeof data179 !== "string"){
+let dataType211 = typeof data179;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data179;
+}
+else if(data179 === null){
+coerced211 = "";
+}
+else {
+const err218 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+if(coerced211 !== undefined){
+data179 = coerced211;
+if(data165 !== undefined){
+data165["status"] = coerced211;
+}
+}
+}
+if("active" !== data179){
+const err219 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+var _valid20 = _errs594 === errors;
+valid67 = valid67 || _valid20;
+if(!valid67){
+const _errs596 = errors;
+if(typeof data179 !== "string"){
+let dataType212 = typeof data179;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data179;
+}
+else if(data179 === null){
+coerced212 = "";
+}
+else {
+const err220 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced212 !== undefined){
+data179 = coerced212;
+if(data165 !== undefined){
+data165["status"] = coerced212;
+}
+}
+}
+if("blocked" !== data179){
+const err221 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs596 === errors;
+valid67 = valid67 || _valid20;
+if(!valid67){
+const _errs598 = errors;
+if(typeof data179 !== "string"){
+let dataType213 = typeof data179;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data179;
+}
+else if(data179 === null){
+coerced213 = "";
+}
+else {
+const err222 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+if(coerced213 !== undefined){
+data179 = coerced213;
+if(data165 !== undefined){
+data165["status"] = coerced213;
+}
+}
+}
+if("revoked" !== data179){
+const err223 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+var _valid20 = _errs598 === errors;
+valid67 = valid67 || _valid20;
+if(!valid67){
+const _errs600 = errors;
+if(typeof data179 !== "string"){
+let dataType214 = typeof data179;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data179;
+}
+else if(data179 === null){
+coerced214 = "";
+}
+else {
+const err224 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+if(coerced214 !== undefined){
+data179 = coerced214;
+if(data165 !== undefined){
+data165["status"] = coerced214;
+}
+}
+}
+if("deleted" !== data179){
+const err225 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+var _valid20 = _errs600 === errors;
+valid67 = valid67 || _valid20;
+}
+}
+}
+if(!valid67){
+const err226 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data179};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs593;
+if(vErrors !== null){
+if(_errs593){
+vErrors.length = _errs593;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid62 = _errs592 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data165}];
+return false;
+}
+}
+var valid61 = _errs547 === errors;
+if(!valid61){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data164}];
+return false;
+}
+}
+var valid0 = _errs545 === errors;
 }
 else {
 var valid0 = true;

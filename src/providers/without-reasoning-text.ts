@@ -1,0 +1,87 @@
+import type { StreamMapper } from './types.js';
+
+/**
+ * Fields of a message or delta that carry reasoning text: ours (`reasoning_content`, and the
+ * signed `thinking_blocks` of Anthropic nodes) and, from an OpenAI-protocol node that sent
+ * them, OpenRouter's `reasoning` and `reasoning_details`.
+ */
+const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks'] as const;
+
+/** Cheap test on the JSON text before it is parsed: most chunks of a reply carry no reasoning. */
+const MAY_CARRY_REASONING = /"(?:reasoning|thinking_blocks)/;
+
+interface Choice {
+  message?: Record<string, unknown> | null;
+  delta?: Record<string, unknown> | null;
+  finish_reason?: unknown;
+  logprobs?: unknown;
+}
+
+/** Deletes the reasoning fields of `target`; whether there were any. */
+function strip(target: Record<string, unknown> | null | undefined): boolean {
+  if (target === null || target === undefined || typeof target !== 'object') return false;
+  let removed = false;
+  for (const field of REASONING_FIELDS) {
+    if (field in target) {
+      delete target[field];
+      removed = true;
+    }
+  }
+  return removed;
+}
+
+/**
+ * A `chat.completion` without its reasoning text, for a client that sent `reasoning.exclude`
+ * (PRODUCT.md decision 19). The usage is left as the node reported it: reasoning tokens are
+ * still counted and billed. The text is returned unchanged when it had no reasoning.
+ */
+export function withoutReasoningBody(body: string): string {
+  if (!MAY_CARRY_REASONING.test(body)) return body;
+  const completion = JSON.parse(body) as { choices?: Choice[] };
+  let removed = false;
+  for (const choice of Array.isArray(completion.choices) ? completion.choices : []) if (strip(choice?.message)) removed = true;
+  return removed ? JSON.stringify(completion) : body;
+}
+
+/**
+ * One chunk without its reasoning text; undefined when nothing is left of it (a delta that
+ * carried only reasoning, with no finish reason, log probabilities or usage).
+ */
+export function withoutReasoningChunk(json: string): string | undefined {
+  if (!MAY_CARRY_REASONING.test(json)) return json;
+  const chunk = JSON.parse(json) as { choices?: Choice[]; usage?: unknown };
+  if (!Array.isArray(chunk.choices)) return json;
+  let removed = false;
+  let left = chunk.usage !== undefined && chunk.usage !== null;
+  for (const choice of chunk.choices) {
+    if (strip(choice?.delta)) removed = true;
+    const delta = choice?.delta;
+    if ((delta !== null && delta !== undefined && Object.keys(delta).length > 0) || (choice?.finish_reason ?? null) !== null || (choice?.logprobs ?? null) !== null) left = true;
+  }
+  if (!removed) return json;
+  return left ? JSON.stringify(chunk) : undefined;
+}
+
+/**
+ * The adapter's stream mapper, with every chunk read and its reasoning text left out
+ * (`reasoning.exclude`). Relaying unread (`relayEvents`) is off: an event passed unread
+ * could carry reasoning. The summary is the adapter's: it still counts the reasoning, so a
+ * stream cut short is estimated with it.
+ */
+export function withoutReasoningStream(mapper: StreamMapper): StreamMapper {
+  const filtered = (emit: (chunkJson: string) => void) => (json: string): void => {
+    const kept = withoutReasoningChunk(json);
+    if (kept !== undefined) emit(kept);
+  };
+  const finish = mapper.finish?.bind(mapper);
+  return {
+    map: (record, emit) => mapper.map(record, filtered(emit)),
+    ...(finish === undefined ? {} : { finish: (emit: (chunkJson: string) => void) => finish(filtered(emit)) }),
+    get summary() {
+      return mapper.summary;
+    },
+    get identity() {
+      return mapper.identity;
+    },
+  };
+}
