@@ -118,7 +118,9 @@ export interface RequestLineLogger {
  * line's fields through a child logger without redaction, message `request`. The fields
  * are fixed (ids, status, model, node, attempts, usage, timings; the body only with
  * `log.bodies`), none of them a header or a key, and redaction runs a censor over every
- * field of every line (measured ~15 µs a line).
+ * field of every line (measured ~15 µs a line). A line costs ~5.5 µs of CPU to the JSON
+ * stdout (in-process), against ~3.2 µs for the hand-written JSON formatted at the
+ * hand-over that it replaced (issue 17: one path, the one the tests exercise).
  */
 export function requestLineLogger(logger: Logger): RequestLineLogger {
   const child = logger.child({}, { redact: [] });

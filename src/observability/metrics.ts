@@ -59,6 +59,9 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   // The per-request families' label children (prom-client's `labels()`) are made once per
   // label set and kept in the maps below, so a request looks its children up by a string key.
+  // Each child still checks and hashes its labels per call: observeRequest measured ~3.3 µs
+  // of CPU per request in-process, against ~0.7 µs for the hand-made series it replaced
+  // (issue 17: the library's own label children).
   private readonly requests: Counter<'model' | 'status' | 'code'>;
   private readonly rejections: Counter<'code'>;
   private readonly duration: Histogram<'model' | 'stream'>;
