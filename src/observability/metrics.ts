@@ -1,6 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { BoundCounter, type CounterSeries } from './bound-counter.js';
-import { BoundHistogram, type HistogramSeries } from './bound-histogram.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
@@ -31,19 +29,24 @@ const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 /** Bounds the label caches if a long-lived process sees many distinct label sets. */
 const MAX_CACHED_CHILDREN = 10_000;
 
+/** A counter's child for one label set (prom-client's `labels()`). */
+type CounterChild = Counter.Internal;
+/** A histogram's child for one label set (prom-client's `labels()`). */
+type HistogramChild = Histogram.Internal<string>;
+
 interface ModelChildren {
-  readonly duration: HistogramSeries;
-  readonly firstByte: HistogramSeries;
-  readonly overhead: HistogramSeries;
-  readonly promptTokens: CounterSeries;
-  readonly completionTokens: CounterSeries;
+  readonly duration: HistogramChild;
+  readonly firstByte: HistogramChild;
+  readonly overhead: HistogramChild;
+  readonly promptTokens: CounterChild;
+  readonly completionTokens: CounterChild;
 }
 
 interface NodeChildren {
-  readonly ok: CounterSeries;
-  readonly failed: CounterSeries;
-  readonly aborted: CounterSeries;
-  readonly failovers: CounterSeries;
+  readonly ok: CounterChild;
+  readonly failed: CounterChild;
+  readonly aborted: CounterChild;
+  readonly failovers: CounterChild;
 }
 
 /**
@@ -54,24 +57,27 @@ interface NodeChildren {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // The per-request families are bound (see bound-counter.ts): a request costs a few map
-  // look-ups and additions instead of prom-client's label checks and hashing per call.
-  private readonly requests: BoundCounter;
-  private readonly rejections: BoundCounter;
-  private readonly duration: BoundHistogram;
-  private readonly firstByte: BoundHistogram;
-  private readonly overhead: BoundHistogram;
-  private readonly tokens: BoundCounter;
-  private readonly cost: BoundCounter;
-  private readonly attempts: BoundCounter;
-  private readonly failovers: BoundCounter;
+  // The per-request families' label children (prom-client's `labels()`) are made once per
+  // label set and kept in the maps below, so a request looks its children up by a string key.
+  // Each child still checks and hashes its labels per call: observeRequest measured ~3.3 µs
+  // of CPU per request in-process, against ~0.7 µs for the hand-made series it replaced
+  // (issue 17: the library's own label children).
+  private readonly requests: Counter<'model' | 'status' | 'code'>;
+  private readonly rejections: Counter<'code'>;
+  private readonly duration: Histogram<'model' | 'stream'>;
+  private readonly firstByte: Histogram<'model' | 'stream'>;
+  private readonly overhead: Histogram<'stream'>;
+  private readonly tokens: Counter<'model' | 'kind'>;
+  private readonly cost: Counter<'model'>;
+  private readonly attempts: Counter<'node' | 'outcome'>;
+  private readonly failovers: Counter<'node'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
-  private readonly requestChildren = new Map<string, CounterSeries>();
-  private readonly rejectionChildren = new Map<string, CounterSeries>();
+  private readonly requestChildren = new Map<string, CounterChild>();
+  private readonly rejectionChildren = new Map<string, CounterChild>();
   private readonly modelChildren = new Map<string, ModelChildren>();
   private readonly nodeChildren = new Map<string, NodeChildren>();
-  private readonly costChildren = new Map<string, CounterSeries>();
+  private readonly costChildren = new Map<string, CounterChild>();
 
   /**
    * `processMetrics: false` (metrics turned off) leaves out prom-client's default process
@@ -84,54 +90,58 @@ export class GatewayMetrics {
   ) {
     const registers = [this.registry];
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
-    const registry = this.registry;
-    this.requests = new BoundCounter(
-      'switchyard_requests_total',
-      'Requests answered, by model, HTTP status and error code ("" on success).',
-      ['model', 'status', 'code'],
-      registry,
-    );
-    this.rejections = new BoundCounter(
-      'switchyard_rejections_total',
-      'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
-      ['code'],
-      registry,
-    );
-    this.duration = new BoundHistogram(
-      'switchyard_request_duration_seconds',
-      'Total time from request arrival to the end of the response (whole stream included).',
-      ['model', 'stream'],
-      SECONDS_BUCKETS,
-      registry,
-    );
-    this.firstByte = new BoundHistogram(
-      'switchyard_time_to_first_byte_seconds',
-      'Time from request arrival to the first byte of a successful reply (first event of a stream).',
-      ['model', 'stream'],
-      SECONDS_BUCKETS,
-      registry,
-    );
-    this.overhead = new BoundHistogram(
-      'switchyard_gateway_overhead_seconds',
-      "The gateway's own time: time to the client's first byte minus the time spent in node attempts.",
-      ['stream'],
-      OVERHEAD_BUCKETS,
-      registry,
-    );
-    this.tokens = new BoundCounter(
-      'switchyard_tokens_total',
-      'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
-      ['model', 'kind'],
-      registry,
-    );
-    this.cost = new BoundCounter('switchyard_cost_usd_total', 'Cost booked, in USD, by model.', ['model'], registry);
-    this.attempts = new BoundCounter('switchyard_node_attempts_total', 'Node attempts, by node and outcome (ok, failed, aborted).', ['node', 'outcome'], registry);
-    this.failovers = new BoundCounter(
-      'switchyard_failovers_total',
-      'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
-      ['node'],
-      registry,
-    );
+    this.requests = new Counter({
+      name: 'switchyard_requests_total',
+      help: 'Requests answered, by model, HTTP status and error code ("" on success).',
+      labelNames: ['model', 'status', 'code'],
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'switchyard_rejections_total',
+      help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
+      labelNames: ['code'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'switchyard_request_duration_seconds',
+      help: 'Total time from request arrival to the end of the response (whole stream included).',
+      labelNames: ['model', 'stream'],
+      buckets: SECONDS_BUCKETS,
+      registers,
+    });
+    this.firstByte = new Histogram({
+      name: 'switchyard_time_to_first_byte_seconds',
+      help: 'Time from request arrival to the first byte of a successful reply (first event of a stream).',
+      labelNames: ['model', 'stream'],
+      buckets: SECONDS_BUCKETS,
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: 'switchyard_gateway_overhead_seconds',
+      help: "The gateway's own time: time to the client's first byte minus the time spent in node attempts.",
+      labelNames: ['stream'],
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'switchyard_tokens_total',
+      help: 'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
+      labelNames: ['model', 'kind'],
+      registers,
+    });
+    this.cost = new Counter({ name: 'switchyard_cost_usd_total', help: 'Cost booked, in USD, by model.', labelNames: ['model'], registers });
+    this.attempts = new Counter({
+      name: 'switchyard_node_attempts_total',
+      help: 'Node attempts, by node and outcome (ok, failed, aborted).',
+      labelNames: ['node', 'outcome'],
+      registers,
+    });
+    this.failovers = new Counter({
+      name: 'switchyard_failovers_total',
+      help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
+      labelNames: ['node'],
+      registers,
+    });
     this.dropped = new Counter({
       name: 'switchyard_connections_dropped_total',
       help: 'Client connections refused at accept because http.max_connections were open.',
@@ -243,7 +253,7 @@ export class GatewayMetrics {
     const label = this.modelLabel(model);
     let child = this.costChildren.get(label);
     if (child === undefined) {
-      child = this.cost.series({ model: label });
+      child = this.cost.labels({ model: label });
       this.costChildren.set(label, child);
     }
     child.inc(usd);
@@ -297,20 +307,20 @@ export class GatewayMetrics {
     return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
   }
 
-  private rejectionChild(code: string): CounterSeries {
+  private rejectionChild(code: string): CounterChild {
     let child = this.rejectionChildren.get(code);
     if (child === undefined) {
-      child = this.rejections.series({ code });
+      child = this.rejections.labels({ code });
       cacheChild(this.rejectionChildren, code, child);
     }
     return child;
   }
 
-  private requestChild(model: string, status: number, code: string): CounterSeries {
+  private requestChild(model: string, status: number, code: string): CounterChild {
     const key = `${model}\u0000${status}\u0000${code}`;
     let child = this.requestChildren.get(key);
     if (child === undefined) {
-      child = this.requests.series({ model, status: String(status), code });
+      child = this.requests.labels({ model, status: String(status), code });
       cacheChild(this.requestChildren, key, child);
     }
     return child;
@@ -322,11 +332,11 @@ export class GatewayMetrics {
     if (children === undefined) {
       const streamLabel = stream ? 'true' : 'false';
       children = {
-        duration: this.duration.series({ model, stream: streamLabel }),
-        firstByte: this.firstByte.series({ model, stream: streamLabel }),
-        overhead: this.overhead.series({ stream: streamLabel }),
-        promptTokens: this.tokens.series({ model, kind: 'prompt' }),
-        completionTokens: this.tokens.series({ model, kind: 'completion' }),
+        duration: this.duration.labels({ model, stream: streamLabel }),
+        firstByte: this.firstByte.labels({ model, stream: streamLabel }),
+        overhead: this.overhead.labels({ stream: streamLabel }),
+        promptTokens: this.tokens.labels({ model, kind: 'prompt' }),
+        completionTokens: this.tokens.labels({ model, kind: 'completion' }),
       };
       cacheChild(this.modelChildren, key, children);
     }
@@ -337,10 +347,10 @@ export class GatewayMetrics {
     let children = this.nodeChildren.get(node);
     if (children === undefined) {
       children = {
-        ok: this.attempts.series({ node, outcome: 'ok' }),
-        failed: this.attempts.series({ node, outcome: 'failed' }),
-        aborted: this.attempts.series({ node, outcome: 'aborted' }),
-        failovers: this.failovers.series({ node }),
+        ok: this.attempts.labels({ node, outcome: 'ok' }),
+        failed: this.attempts.labels({ node, outcome: 'failed' }),
+        aborted: this.attempts.labels({ node, outcome: 'aborted' }),
+        failovers: this.failovers.labels({ node }),
       };
       cacheChild(this.nodeChildren, node, children);
     }

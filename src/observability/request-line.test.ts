@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestContext, RequestRecord } from '../context/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
-import { requestLineMembers } from './request-line.js';
+import { pino } from 'pino';
+import { requestLineLogger } from './logger.js';
+import type { RequestLineSource } from './request-line.js';
 
 function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): RequestContext {
   return {
@@ -16,7 +18,18 @@ function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): 
   };
 }
 
-const parse = (members: string) => JSON.parse(`{${members}}`) as Record<string, unknown>;
+/** The request's line as the logger writes it: one line of JSON, its fields after `level` and before `msg`. */
+function written(source: RequestLineSource): Record<string, unknown> {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info', base: undefined, timestamp: false }, { write: (line: string) => lines.push(line) });
+  requestLineLogger(logger).write('info', source);
+  assert.equal(lines.length, 1);
+  const line = lines[0] as string;
+  assert.ok(line.endsWith('\n') && !line.slice(0, -1).includes('\n'), 'one line, no raw line break inside');
+  const { level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+  assert.deepEqual([level, msg], [30, 'request']);
+  return fields;
+}
 
 test('a served request: every field, in order, as JSON', () => {
   const context = contextWith({
@@ -34,8 +47,8 @@ test('a served request: every field, in order, as JSON', () => {
     finishReason: 'stop',
     firstByteMs: 31.75,
   });
-  const members = requestLineMembers({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 40.5 });
-  assert.deepEqual(Object.entries(parse(members)), [
+  const line = written({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 40.5 });
+  assert.deepEqual(Object.entries(line), [
     ['request_id', 'req_01TEST'],
     ['correlation_id', 'corr-1'],
     ['method', 'POST'],
@@ -64,7 +77,7 @@ test('a served request: every field, in order, as JSON', () => {
 
 test('a refused request leaves out what it never had; cost_usd is null until booked', () => {
   const context = contextWith({ status: 401, errorCode: 'invalid_api_key' });
-  assert.deepEqual(parse(requestLineMembers({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 0.3 })), {
+  assert.deepEqual(written({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 0.3 }), {
     request_id: 'req_01TEST',
     correlation_id: 'corr-1',
     method: 'POST',
@@ -88,9 +101,7 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
     clientAborted: true,
     requestBody: `{"model":${JSON.stringify(hostile)}}`,
   });
-  const members = requestLineMembers({ context, method: 'POST', path: '/v1/a"b\\c', totalMs: 1 });
-  assert.ok(!members.includes('\n'), 'no raw line break');
-  const line = parse(members);
+  const line = written({ context, method: 'POST', path: '/v1/a"b\\c', totalMs: 1 });
   assert.equal(line.model, hostile);
   assert.equal(line.path, '/v1/a"b\\c');
   assert.equal(line.status, undefined);
@@ -109,7 +120,7 @@ test('a number that is not finite is written as null, as JSON.stringify would', 
     costUsd: Number.NaN,
     firstByteMs: Number.NaN,
   });
-  const line = parse(requestLineMembers({ context, method: 'POST', path: '/', totalMs: Number.NaN }));
+  const line = written({ context, method: 'POST', path: '/', totalMs: Number.NaN });
   assert.equal(line.status, null);
   assert.deepEqual(line.attempts, [{ node: 'n', ms: null, status: 200 }]);
   assert.deepEqual(line.usage, { prompt_tokens: null, completion_tokens: 1, total_tokens: 1, cached_tokens: null, reasoning_tokens: 0 });

@@ -78,6 +78,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 
   onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // undici calls this for each 1xx informational response (103 Early Hints…) before the
+    // final one (Dispatcher.md, DispatchHandler): the reply is the final response.
+    if (statusCode < 200) return;
     this.started = true;
     this.resolveResponse({ statusCode, headers, body: this });
   }
