@@ -15,6 +15,13 @@ const USAGE = `Usage:
 
 ${ADMIN_USAGE}`;
 
+/** The usage text for one command's `--help`. */
+async function commandUsage(command: string): Promise<string> {
+  if (command === 'keys' || command === 'accounts' || command === 'usage') return ADMIN_USAGE;
+  if (command === 'simulate') return `${(await import('./simulator/run-simulator.js')).SIMULATE_USAGE}\n`;
+  return USAGE;
+}
+
 function fail(message: string, code = 2): never {
   process.stderr.write(`switchyard: ${message}\n`);
   process.exit(code);
@@ -95,6 +102,12 @@ function check(argv: string[]): void {
 // admin commands never load the HTTP server.
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  // `switchyard <command> --help` (before any `--`): the command's usage, exit 0.
+  const options = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (command !== undefined && (options.includes('--help') || options.includes('-h'))) {
+    process.stdout.write(await commandUsage(command));
+    return;
+  }
   switch (command) {
     case 'serve':
     case undefined:
@@ -124,6 +137,11 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(error.message);
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${(error as Error).message}`);
+  // StoreBusyError (store/open-store.ts), matched by code so `serve` need not load the store to print it.
+  if (code === 'store_busy') {
+    const hint = process.argv[2] === 'serve' || process.argv[2] === undefined ? ': stop that gateway, or give this one a store of its own (`store:` in its configuration)' : '';
+    fail(`${(error as Error).message}${hint}`, 1);
+  }
   process.stderr.write(`switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -89,7 +89,7 @@ export async function openTransport(choice: TransportChoice): Promise<AdminTrans
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
     if (adminKey === undefined) {
-      throw new Error(`${error.message}; set admin_key in the configuration (or --admin-key) so the CLI can go through that gateway's admin API`, { cause: error });
+      throw new StoreBusyError(error.dataDir, error.pid, "set admin_key in the configuration (or --admin-key) so the CLI can go through that gateway's admin API");
     }
     const { host, port } = choice.config.listen;
     const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

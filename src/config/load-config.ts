@@ -5,6 +5,7 @@ import { ConfigError } from './config-error.js';
 import { validateConfigFile } from '../validation/generated/validate-config-file.js';
 import type { GatewayConfig } from './gateway-config.js';
 import { EnvInterpolationError, interpolateEnv } from './interpolate-env.js';
+import { misspelledField } from './misspelled-field.js';
 import { resolveConfig } from './resolve-config.js';
 
 // validateConfigFile coerces scalars to the schema's type (interpolated values are strings:
@@ -44,6 +45,9 @@ export function parseConfigText(text: string, source: string, env: NodeJS.Proces
   }
   if (!validateConfigFile(interpolated)) {
     const error = pickSchemaError(validateConfigFile.errors);
+    // An unknown key next to the problem (`modles:` for `models:`) is what to report.
+    const misspelled = error ? misspelledField(error) : undefined;
+    if (misspelled !== undefined) throw new ConfigError(source, misspelled.path, misspelled.problem);
     const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid' };
     throw new ConfigError(source, problem.path, problem.expected);
   }

@@ -111,8 +111,8 @@ export const ERROR_CODES = {
     retryable: false,
     wireCode: 'model_unavailable',
     message: {
-      en: (p) => `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions and GET /v1/models.`,
-      ru: (p) => `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions и GET /v1/models.`,
+      en: (p) => `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions, GET /v1/models and GET /v1/models/{id}.`,
+      ru: (p) => `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions, GET /v1/models и GET /v1/models/{id}.`,
     },
   },
   /** The client closed the connection: nothing more is sent, the request is only logged and booked (status 499 in the ledger). */

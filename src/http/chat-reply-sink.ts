@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../errors/gateway-error.js';
+import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
@@ -12,7 +13,8 @@ const FINISH_OR_USAGE = /"finish_reason":"|"usage":\{/g;
 
 /**
  * The chat-completions front door's way out. The pipeline's reply and stream are already
- * in this protocol: JSON goes out as it is, stream events too. The door adds `data: [DONE]`,
+ * in this protocol: JSON goes out as it is (with the booked usage added when the node sent
+ * none), stream events too. The door adds `data: [DONE]`,
  * in-stream errors in the spec's format (PRODUCT.md decisions 4, 7), and the usage: the
  * last usage a client reads is always the one booked (PRODUCT.md decision 18). A client
  * that asked for it (`stream_options.include_usage`) gets OpenAI's separate last chunk
@@ -30,8 +32,9 @@ export class ChatReplySink implements ReplySink {
   ) {}
 
   json(reply: GatewayReply): void {
-    this.response.writeHead(200, withResponseHeaders(this.context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply.body) }));
-    this.response.end(reply.body);
+    const body = reply.usageSent ? reply.body : withUsage(reply.body, reply.usage);
+    this.response.writeHead(200, withResponseHeaders(this.context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }));
+    this.response.end(body);
   }
 
   stream(): StreamSink {
@@ -142,4 +145,15 @@ function usageChunk(end: StreamEnd): string {
   if (end.usageSent || end.usage === undefined) return '';
   const { id, created, model } = end.identity;
   return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: end.usage })}\n\n`;
+}
+
+/**
+ * A node's reply with the booked usage in place of its own, which was missing or not
+ * counts (an estimate, `estimated: true`, as in a stream's usage chunk). Rare, so the
+ * reply is parsed and written again rather than patched as text.
+ */
+function withUsage(body: string, usage: Usage): string {
+  const reply = JSON.parse(body) as Record<string, unknown>;
+  reply.usage = usage;
+  return JSON.stringify(reply);
 }

@@ -16,7 +16,7 @@ import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
-import { modelsRoute } from './routes/models.js';
+import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
 import type { adminRoute } from './admin/admin-route.js';
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
@@ -89,6 +89,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   }
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
+  const oneModel = modelRoute(services);
   const requestLog = requestLineLogger(logger);
   const inFlight = new InFlightRequests<InFlightRequest>();
   let onIdle: (() => void) | undefined;
@@ -107,6 +108,13 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           },
         );
         return admin.then((handle) => handle(request, response, context, path));
+      }
+      // GET /v1/models/{id}: the id may itself hold slashes, so the rest of the path is the id.
+      if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length) {
+        if (request.method !== 'GET') {
+          throw gatewayError('method_not_allowed', { params: { method: request.method, path, allow: 'GET' }, headers: { allow: 'GET' } });
+        }
+        return oneModel(request, response, context, path);
       }
       throw gatewayError('no_route', { params: { method: request.method, path } });
     }

@@ -29,6 +29,10 @@ export interface GatewayRequest {
 export interface GatewayReply {
   readonly body: string;
   readonly summary: ReplySummary;
+  /** The usage booked for the reply. */
+  readonly usage: Usage;
+  /** The body carries the node's own usage, as booked; else the front door puts `usage` in the reply itself (an estimate, marked so). */
+  readonly usageSent: boolean;
 }
 
 /** How a stream ends, for the front door to frame its last events. */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { bookUsage } from '../billing/booked-usage.js';
+import { bookUsage, countedUsage } from '../billing/booked-usage.js';
 import type { RequestCharge, RequestOutcome } from '../billing/billing.js';
 import { asGatewayError, isClientGone } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
@@ -60,11 +60,12 @@ export async function runRequest(
       totalTimeoutMs: config.timeouts.totalMs,
     });
     if (execution.kind === 'json') {
-      bookUsage(context.record, chat, execution.summary);
+      const usage = bookUsage(context.record, chat, execution.summary);
+      const usageSent = countedUsage(execution.summary.usage) !== undefined;
       context.record.finishReason = execution.summary.finishReason;
       context.record.status = 200;
       context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
-      lastBytes = () => sink.json({ body: execution.body, summary: execution.summary });
+      lastBytes = () => sink.json({ body: execution.body, summary: execution.summary, usage, usageSent });
       return;
     }
     const streamSink = stream as StreamSink;

@@ -22,9 +22,9 @@ export class ChunkBuilder {
     return this.started;
   }
 
-  /** A chunk with one delta; the very first one also says `role: "assistant"`. */
+  /** A chunk with one delta; the very first one also says `role: "assistant"` and `refusal: null`, as OpenAI's does. */
   delta(delta: Record<string, unknown>, finishReason: string | null = null): string {
-    const first = this.started ? delta : { role: 'assistant', content: '', ...delta };
+    const first = this.started ? delta : { role: 'assistant', content: '', refusal: null, ...delta };
     this.started = true;
     return this.frame([{ index: 0, delta: first, logprobs: null, finish_reason: finishReason }]);
   }

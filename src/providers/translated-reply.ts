@@ -23,6 +23,8 @@ export interface TranslatedReply {
   readonly reasoning: string;
   readonly toolCalls: ReadonlyArray<Record<string, unknown>>;
   readonly finishReason: string;
+  /** The refusal text when the node said the model refused (Anthropic `stop_reason: "refusal"`). */
+  readonly refusal?: string;
   readonly usage: Usage;
   /** Protocol-specific message fields (Anthropic `thinking_blocks`). */
   readonly extra?: Record<string, unknown>;
@@ -30,12 +32,15 @@ export interface TranslatedReply {
 
 /**
  * The OpenAI `chat.completion` of a translated reply and its summary: reasoning before the
- * answer, `content: null` when the reply is only tool calls.
+ * answer, `content: null` when the reply is only tool calls, and the fields OpenAI's schema
+ * requires and sends as null when unused (`message.refusal`, `choices[].logprobs`). A
+ * refusal's text is in `refusal` and stays in `content` too, for clients that read only that.
  */
 export function translatedCompletion(reply: TranslatedReply, context: CallContext): MappedCompletion {
   const content = reply.text === '' && reply.toolCalls.length > 0 ? null : reply.text;
+  const refusal = reply.refusal === undefined || reply.refusal === '' ? null : reply.refusal;
   const message: ChatCompletionMessage =
-    reply.reasoning === '' ? { role: 'assistant', content } : { role: 'assistant', reasoning_content: reply.reasoning, content };
+    reply.reasoning === '' ? { role: 'assistant', content, refusal } : { role: 'assistant', reasoning_content: reply.reasoning, content, refusal };
   if (reply.extra !== undefined) Object.assign(message, reply.extra);
   if (reply.toolCalls.length > 0) message.tool_calls = reply.toolCalls;
   const completion: ChatCompletion = {

@@ -10,21 +10,22 @@ export interface RunSimulatorOptions {
   print?: (line: string) => void;
 }
 
-const USAGE = 'usage: switchyard simulate [--port N] [--host H] [--first-byte-ms N] [--tokens-per-second N]'
+/** `switchyard simulate`'s usage line (also its `--help`). */
+export const SIMULATE_USAGE = 'usage: switchyard simulate [--port N] [--host H] [--first-byte-ms N] [--tokens-per-second N]'
   + ' [--reasoning-field reasoning_content|reasoning] [--context-length N] [--seed N]';
 
 function readNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number < 0) {
-    throw new Error(`--${flag} expects a number >= 0, got "${value}"\n${USAGE}`);
+    throw new Error(`--${flag} expects a number >= 0, got "${value}"\n${SIMULATE_USAGE}`);
   }
   return number;
 }
 
 function readReasoningField(value: string | undefined): ReasoningField | undefined {
   if (value === undefined || value === 'reasoning_content' || value === 'reasoning') return value;
-  throw new Error(`--reasoning-field expects reasoning_content or reasoning, got "${value}"\n${USAGE}`);
+  throw new Error(`--reasoning-field expects reasoning_content or reasoning, got "${value}"\n${SIMULATE_USAGE}`);
 }
 
 /**
@@ -47,7 +48,7 @@ export async function runSimulator(argv: string[], options: RunSimulatorOptions 
     },
   });
   const port = readNumber(values.port, 'port') ?? 0;
-  if (!Number.isInteger(port) || port > 65535) throw new Error(`--port expects an integer 0-65535\n${USAGE}`);
+  if (!Number.isInteger(port) || port > 65535) throw new Error(`--port expects an integer 0-65535\n${SIMULATE_USAGE}`);
   const nodeOptions: SimulatedNodeOptions = {};
   const firstByteMs = readNumber(values['first-byte-ms'], 'first-byte-ms');
   if (firstByteMs !== undefined) nodeOptions.firstByteMs = firstByteMs;

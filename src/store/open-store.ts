@@ -29,13 +29,16 @@ export function describeStoreLocation(location: StoreLocation): string {
   return url.toString();
 }
 
-/** The embedded store's directory is in use by another live process (a running gateway). */
+/** The embedded store's directory is in use by another live process (a running gateway). Matched by `code`. */
 export class StoreBusyError extends Error {
+  readonly code = 'store_busy';
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    /** What to do about it, for the one line the CLI prints. */
+    hint?: string,
   ) {
-    super(`the embedded store ${dataDir} is in use by process ${pid}`);
+    super(`the embedded store ${dataDir} is in use by process ${pid}${hint === undefined ? '' : `; ${hint}`}`);
   }
 }
 

@@ -66,11 +66,11 @@ models:
     node?.close();
   });
 
-  test('JSON and streamed replies: counted usage is exact, anything else is an estimate with a real cost', async () => {
+  test('JSON and streamed replies: counted usage is exact, anything else is an estimate with a real cost, shown to the client marked estimated', async () => {
     const { keyId, secret } = await accountWithKey(admin, { id: 'usage', balance: 5 });
     const client = openaiClient(gateway.baseUrl, secret);
     const requestIds = new Map<string, string>();
-    /** The last usage chunk each stream's client read. */
+    /** The usage each client read: a JSON reply's, a stream's last usage chunk. */
     const streamedUsage = new Map<string, Record<string, unknown>>();
     for (const kind of Object.keys(USAGES)) {
       for (const stream of [false, true]) {
@@ -90,6 +90,7 @@ models:
           const { data, response } = await client.chat.completions.create({ model: 'paid', messages }).withResponse();
           assert.equal(data.choices[0]?.message.content, ANSWER);
           requestIds.set(`${kind}/json`, response.headers.get('x-request-id') as string);
+          streamedUsage.set(`${kind}/json`, data.usage as unknown as Record<string, unknown>);
         }
       }
     }
@@ -116,11 +117,9 @@ models:
       }
       assert.equal((line.usage as { prompt_tokens: unknown }).prompt_tokens, row.prompt_tokens, `${name}: the log line has the booked tokens`);
       const streamed = streamedUsage.get(name);
-      if (name.endsWith('/stream')) {
-        // The last usage a streaming client reads is the one booked.
-        assert.deepEqual([streamed?.prompt_tokens, streamed?.completion_tokens], [row.prompt_tokens, row.completion_tokens], `${name}: ${JSON.stringify(streamed)}`);
-        assert.equal(streamed?.estimated === true, row.estimated, name);
-      }
+      // The last usage a client reads, in a JSON reply as in a stream, is the one booked.
+      assert.deepEqual([streamed?.prompt_tokens, streamed?.completion_tokens], [row.prompt_tokens, row.completion_tokens], `${name}: ${JSON.stringify(streamed)}`);
+      assert.equal(streamed?.estimated === true, row.estimated, name);
     }
     const totals = report.totals as { cost_nano: number };
     assert.equal(totals.cost_nano, rows.reduce((sum, row) => sum + (row.cost_nano as number), 0));

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayUseModel } from '../../billing/access-policy.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
+import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { credentialsOf } from '../credentials.js';
@@ -50,6 +51,43 @@ export function modelsRoute(services: GatewayServices) {
           data: [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)).map(modelRecord),
         })
       : everything;
+    context.record.status = 200;
+    response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  };
+}
+
+/** Where a model's own address begins: GET /v1/models/{id}. */
+export const MODEL_PATH_PREFIX = '/v1/models/';
+
+/**
+ * The model id a /v1/models/{id} path names: everything after the prefix, URL-decoded,
+ * slashes included (ids such as `Qwen/Qwen3-32B`). A malformed escape is kept as sent.
+ */
+export function modelIdOfPath(path: string): string {
+  const raw = path.slice(MODEL_PATH_PREFIX.length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * GET /v1/models/{id}: one model record in OpenAI's model shape (what `client.models.retrieve()`
+ * reads), admitted like the list; 404 model_unavailable for a model that does not exist or
+ * that the caller's key or account may not use (the list does not show it either).
+ */
+export function modelRoute(services: GatewayServices) {
+  return async function handleModel(request: IncomingMessage, response: ServerResponse, context: RequestContext, path: string): Promise<void> {
+    const admitted = admit(services, credentialsOf(request, services), context);
+    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
+    const id = modelIdOfPath(path);
+    const model = services.models.get(id);
+    if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
+      throw gatewayError('model_unavailable', { params: { model: id } });
+    }
+    const body = JSON.stringify(modelRecord(model));
     context.record.status = 200;
     response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     response.end(body);

@@ -12,6 +12,8 @@ export interface Usage {
 export interface ChatCompletionMessage {
   role: 'assistant';
   content: string | null;
+  /** The model's refusal text, null when it did not refuse (OpenAI's schema requires the field). */
+  refusal: string | null;
   reasoning_content?: string;
   [field: string]: unknown;
 }

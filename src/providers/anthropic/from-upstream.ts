@@ -10,7 +10,8 @@ import { mapUsage, type AnthropicUsage } from './map-usage.js';
  * blocks become `content`, thinking blocks `reasoning_content` (before the answer), and
  * `tool_use` blocks `tool_calls`. Thinking and redacted thinking blocks are also kept,
  * verbatim with their signatures, in `message.thinking_blocks` so the client can send them
- * back in the next turn (docs/protocols.md, reasoning).
+ * back in the next turn (docs/protocols.md, reasoning). A refused reply (`stop_reason: "refusal"`)
+ * also carries its text as `message.refusal`.
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
@@ -39,6 +40,7 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       reasoning,
       toolCalls,
       finishReason: mapStopReason(reply.stop_reason),
+      ...(reply.stop_reason === 'refusal' ? { refusal: text } : {}),
       usage: mapUsage(isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, thinkingBlocks.length > 0),
       ...(thinkingBlocks.length > 0 ? { extra: { thinking_blocks: thinkingBlocks } } : {}),
     },

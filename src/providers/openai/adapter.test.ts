@@ -85,7 +85,7 @@ test('toUpstream: a non-streaming call carries neither stream nor stream_options
 });
 
 test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` becomes `reasoning_content`; model is the client id', () => {
-  const untouched = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","reasoning_content":"hm"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
+  const untouched = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null,"reasoning_content":"hm"},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
   const same = openaiAdapter.fromUpstream(untouched, context({ stream: false }));
   assert.equal(same.body, untouched);
   assert.equal(same.summary.usage?.total_tokens, 3);
@@ -99,6 +99,14 @@ test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` be
   assert.equal(nodeNamed.body, untouched, 'only the model id changes: the rest is the node\'s text');
   const spaced = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model": "Qwen/Qwen3-32B"'), context({ stream: false }));
   assert.equal(JSON.parse(spaced.body).model, 'qwen3', 'a field not in compact form is re-serialized');
+});
+
+test('fromUpstream: what OpenAI\'s schema requires is added (refusal, logprobs), nulls it does not allow are dropped', () => {
+  const sparse = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","system_fingerprint":null,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi","annotations":null,"function_call":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":null}}';
+  const body = JSON.parse(openaiAdapter.fromUpstream(sparse, context({ stream: false })).body);
+  assert.deepEqual(body.choices[0], { index: 0, message: { role: 'assistant', content: 'Hi', refusal: null }, logprobs: null, finish_reason: 'stop' });
+  assert.equal('system_fingerprint' in body, false);
+  assert.deepEqual(body.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 });
 });
 
 test('fromUpstream: a body that is not a completion is a retryable bad_gateway', () => {

@@ -1,12 +1,14 @@
 import { invalidReply } from '../../upstream/node-failure.js';
 import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
+import { completeReplyFields } from './complete-reply-fields.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceModelField } from './replace-model-field.js';
 
 /**
  * Maps a node's `chat.completion`. The node's own bytes go to the client unless a field
- * had to change (reasoning field name; `model` is always the id the client asked for), so
+ * had to change (reasoning field name; fields OpenAI's schema requires or types without
+ * null, see complete-reply-fields.ts; `model` is always the id the client asked for), so
  * most replies are parsed once and never re-serialized (a different model id is swapped
  * in the text).
  */
@@ -21,7 +23,7 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
     throw invalidReply(context.node.id, 'the reply has no choices');
   }
   const summary = emptySummary();
-  let changed = false;
+  let changed = completeReplyFields(completion);
   for (const choice of completion.choices) {
     const message = choice?.message;
     if (message === null || typeof message !== 'object') continue;
