@@ -2,8 +2,6 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isProcessAlive } from './is-process-alive.js';
 import { MemoryStore } from './memory/memory-store.js';
-import { openPgDriver } from './sql/pg-driver.js';
-import { openPgliteDriver } from './sql/pglite-driver.js';
 import { SqlStore } from './sql/sql-store.js';
 import type { Store } from './store.js';
 
@@ -68,6 +66,8 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       mkdirSync(location.dataDir, { recursive: true });
       const release = claimDirectory(location.dataDir);
       try {
+        // The drivers are loaded for the store that needs them: `pg` alone is ~15 MiB of RSS a memory store never uses.
+        const { openPgliteDriver } = await import('./sql/pglite-driver.js');
         const driver = await openPgliteDriver(location.dataDir);
         const close = driver.close;
         driver.close = async () => {
@@ -80,7 +80,9 @@ export async function openStore(location: StoreLocation): Promise<Store> {
         throw error;
       }
     }
-    case 'postgres':
+    case 'postgres': {
+      const { openPgDriver } = await import('./sql/pg-driver.js');
       return SqlStore.open('postgres', description, await openPgDriver(location.url));
+    }
   }
 }
