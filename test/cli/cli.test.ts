@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import OpenAI from 'openai';
 import { CLI, scratchDirectory } from '../support/gateway-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 
 interface Finished {
@@ -133,12 +134,7 @@ keys: [{ key: ${KEY} }]
   });
   const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
   const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-  const until = async (predicate: () => boolean) => {
-    for (let waited = 0; !predicate(); waited += 50) {
-      if (waited > 5000) throw new Error(`timed out; stdout so far:\n${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const until = (predicate: () => boolean) => waitFor(predicate, 5000, { everyMs: 50, what: () => `the log line; stdout so far:\n${stdout}` });
 
   await ask('first-model');
   await assert.rejects(ask('second-model'), (error: unknown) => error instanceof OpenAI.NotFoundError);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI } from '../support/gateway-process.js';
-import { sseData } from '../support/http-assertions.js';
+import { sseData } from '../support/sse.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 const KEY = 'sk-cli-shutdown-0123456789';
 
@@ -53,13 +54,7 @@ models:
 keys: [{ key: ${KEY} }]
 `);
   t.after(() => served.child.kill('SIGKILL'));
-  const post = (extra: object) =>
-    fetch(`${served.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Route the freight.' }], ...extra }),
-      signal: AbortSignal.timeout(20_000),
-    });
+  const post = (extra: Record<string, unknown>) => postChat(served.baseUrl, KEY, chatBody('thinker', { stream: true, ...extra }), { timeoutMs: 20_000 });
   const long = await post({});
   const short = await post({ max_tokens: 6, reasoning_effort: 'low' });
   assert.equal(long.status, 200);

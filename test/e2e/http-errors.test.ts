@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { freePort } from '../support/free-port.js';
 import { expectError } from '../support/http-assertions.js';
-import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-e2e-http-errors-0123456789';
 const BLOCKED_KEY = 'sk-e2e-blocked-0123456789';
@@ -18,19 +20,12 @@ describe('HTTP errors of the gateway', () => {
   let gateway: TestGateway;
   let origin: string;
 
-  function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(4000),
-    });
-  }
+  const post = (body: unknown, headers: Record<string, string> = {}) => postChat(gateway.baseUrl, API_KEY, body, { headers, timeoutMs: 4000 });
 
   before(async () => {
     main = await startSimulator();
     faulty = await startSimulator();
-    const downPort = await closedPort();
+    const downPort = await freePort();
     gateway = await startTestGateway(
       `
 store: memory

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { CLI, scratchDirectory } from '../support/gateway-process.js';
 import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
-import { CLI, scratchDirectory } from '../support/gateway-process.js';
 
 // Issue 4 "Done when", end to end: create an account and a key with the CLI, spend with the
 // openai client, watch the balance fall by exactly the priced usage, hit 402 at the key's

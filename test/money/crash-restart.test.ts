@@ -3,9 +3,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { type GatewayProcess, startGatewayProcess } from '../support/gateway-process.js';
 import { AdminClient, chat, expectedCostNano, gatewayYaml, uniqueId, usdToNano } from '../support/money.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { storeBackends, type StoreBackend } from '../support/store-backends.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 // Issue 4 / PRODUCT.md "Nothing lost": a gateway killed with SIGKILL right after N requests
 // completed keeps every charge once restarted (journal replay), exactly once. The gateway

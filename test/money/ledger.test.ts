@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { accountWithKey, AdminClient, expectedCostNano, gatewayYaml, openaiClient, rejectsWith, usdToNano, type ReportedUsage } from '../support/money.js';
+import { accountWithKey, AdminClient, expectedCostNano, gatewayYaml, openaiClient, rejectsWith, type ReportedUsage, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 

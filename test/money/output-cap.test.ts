@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_KEY, AdminClient, accountWithKey, chat } from '../support/money.js';
-import { startTestGateway, waitFor, type TestGateway } from '../support/test-gateway.js';
+import { accountWithKey, ADMIN_KEY, AdminClient, chat } from '../support/money.js';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // PRODUCT.md decision 20: the node is always sent the output cap the reservation was priced
 // on, in its protocol's field, so an honest node cannot spend past a reservation; a node

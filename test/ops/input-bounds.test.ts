@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { expectError } from '../support/http-assertions.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 /**
  * Every input is bounded (PRODUCT.md decision 22): JSON nesting depth (`http.max_json_depth`),
@@ -33,13 +34,7 @@ describe('input bounds: nesting depth, number ranges, echoed strings', () => {
   let node: SimulatedNode;
   let gateway: TestGateway;
 
-  const post = (body: unknown) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
-    });
+  const post = (body: unknown) => postChat(gateway.baseUrl, API_KEY, body, { timeoutMs: 20_000 });
 
   const expectServed = async (body: unknown) => {
     const response = await post(body);

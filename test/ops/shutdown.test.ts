@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, sseData } from '../support/http-assertions.js';
+import { expectError } from '../support/http-assertions.js';
+import { sseData } from '../support/sse.js';
 import { startSimulator, startTestGateway } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-ops-shutdown-0123456789abcdef';
 const TIMEOUT = { timeout: 15_000 };
@@ -23,13 +25,7 @@ test('close({graceMs}) lets short streams finish, cuts long ones with an SSE err
   const silent = await startSimulator({ firstByteMs: 10_000 });
   const gateway = await startTestGateway(gatewayYaml(streaming.baseUrl, silent.baseUrl));
   const origin = new URL(gateway.baseUrl).origin;
-  const post = (body: unknown) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'Shunt the train.' }], ...(body as object) }),
-      signal: AbortSignal.timeout(10_000),
-    });
+  const post = (body: { model: string } & Record<string, unknown>) => postChat(gateway.baseUrl, API_KEY, chatBody(body.model, body));
   const hookLog: string[] = [];
   gateway.running.services.shutdownHooks.add({
     name: 'first-registered',

@@ -4,9 +4,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sharedRedisOrSkip } from '../../src/limits/redis-test-support.js';
-import { startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
+import { sharedRedisOrSkip } from '../support/redis-servers.js';
 import { postgresBackend } from '../support/store-backends.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 /**
  * Two real gateway processes on different ports sharing the machine's PostgreSQL (store,
@@ -14,12 +15,7 @@ import { postgresBackend } from '../support/store-backends.js';
  */
 const ADMIN_KEY = 'admin-two-instances-0123456789';
 
-const chat = (baseUrl: string, key: string) =>
-  fetch(`${baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
-  });
+const chat = (baseUrl: string, key: string) => postChat(baseUrl, key, chatBody('m', { max_tokens: 2 }));
 
 describe('two instances on shared PostgreSQL and Redis', async () => {
   const redis = await sharedRedisOrSkip('the two-instance tests');

@@ -69,13 +69,3 @@ export async function stopGatewayProcess(gateway: GatewayProcess | undefined, si
   if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill(signal);
   return gateway.exited;
 }
-
-/** Polls `probe` until it returns true or `timeoutMs` passes; returns the milliseconds it took, or undefined. */
-export async function waitFor(probe: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 20): Promise<number | undefined> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (await probe()) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-  return undefined;
-}

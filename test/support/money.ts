@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { postChat } from './post-chat.js';
 import type { StoreBackend } from './store-backends.js';
 
 /** Shared pieces of the money suites (issue 4): one gateway shape, exact cost arithmetic, an admin client. */
@@ -154,9 +155,7 @@ export function openaiClient(baseURL: string, apiKey: string): OpenAI {
 
 /** Sends a chat completion and returns the status and parsed body, without a client library. */
 export async function chat(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  const response = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body }) });
+  const response = await postChat(baseUrl, apiKey, { messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body }, { timeoutMs: 20_000 });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) };
 }
