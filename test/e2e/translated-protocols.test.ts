@@ -176,7 +176,7 @@ keys:
     return { reasoningTokens: reasoningDeltas, usage, content };
   }
 
-  test('done when: the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node', TIMEOUT, async () => {
+  test('the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node', TIMEOUT, async () => {
     const results = [];
     for (const model of ['gpt-reasoner', 'claude-reasoner', 'gemini-reasoner']) results.push(await streamedAnswer(model, 'high'));
     assert.ok(results.every((result) => result.reasoningTokens > 0));

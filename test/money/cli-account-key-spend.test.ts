@@ -11,7 +11,7 @@ import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
 
-// Issue 4 "Done when", end to end: create an account and a key with the CLI, spend with the
+// End to end: create an account and a key with the CLI, spend with the
 // openai client, watch the balance fall by exactly the priced usage, hit 402 at the key's
 // limit, query usage, in --json and table output. On PGlite the CLI goes through the
 // running gateway's admin API (the embedded store is single-process); on PostgreSQL it
@@ -46,7 +46,7 @@ function runCli(args: string[]): Promise<Finished> {
   });
 }
 
-describe('CLI end to end (issue 4 "Done when")', { concurrency: true }, () => {
+describe('CLI end to end: account, key, spend, balance, usage', { concurrency: true }, () => {
   for (const backend of backends) {
     test(`${backend.name}: CLI account + key, spend with openai, exact balance, 402 at the limit, usage in JSON and tables`, { skip: backend.skip }, async (t) => {
       const gateway = await startTestGateway(gatewayYaml(backend));

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { type RequestLogLine, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
-const API_KEY = 'sk-done-when-0123456789abcdef';
+const API_KEY = 'sk-faulty-nodes-0123456789abcdef';
 const MESSAGES = [{ role: 'user' as const, content: 'Route this train to track nine.' }];
 
 /** Runs `total` jobs with at most `concurrency` at a time. */
@@ -37,7 +37,7 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-describe('Done when: three faulty and healthy nodes, 1,000 requests through the openai client', () => {
+describe('three faulty and healthy nodes, 1,000 requests through the openai client', () => {
   let halfFailing: SimulatedNode;
   let resetting: SimulatedNode;
   let healthy: SimulatedNode;
@@ -121,7 +121,7 @@ keys:
     }
     const stats = { 'half-failing': halfFailing.stats(), resetting: resetting.stats(), healthy: healthy.stats() };
     console.log(
-      `done-when (client concurrency ${concurrency}): 1000 requests in ${Math.round(elapsed)} ms, ${outcomes.length - ids.size} failed ${JSON.stringify([...failureKinds])}; ` +
+      `faulty nodes (client concurrency ${concurrency}): 1000 requests in ${Math.round(elapsed)} ms, ${outcomes.length - ids.size} failed ${JSON.stringify([...failureKinds])}; ` +
         `successful requests by attempt count ${JSON.stringify([...byAttempts].sort((a, b) => a[0] - b[0]))}; node requests/maxInFlight: ` +
         Object.entries(stats).map(([name, node]) => `${name} ${node.requests}/${node.maxInFlight}`).join(', '),
     );
