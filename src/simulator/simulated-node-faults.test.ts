@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { DEFAULT_FAILURE_BODY } from './fault-injector.js';
 import { SimulatedNode } from './simulated-node.js';
 import { SimulatorClient } from '../../test/support/simulator-client.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const TIMEOUT = { timeout: 5000 };
 const BODY = { model: 'm', messages: [{ role: 'user', content: 'Is the bridge open?' }] };
@@ -121,8 +122,7 @@ test('maxInFlight counts concurrent requests; inFlight returns to 0', TIMEOUT, a
   assert.equal(client.node.stats().inFlight, 6);
   const responses = await Promise.all(requests);
   assert.ok(responses.every((response) => response.status === 200));
-  const deadline = Date.now() + 1000;
-  while (client.node.stats().inFlight !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => client.node.stats().inFlight === 0, 1000, { everyMs: 5 });
   assert.deepEqual({ ...client.node.stats(), lastRequest: undefined }, { requests: 6, inFlight: 0, maxInFlight: 6, lastRequest: undefined });
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countPromptTokens, countTokens } from './simulated-tokenizer.js';
 import { SimulatorClient } from '../../test/support/simulator-client.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const TIMEOUT = { timeout: 5000 };
 const MESSAGES = [{ role: 'user', content: 'Tell me about rivers.' }];
@@ -120,7 +121,5 @@ test('a client that leaves mid-stream stops generation and leaves inFlight', TIM
   await reader?.read();
   assert.equal(client.node.stats().inFlight, 1);
   aborter.abort();
-  const deadline = Date.now() + 1000;
-  while (client.node.stats().inFlight !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(client.node.stats().inFlight, 0);
+  await waitFor(() => client.node.stats().inFlight === 0, 1000, { what: 'the node to see the abort' });
 });

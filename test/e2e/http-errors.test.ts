@@ -106,11 +106,7 @@ keys:
       });
       assert.match(russian.error.message, CYRILLIC);
       assert.doesNotMatch(english.error.message, CYRILLIC);
-      const unauthorized = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' },
-        body: JSON.stringify(valid),
-      });
+      const unauthorized = await postChat(gateway.baseUrl, undefined, valid, { headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' } });
       const body = await expectError(unauthorized, { status: 401, code: 'authentication_required', type: 'authentication_error' });
       assert.match(body.error.message, CYRILLIC);
     });
@@ -345,12 +341,7 @@ keys: [{ key: ${API_KEY} }]
 
   test('the whole-request deadline gives 504 upstream_timeout, promptly', TIMEOUT, async () => {
     const started = Date.now();
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'slow-model', messages: MESSAGES }),
-      signal: AbortSignal.timeout(4000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'slow-model', messages: MESSAGES }, { timeoutMs: 4000 });
     await expectError(response, { status: 504, code: 'upstream_timeout', type: 'service_unavailable' });
     const elapsed = Date.now() - started;
     assert.ok(elapsed >= 250 && elapsed < 1500, `answered after ${elapsed} ms`);

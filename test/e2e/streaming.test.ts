@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { postChat } from '../support/post-chat.js';
-import { readSse, sseData } from '../support/sse.js';
+import { readSse, readSseUntil, sseData } from '../support/sse.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -117,18 +117,12 @@ keys:
     const controller = new AbortController();
     const response = await startStream('slow-reasoner', {}, { signal: controller.signal });
     assert.equal(response.status, 200);
-    assert.ok(response.body !== null);
-    const reader = response.body.getReader();
-    let received = '';
-    while ((received.match(/^data: /gm) ?? []).length < 4) {
-      const next = await reader.read();
-      assert.equal(next.done, false, 'the stream is still going');
-      received += new TextDecoder().decode(next.value);
-    }
+    const { first, rest } = await readSseUntil(response, 4);
+    assert.ok(first.length >= 4 && !first.includes('[DONE]'), 'the stream is still going');
     assert.equal(slow.stats().inFlight, 1);
     const abortedAt = performance.now();
     controller.abort();
-    await reader.cancel().catch(() => undefined);
+    assert.ok((await rest).failure, 'the client stopped reading');
     // ~140 tokens at 20/s would take ~7 s; the node must see the disconnect within a second.
     await waitFor(() => slow.stats().inFlight === 0, 1000);
     t.diagnostic(`node request closed ${(performance.now() - abortedAt).toFixed(0)} ms after the client left`);

@@ -3,13 +3,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { CLI, scratchDirectory } from '../support/gateway-process.js';
 import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // End to end: create an account and a key with the CLI, spend with the
 // openai client, watch the balance fall by exactly the priced usage, hit 402 at the key's
@@ -78,17 +78,16 @@ describe('CLI end to end: account, key, spend, balance, usage', { concurrency: t
 
       const client = openaiClient(gateway.baseUrl, secret);
       // PostgreSQL: the gateway hears of the key by NOTIFY, a moment later.
-      const deadline = Date.now() + 5000;
       let models: string[] = [];
-      while (Date.now() < deadline) {
+      await waitFor(async () => {
         try {
           models = (await client.models.list()).data.map((model) => model.id).sort();
-          break;
+          return true;
         } catch (error) {
           assert.ok(error instanceof OpenAI.AuthenticationError, String(error));
-          await sleep(50);
+          return false;
         }
-      }
+      }, 5000, { everyMs: 50, what: 'the gateway to know the new key' });
       assert.deepEqual(models, ['free', 'paid'], 'the new key works and sees only its account’s models');
 
       // Spend until the key's limit refuses.
@@ -145,31 +144,27 @@ describe('CLI end to end: account, key, spend, balance, usage', { concurrency: t
 
       // The operator lifts the limit with the CLI (by the key's prefix); the next request goes through.
       await cli('keys', 'set', created.prefix, '--spend-limit', 'none');
-      let served = false;
-      const again = Date.now() + 5000;
-      while (!served && Date.now() < again) {
+      await waitFor(async () => {
         try {
           await client.chat.completions.create({ model: 'paid', max_tokens: 10, messages: [{ role: 'user', content: 'after the top-up' }] });
-          served = true;
+          return true;
         } catch (error) {
           assert.ok(error instanceof OpenAI.APIError && error.status === 402, String(error));
-          await sleep(50);
+          return false;
         }
-      }
-      assert.ok(served, 'served again after the limit was lifted');
+      }, 5000, { everyMs: 50, what: 'the key to be served again after the limit was lifted' });
       const blocked = await cliJson('keys', 'block', created.id);
       assert.equal(blocked.status, 'blocked');
-      const refusedAt = Date.now() + 5000;
       let status = 0;
-      while (Date.now() < refusedAt) {
+      await waitFor(async () => {
         try {
           await client.models.list();
-          await sleep(50);
+          return false;
         } catch (error) {
           status = (error as InstanceType<typeof OpenAI.APIError>).status as number;
-          break;
+          return true;
         }
-      }
+      }, 5000, { everyMs: 50, what: 'the blocked key to be refused' });
       assert.equal(status, 401, 'a key blocked with the CLI is refused');
     });
   }

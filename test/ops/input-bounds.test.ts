@@ -166,11 +166,7 @@ keys: [{ key: ${API_KEY} }]
     assert.match(error.error.message, new RegExp(`"z{256}…\\[\\+${MEGABYTE - 256} chars\\]"`));
 
     const russian = await expectError(
-      await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}`, 'accept-language': 'ru' },
-        body: JSON.stringify({ ...BASE, model }),
-      }),
+      await postChat(gateway.baseUrl, API_KEY, { ...BASE, model }, { headers: { 'accept-language': 'ru' } }),
       { status: 404, code: 'model_unavailable', type: 'invalid_request_error' },
     );
     assert.ok(russian.error.message.length < 600 && russian.error.message.includes('…[+'), russian.error.message.slice(0, 100));

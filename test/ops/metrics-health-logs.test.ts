@@ -236,11 +236,7 @@ keys: [{ key: ${API_KEY} }]
     try {
       const metricsUrl = gateway.running.metricsUrl;
       assert.ok(metricsUrl !== undefined);
-      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}` },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'debug-body-marker' }] }),
-      });
+      const response = await postChat(gateway.baseUrl, API_KEY, { model: 'm', messages: [{ role: 'user', content: 'debug-body-marker' }] });
       assert.equal(response.status, 200);
       await response.arrayBuffer();
       const scrape = await fetch(metricsUrl);

@@ -152,11 +152,11 @@ keys:
   test('tool-call arguments nested past max_json_depth are a 400 naming them, for every node protocol', TIMEOUT, async () => {
     const args = JSON.stringify(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
     for (const model of ['plain', 'plain-anthropic', 'plain-gemini']) {
-      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
-      });
+      const response = await postChat(
+        gateway.baseUrl,
+        KEY,
+        `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
+      );
       await expectError(response, { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'messages[1].tool_calls[0].function.arguments' });
     }
   });

@@ -105,12 +105,7 @@ test('a stream still running when the grace ends gets the usage so far (estimate
   const node = await startSimulator({ tokensPerSecond: 20 });
   const gateway = await startTestGateway(gatewayYaml(node.baseUrl, node.baseUrl));
   try {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] });
     assert.equal(response.status, 200);
     const text = response.text();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -134,12 +129,7 @@ test('a stream cut by the request deadline (timeouts.total_ms) also gets the usa
   const node = await startSimulator({ tokensPerSecond: 20 });
   const gateway = await startTestGateway(`timeouts: { total_ms: 600 }\n${gatewayYaml(node.baseUrl, node.baseUrl)}`);
   try {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] });
     assert.equal(response.status, 200);
     const { usage, error } = cutEnding(await response.text());
     assert.equal(error.code, 'upstream_timeout');

@@ -153,12 +153,7 @@ keys:
 
     const abort = new AbortController();
     const stream = (gateway: GatewayProcess) =>
-      fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }),
-        signal: abort.signal,
-      });
+      postChat(gateway.baseUrl, API_KEY, { model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }, { signal: abort.signal });
     slow.resetStats();
     const responses = await Promise.all([a, a, a, b, b, b].map(stream));
     const served = (from: number, to: number) => responses.slice(from, to).filter((response) => response.status === 200).length;
@@ -182,12 +177,7 @@ keys:
     const abort = new AbortController();
     const responses = await Promise.all(
       Array.from({ length: 4 }, () =>
-        fetch(`${a.baseUrl}/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }),
-          signal: abort.signal,
-        }),
+        postChat(a.baseUrl, API_KEY, { model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }, { signal: abort.signal }),
       ),
     );
     try {
