@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { CLI, scratchDirectory } from '../support/gateway-process.js';
+import { runCli } from '../support/gateway-process.js';
 import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
@@ -20,32 +19,6 @@ import { waitFor } from '../support/wait-for.js';
 const backends = await storeBackends('cli');
 after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
-
-interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runCli(args: string[]): Promise<Finished> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: scratchDirectory(),
-      env: { ...process.env, SWITCHYARD_CONFIG: '', SWITCHYARD_URL: '', SWITCHYARD_ADMIN_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe('CLI end to end: account, key, spend, balance, usage', { concurrency: true }, () => {
   for (const backend of backends) {
     test(`${backend.name}: CLI account + key, spend with openai, exact balance, 402 at the limit, usage in JSON and tables`, { skip: backend.skip }, async (t) => {
@@ -58,7 +31,7 @@ describe('CLI end to end: account, key, spend, balance, usage', { concurrency: t
       writeFileSync(config, gatewayYaml(backend, { listenPort: gateway.port }));
       const cli = async (...args: string[]) => {
         const began = Date.now();
-        const result = await runCli([...args, '--config', config]);
+        const result = await runCli([...args, '--config', config], { SWITCHYARD_CONFIG: '', SWITCHYARD_URL: '', SWITCHYARD_ADMIN_KEY: '' });
         t.diagnostic(`${backend.name} ${args.join(" ")}: ${Date.now() - began} ms`);
         assert.equal(result.code, 0, `switchyard ${args.join(' ')}: ${result.stderr}`);
         return result.stdout;
