@@ -2,8 +2,16 @@
 # `npm run bench`: the shared benchmark kit with Switchyard as the custom target, next to
 # the minimal Node proxy and Portkey. Extra arguments go to run.sh (e.g. --quick,
 # --scenarios thr,stream). Needs wrk, nginx (apt-get install -y wrk nginx) beside node.
+# BENCH_NODE=24 runs everything (the build, the gateway, the kit's proxy) on Node 24 LTS,
+# installed from the npm registry by scripts/node24.sh; unset, the Node on PATH.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case "${BENCH_NODE:-}" in
+  '') ;;
+  24) PATH="$(dirname "$("$ROOT/scripts/node24.sh")"):$PATH"; export PATH ;;
+  *) echo "run-bench: BENCH_NODE=${BENCH_NODE} is not supported (24, or unset for the Node on PATH)" >&2; exit 1 ;;
+esac
+echo "run-bench: node $(node --version) ($(command -v node))" >&2
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
 [[ -x "$KIT/run.sh" ]] || { echo "run-bench: benchmark kit not found at $KIT (set BENCH_KIT)" >&2; exit 1; }
 npm run --silent --prefix "$ROOT" build

@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import { pino, type Logger } from 'pino';
 import type { LimitSettings } from '../config/gateway-config.js';
 import { RateLimiter, type RateLimitDecision } from './rate-limiter.js';
-import { freePort, RedisChild, redisServerOrSkip, uniquePrefix } from './redis-test-support.js';
+import { freePort } from '../../test/support/free-port.js';
+import { RedisChild, redisServerOrSkip, uniquePrefix } from '../../test/support/redis-servers.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const SETTINGS: LimitSettings = {
   key: { rpm: 3, rps: undefined, tpm: undefined },
@@ -42,14 +44,6 @@ async function timedAcquire(limiter: RateLimiter, keyId: string, boundMs = 250):
   return decision;
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const skip = redisServerOrSkip('the Redis fault tests (src/limits/fallback-limit-store.test.ts)') ? false : 'redis-server missing';
 
 const UNAVAILABLE = 'redis unavailable, using per-instance limits';
@@ -81,7 +75,7 @@ test('Redis killed mid-run: limits keep answering per instance, then shared agai
   assert.equal(messages(UNAVAILABLE), 1, 'logged once');
 
   await redis.start();
-  await waitFor(() => limiter.shared, 'the limiter to use Redis again');
+  await waitFor(() => limiter.shared, 5_000, { what: 'the limiter to use Redis again' });
   const back = await timedAcquire(limiter, 'k3');
   assert.equal(back.shared, true);
   assert.equal(messages(AVAILABLE), 1);
@@ -109,7 +103,7 @@ test('Redis that hangs (SIGSTOP): checks time out fast into local limits and ret
   await waitFor(() => {
     void limiter.acquire({ keyId: 'probe' });
     return limiter.shared;
-  }, 'a successful Redis round trip');
+  }, 5_000, { what: 'a successful Redis round trip' });
   assert.equal((await timedAcquire(limiter, 'k2')).shared, true);
   assert.equal(messages(AVAILABLE), 1);
 });

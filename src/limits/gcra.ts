@@ -12,7 +12,7 @@ import type { LimitOutcome, LimitRule } from './limit-rule.js';
  * one instant then adds whole numbers exactly, with no float drift at 1.7e12 ms.
  *
  * `redis-limit-script.ts` holds the same arithmetic in Lua, expression for expression;
- * `limit-store-contract.ts` checks that both backends agree.
+ * `test/support/limit-store-contract.ts` checks that both backends agree.
  */
 
 /** Float tolerance in units (one millionth of a request or token). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { limitStoreContract, manualClock } from './limit-store-contract.js';
+import { limitStoreContract, manualClock } from '../../test/support/limit-store-contract.js';
 import { MemoryLimitStore } from './memory-limit-store.js';
 
 limitStoreContract('in-process', async (clock) => new MemoryLimitStore(clock.read));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import type { LimitSettings } from '../config/gateway-config.js';
-import { manualClock } from './limit-store-contract.js';
+import { manualClock } from '../../test/support/limit-store-contract.js';
 import { rateLimitError, rateLimitHeaders, retryAfterSeconds, wholeSeconds } from './rate-limit-response.js';
 import { RateLimiter, type RateLimitSubject } from './rate-limiter.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { limitStoreContract } from './limit-store-contract.js';
+import { limitStoreContract } from '../../test/support/limit-store-contract.js';
+import { deleteKeys, sharedRedisOrSkip, uniquePrefix } from '../../test/support/redis-servers.js';
 import type { LimitRule } from './limit-rule.js';
 import { RedisLimitStore } from './redis-limit-store.js';
-import { deleteKeys, sharedRedisOrSkip, uniquePrefix } from './redis-test-support.js';
 
 const url = await sharedRedisOrSkip('the Redis rate-limit backend tests (src/limits/redis-limit-store.test.ts)');
 const prefix = uniquePrefix();

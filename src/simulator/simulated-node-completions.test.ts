@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import OpenAI from 'openai';
 import { countPromptTokens, countTokens } from './simulated-tokenizer.js';
-import { SimulatorTestClient } from './simulator-test-client.js';
+import { SimulatorClient } from '../../test/support/simulator-client.js';
 
 const TIMEOUT = { timeout: 5000 };
 const MESSAGES = [
@@ -30,7 +30,7 @@ function asCompletion(json: Record<string, unknown>): Completion {
 }
 
 test('the same request gives byte-identical content', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const body = { model: 'sim-a', messages: MESSAGES, reasoning_effort: 'medium' };
   const first = asCompletion((await client.chat(body)).json);
   const second = asCompletion((await client.chat(body)).json);
@@ -42,7 +42,7 @@ test('the same request gives byte-identical content', TIMEOUT, async (t) => {
 });
 
 test('a JSON completion has the OpenAI shape and exact usage', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const response = await client.post('/chat/completions', { model: 'sim-a', messages: MESSAGES, reasoning_effort: 'low' });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('content-type'), 'application/json');
@@ -73,7 +73,7 @@ test('a JSON completion has the OpenAI shape and exact usage', TIMEOUT, async (t
 });
 
 test('reasoning length follows reasoning_effort or reasoning.effort; none without it', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const cases: Array<[Record<string, unknown>, number]> = [
     [{ reasoning_effort: 'low' }, 16],
     [{ reasoning_effort: 'medium' }, 48],
@@ -91,7 +91,7 @@ test('reasoning length follows reasoning_effort or reasoning.effort; none withou
 });
 
 test('max_tokens and max_completion_tokens cap the answer with finish_reason length', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const capped = asCompletion((await client.chat({ model: 'm', messages: MESSAGES, max_tokens: 5 })).json);
   assert.equal(capped.choices[0]?.finish_reason, 'length');
   assert.equal(countTokens(String(capped.choices[0]?.message.content)), 5);
@@ -110,7 +110,7 @@ test('max_tokens and max_completion_tokens cap the answer with finish_reason len
 });
 
 test("reasoningField 'reasoning' puts the text under message.reasoning", TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { reasoningField: 'reasoning' });
+  const client = await SimulatorClient.start(t, { reasoningField: 'reasoning' });
   const completion = asCompletion((await client.chat({ model: 'm', messages: MESSAGES, reasoning_effort: 'low' })).json);
   const message = completion.choices[0]?.message ?? {};
   assert.equal(countTokens(String(message.reasoning)), 16);
@@ -118,7 +118,7 @@ test("reasoningField 'reasoning' puts the text under message.reasoning", TIMEOUT
 });
 
 test('bad requests get 400 with an OpenAI error body', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const cases: Array<[unknown, string]> = [
     ['{"model": "m", "messages": [', 'invalid_json'],
     [{ model: 'm' }, 'missing_required_parameter'],
@@ -139,7 +139,7 @@ test('bad requests get 400 with an OpenAI error body', TIMEOUT, async (t) => {
 });
 
 test('prompts over contextLength get 400 context_length_exceeded', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { contextLength: 20 });
+  const client = await SimulatorClient.start(t, { contextLength: 20 });
   const fits = await client.post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'short question' }] });
   assert.equal(fits.status, 200);
   const response = await client.post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'word '.repeat(30) }] });
@@ -151,7 +151,7 @@ test('prompts over contextLength get 400 context_length_exceeded', TIMEOUT, asyn
 });
 
 test('GET /v1/models lists "simulated" and the models seen', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   await client.chat({ model: 'qwen-sim', messages: MESSAGES });
   const response = await client.get('/models');
   assert.equal(response.status, 200);
@@ -162,7 +162,7 @@ test('GET /v1/models lists "simulated" and the models seen', TIMEOUT, async (t) 
 });
 
 test('any path ending in /chat/completions is served; others are 404', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const origin = new URL(client.baseUrl).origin;
   const response = await fetch(`${origin}/openai/deployments/x/chat/completions?api-version=1`, {
     method: 'POST',
@@ -175,7 +175,7 @@ test('any path ending in /chat/completions is served; others are 404', TIMEOUT, 
 });
 
 test('the official openai SDK reads JSON and streamed answers', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const openai = new OpenAI({ baseURL: client.baseUrl, apiKey: 'sk-simulated', maxRetries: 0 });
   const completion = await openai.chat.completions.create({ model: 'sdk-model', messages: [{ role: 'user', content: 'Hi' }] });
   assert.equal(completion.model, 'sdk-model');

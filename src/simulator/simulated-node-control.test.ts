@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SimulatorTestClient } from './simulator-test-client.js';
+import { SimulatorClient } from '../../test/support/simulator-client.js';
 
 const TIMEOUT = { timeout: 5000 };
 const BODY = { model: 'm', messages: [{ role: 'user', content: 'Hello there.' }] };
 
 test('POST /_simulator/faults sets faults like setFaults; GET returns them', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const origin = new URL(client.baseUrl).origin;
   const set = await fetch(`${origin}/_simulator/faults`, {
     method: 'POST',
@@ -28,7 +28,7 @@ test('POST /_simulator/faults sets faults like setFaults; GET returns them', TIM
 });
 
 test('GET /_simulator/stats reports traffic with credentials redacted', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   await client.post('/chat/completions', BODY, { authorization: 'Bearer sk-secret', 'x-trace': 'abc' });
   const response = await client.get('/_simulator/stats');
   assert.equal(response.status, 200);
@@ -46,7 +46,7 @@ test('GET /_simulator/stats reports traffic with credentials redacted', TIMEOUT,
 });
 
 test('POST /_simulator/reset clears faults and stats', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { failFirst: { count: 5, status: 503 } } });
+  const client = await SimulatorClient.start(t, { faults: { failFirst: { count: 5, status: 503 } } });
   assert.equal((await client.post('/chat/completions', BODY)).status, 503);
   const reset = await client.post('/_simulator/reset', {});
   assert.equal(reset.status, 200);
@@ -57,7 +57,7 @@ test('POST /_simulator/reset clears faults and stats', TIMEOUT, async (t) => {
 });
 
 test('resetStats keeps counting from zero; control requests are not counted', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   await client.post('/chat/completions', BODY);
   await client.get('/models');
   await client.get('/_simulator/stats');
@@ -79,7 +79,7 @@ test('baseUrl and close', async () => {
 });
 
 test('close destroys in-flight connections', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { firstByteMs: 10_000 });
+  const client = await SimulatorClient.start(t, { firstByteMs: 10_000 });
   const rejected = assert.rejects(client.post('/chat/completions', BODY));
   await new Promise((resolve) => setTimeout(resolve, 50));
   const started = performance.now();

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_FAILURE_BODY } from './fault-injector.js';
 import { SimulatedNode } from './simulated-node.js';
-import { SimulatorTestClient } from './simulator-test-client.js';
+import { SimulatorClient } from '../../test/support/simulator-client.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const TIMEOUT = { timeout: 5000 };
 const BODY = { model: 'm', messages: [{ role: 'user', content: 'Is the bridge open?' }] };
 
-async function statusOrError(client: SimulatorTestClient): Promise<number | 'error'> {
+async function statusOrError(client: SimulatorClient): Promise<number | 'error'> {
   try {
     return (await client.post('/chat/completions', BODY)).status;
   } catch {
@@ -16,7 +17,7 @@ async function statusOrError(client: SimulatorTestClient): Promise<number | 'err
 }
 
 test('failFirst answers N failures with status and body, then succeeds', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { failFirst: { count: 2, status: 503 } } });
+  const client = await SimulatorClient.start(t, { faults: { failFirst: { count: 2, status: 503 } } });
   for (let attempt = 0; attempt < 2; attempt++) {
     const response = await client.post('/chat/completions', BODY);
     assert.equal(response.status, 503);
@@ -37,7 +38,7 @@ test('failFirst answers N failures with status and body, then succeeds', TIMEOUT
 });
 
 test('a string failure body is sent verbatim as text/plain', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { failFirst: { count: 1, status: 502, body: '<html>Bad Gateway</html>' } } });
+  const client = await SimulatorClient.start(t, { faults: { failFirst: { count: 1, status: 502, body: '<html>Bad Gateway</html>' } } });
   const response = await client.post('/chat/completions', BODY);
   assert.equal(response.status, 502);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
@@ -47,7 +48,7 @@ test('a string failure body is sent verbatim as text/plain', TIMEOUT, async (t) 
 test('failRatio and resetRatio are deterministic for a seed', TIMEOUT, async (t) => {
   const faults = { failRatio: { ratio: 0.3, status: 500 }, resetRatio: 0.2 };
   const run = async (seed: number): Promise<Array<number | 'error'>> => {
-    const client = await SimulatorTestClient.start(t, { faults, seed });
+    const client = await SimulatorClient.start(t, { faults, seed });
     const outcomes: Array<number | 'error'> = [];
     for (let index = 0; index < 30; index++) outcomes.push(await statusOrError(client));
     return outcomes;
@@ -59,7 +60,7 @@ test('failRatio and resetRatio are deterministic for a seed', TIMEOUT, async (t)
 });
 
 test('resetFirst destroys the connection without an answer, then requests succeed', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { resetFirst: 2 } });
+  const client = await SimulatorClient.start(t, { faults: { resetFirst: 2 } });
   await assert.rejects(client.post('/chat/completions', BODY));
   await assert.rejects(client.post('/chat/completions', BODY));
   assert.equal((await client.post('/chat/completions', BODY)).status, 200);
@@ -67,12 +68,12 @@ test('resetFirst destroys the connection without an answer, then requests succee
 });
 
 test('resetFirst and failFirst count from the same request index', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { resetFirst: 1, failFirst: { count: 2, status: 500 } } });
+  const client = await SimulatorClient.start(t, { faults: { resetFirst: 1, failFirst: { count: 2, status: 500 } } });
   assert.deepEqual([await statusOrError(client), await statusOrError(client), await statusOrError(client)], ['error', 500, 200]);
 });
 
 test('cutAfterChunks ends the stream after K events without [DONE]', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { faults: { cutAfterChunks: 3 } });
+  const client = await SimulatorClient.start(t, { faults: { cutAfterChunks: 3 } });
   const streamed = await client.chatStream({ ...BODY, stream_options: { include_usage: true } });
   assert.equal(streamed.status, 200);
   assert.equal(streamed.data.length, 3);
@@ -91,14 +92,14 @@ test('cutAfterChunks ends the stream after K events without [DONE]', TIMEOUT, as
 });
 
 test('cutAfterChunks also cuts paced streams', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { tokensPerSecond: 200, faults: { cutAfterChunks: 5 } });
+  const client = await SimulatorClient.start(t, { tokensPerSecond: 200, faults: { cutAfterChunks: 5 } });
   const streamed = await client.chatStream(BODY);
   assert.equal(streamed.data.length, 5);
   assert.notEqual(streamed.failure, undefined);
 });
 
 test('firstByteMs plus firstByteDelayMs delay the first byte, errors included', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { firstByteMs: 50, faults: { firstByteDelayMs: 100 } });
+  const client = await SimulatorClient.start(t, { firstByteMs: 50, faults: { firstByteDelayMs: 100 } });
   let started = performance.now();
   await client.post('/chat/completions', BODY);
   assert.ok(performance.now() - started >= 140, 'JSON answer delayed');
@@ -115,14 +116,13 @@ test('firstByteMs plus firstByteDelayMs delay the first byte, errors included', 
 });
 
 test('maxInFlight counts concurrent requests; inFlight returns to 0', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { firstByteMs: 200 });
+  const client = await SimulatorClient.start(t, { firstByteMs: 200 });
   const requests = Array.from({ length: 6 }, () => client.post('/chat/completions', BODY));
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(client.node.stats().inFlight, 6);
   const responses = await Promise.all(requests);
   assert.ok(responses.every((response) => response.status === 200));
-  const deadline = Date.now() + 1000;
-  while (client.node.stats().inFlight !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => client.node.stats().inFlight === 0, 1000, { everyMs: 5 });
   assert.deepEqual({ ...client.node.stats(), lastRequest: undefined }, { requests: 6, inFlight: 0, maxInFlight: 6, lastRequest: undefined });
 });
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countPromptTokens, countTokens } from './simulated-tokenizer.js';
-import { SimulatorTestClient } from './simulator-test-client.js';
+import { SimulatorClient } from '../../test/support/simulator-client.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const TIMEOUT = { timeout: 5000 };
 const MESSAGES = [{ role: 'user', content: 'Tell me about rivers.' }];
@@ -28,7 +29,7 @@ function parseChunks(data: string[]): Chunk[] {
 }
 
 test('stream order: role, reasoning deltas, content deltas, finish, usage, [DONE]; usage is exact', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const streamed = await client.chatStream({ model: 'm', messages: MESSAGES, reasoning_effort: 'low', stream_options: { include_usage: true } });
   assert.equal(streamed.status, 200);
   assert.equal(streamed.failure, undefined);
@@ -75,14 +76,14 @@ test('stream order: role, reasoning deltas, content deltas, finish, usage, [DONE
 });
 
 test('no usage chunk without stream_options.include_usage', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const chunks = parseChunks((await client.chatStream({ model: 'm', messages: MESSAGES })).data);
   assert.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
   assert.ok(chunks.every((chunk) => chunk.choices.length === 1 && !('usage' in chunk)));
 });
 
 test('streams are text/event-stream with the reasoning field of the node', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { reasoningField: 'reasoning' });
+  const client = await SimulatorClient.start(t, { reasoningField: 'reasoning' });
   const response = await fetch(client.url('/chat/completions'), {
     method: 'POST',
     body: JSON.stringify({ model: 'm', messages: MESSAGES, stream: true, reasoning_effort: 'low', max_tokens: 20 }),
@@ -99,7 +100,7 @@ test('streams are text/event-stream with the reasoning field of the node', TIMEO
 });
 
 test('tokensPerSecond paces token chunks', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { tokensPerSecond: 100 });
+  const client = await SimulatorClient.start(t, { tokensPerSecond: 100 });
   const started = performance.now();
   const streamed = await client.chatStream({ model: 'm', messages: MESSAGES, max_tokens: 10 });
   const elapsed = performance.now() - started;
@@ -109,7 +110,7 @@ test('tokensPerSecond paces token chunks', TIMEOUT, async (t) => {
 });
 
 test('a client that leaves mid-stream stops generation and leaves inFlight', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, { tokensPerSecond: 20 });
+  const client = await SimulatorClient.start(t, { tokensPerSecond: 20 });
   const aborter = new AbortController();
   const response = await fetch(client.url('/chat/completions'), {
     method: 'POST',
@@ -120,7 +121,5 @@ test('a client that leaves mid-stream stops generation and leaves inFlight', TIM
   await reader?.read();
   assert.equal(client.node.stats().inFlight, 1);
   aborter.abort();
-  const deadline = Date.now() + 1000;
-  while (client.node.stats().inFlight !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(client.node.stats().inFlight, 0);
+  await waitFor(() => client.node.stats().inFlight === 0, 1000, { what: 'the node to see the abort' });
 });

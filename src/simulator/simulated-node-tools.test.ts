@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SimulatedNode } from './simulated-node.js';
 import { ScriptError } from './simulator-script.js';
-import { sseData, SimulatorTestClient } from './simulator-test-client.js';
+import { SimulatorClient } from '../../test/support/simulator-client.js';
+import { sseData } from '../../test/support/sse.js';
 
 const TIMEOUT = { timeout: 5000 };
 const ASK = [{ role: 'user', content: 'Where is the parcel?' }];
@@ -51,7 +52,7 @@ function firstCall(json: Record<string, unknown>): ToolCall {
 }
 
 test('openai: tool_choice naming a function calls it with arguments from its schema; auto after a tool result answers', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const { json } = await client.chat({ model: 'm', messages: ASK, tools: OPENAI_TOOLS, tool_choice: { type: 'function', function: { name: 'track_parcel' } } });
   const choice = completion(json).choices[0];
   assert.equal(choice?.finish_reason, 'tool_calls');
@@ -78,7 +79,7 @@ test('openai: tool_choice naming a function calls it with arguments from its sch
 });
 
 test('openai: n, stop, json_schema and logprobs in one stream', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t);
+  const client = await SimulatorClient.start(t);
   const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] };
   const body = { model: 'm', messages: ASK, n: 3, response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } }, logprobs: true, top_logprobs: 2, stream_options: { include_usage: true } };
   const { json } = await client.chat(body);
@@ -153,7 +154,7 @@ test('gemini: functionCall parts, candidateCount candidates, JSON mime type', TI
 });
 
 test('scripts: per model with a "*" fallback; a call whose tool is not offered falls through', TIMEOUT, async (t) => {
-  const client = await SimulatorTestClient.start(t, {
+  const client = await SimulatorClient.start(t, {
     scripts: {
       scripted: [
         { when: { tools_offered: true }, call: { tool: 'shell|bash', arguments: { command: 'cat {{last_user}}' } } },

@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import OpenAI from 'openai';
-import { CLI, scratchDirectory } from '../support/gateway-process.js';
-
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: scratchDirectory(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 function writeConfig(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'switchyard-cli-')), 'gateway.yaml');
@@ -58,24 +36,9 @@ test('check validates a file without starting anything', async () => {
 });
 
 test('with no config the demo starts, prints its URL and key, and streams a reasoning answer to the openai client', async (t) => {
-  const child = spawn(process.execPath, [...CLI, 'serve'], {
-    cwd: scratchDirectory(),
-    env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: '', SWITCHYARD_STORE: 'memory' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  t.after(() => child.kill('SIGTERM'));
-  const banner = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`exited with ${String(code)}: ${text}`)));
-    child.stderr.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (/Demo API key: \S+/.test(text)) {
-        clearTimeout(timer);
-        resolve(text);
-      }
-    });
-  });
+  const served = await startGatewayProcess(undefined, { PORT: '0', SWITCHYARD_CONFIG: '', SWITCHYARD_STORE: 'memory' });
+  t.after(() => stopGatewayProcess(served));
+  const banner = served.log();
   const baseURL = /listening on (http:\/\/\S+\/v1)/.exec(banner)?.[1];
   const apiKey = /Demo API key: (\S+)/.exec(banner)?.[1];
   assert.ok(baseURL && apiKey, banner);
@@ -115,44 +78,27 @@ ${models.map((id) => `  - { id: ${id}, routes: [{ node: sim }] }`).join('\n')}
 keys: [{ key: ${KEY} }]
 `;
   const file = writeConfig(configFor(['first-model']));
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { cwd: scratchDirectory(), stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGTERM'));
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const baseURL = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-  });
+  const served = await startGatewayProcess(file);
+  t.after(() => stopGatewayProcess(served));
+  const { child, baseUrl: baseURL } = served;
+  const stdout = served.stdout;
   const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
   const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-  const until = async (predicate: () => boolean) => {
-    for (let waited = 0; !predicate(); waited += 50) {
-      if (waited > 5000) throw new Error(`timed out; stdout so far:\n${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const until = (predicate: () => boolean) => waitFor(predicate, 5000, { everyMs: 50, what: () => `the log line; stdout so far:\n${stdout()}` });
 
   await ask('first-model');
   await assert.rejects(ask('second-model'), (error: unknown) => error instanceof OpenAI.NotFoundError);
 
   writeFileSync(file, configFor(['first-model', 'second-model']));
   child.kill('SIGHUP');
-  await until(() => stdout.includes('configuration reloaded'));
+  await until(() => stdout().includes('configuration reloaded'));
   const reply = await ask('second-model');
   assert.equal(reply.model, 'second-model');
 
   writeFileSync(file, 'models: [oops');
   child.kill('SIGHUP');
-  await until(() => stdout.includes('configuration reload rejected'));
-  assert.match(stdout, /YAML syntax/);
+  await until(() => stdout().includes('configuration reload rejected'));
+  assert.match(stdout(), /YAML syntax/);
   await ask('second-model');
   assert.equal(child.exitCode, null, 'still running');
 });

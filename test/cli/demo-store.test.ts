@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEMO_API_KEY } from '../../src/config/demo-config.js';
-import { scratchDirectory, startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { type GatewayProcess, scratchDirectory, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
 import { chat } from '../support/money.js';
 
 // PRODUCT decision 23, as a new user meets it in one clone: the demo (`npm start`) and a

@@ -1,46 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI } from '../support/gateway-process.js';
-import { sseData } from '../support/http-assertions.js';
+import { scratchDirectory, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { sseData } from '../support/sse.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 const KEY = 'sk-cli-shutdown-0123456789';
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-  stdout(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function serve(yaml: string): Promise<Served> {
-  const directory = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
+/** `switchyard serve --config FILE` in a child process, the file written into its own scratch directory. */
+function serve(yaml: string): Promise<GatewayProcess> {
+  const directory = scratchDirectory('shutdown');
   const file = join(directory, 'gateway.yaml');
   writeFileSync(file, yaml);
-  // Its own working directory: the file names no store, so the default one is made there.
-  const child = spawn(process.execPath, [...CLI, 'serve', '--config', file], { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  void exited.then(() => clearTimeout(kill));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 15_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-    void exited.then(() => reject(new Error(`exited before listening: ${text}`)));
-  });
-  return { child, baseUrl, stdout: () => stdout, exited };
+  // The file names no store, so the default one is made in that directory.
+  return startGatewayProcess(file, {}, directory);
 }
 
 test('SIGTERM: the child stops accepting, a short stream finishes, a long one gets the shutting_down error event after grace_ms, exit code 0', { timeout: 40_000 }, async (t) => {
@@ -53,13 +27,7 @@ models:
 keys: [{ key: ${KEY} }]
 `);
   t.after(() => served.child.kill('SIGKILL'));
-  const post = (extra: object) =>
-    fetch(`${served.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Route the freight.' }], ...extra }),
-      signal: AbortSignal.timeout(20_000),
-    });
+  const post = (extra: Record<string, unknown>) => postChat(served.baseUrl, KEY, chatBody('thinker', { stream: true, ...extra }), { timeoutMs: 20_000 });
   const long = await post({});
   const short = await post({ max_tokens: 6, reasoning_effort: 'low' });
   assert.equal(long.status, 200);
@@ -79,9 +47,7 @@ keys: [{ key: ${KEY} }]
   const cutAfter = Date.now() - signalled;
   assert.ok(cutAfter >= 700, `the long stream ran for the grace period (${cutAfter} ms)`);
 
-  const { code, signal } = await served.exited;
-  assert.equal(signal, null);
-  assert.equal(code, 0, served.stdout());
+  assert.equal(await served.exited, 0, served.stdout());
   const lines = served
     .stdout()
     .split('\n')
@@ -93,7 +59,9 @@ keys: [{ key: ${KEY} }]
 });
 
 test('log.format pretty: human-readable lines instead of JSON', { timeout: 30_000 }, async (t) => {
+  // In memory: the log format has nothing to do with the store, and PGlite's first start takes seconds.
   const served = await serve(`listen: { host: 127.0.0.1, port: 0 }
+store: memory
 log: { format: pretty }
 nodes: [{ id: sim, provider: simulated }]
 models: [{ id: m, routes: [{ node: sim }] }]
@@ -104,7 +72,7 @@ keys: [{ key: ${KEY} }]
   assert.equal(response.status, 200);
   await response.arrayBuffer();
   served.child.kill('SIGTERM');
-  assert.equal((await served.exited).code, 0);
+  assert.equal(await served.exited, 0);
   const output = served.stdout();
   assert.match(output, /INFO.*request/);
   assert.match(output, /request_id: "req_/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { expectError } from '../support/http-assertions.js';
+import { postChat } from '../support/post-chat.js';
 import { expectRawError, parseRawResponse, type RawResponse } from '../support/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
@@ -96,12 +97,7 @@ describe('answers sent before the body was read reach clients that write their w
   });
 
   test("Node's fetch posting 50 MB reads the 413 payload_too_large", TIMEOUT, async () => {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: Buffer.alloc(50 * 1024 * 1024, 32),
-      signal: AbortSignal.timeout(30_000),
-    });
+    const response = await postChat(gateway.baseUrl, KEY, Buffer.alloc(50 * 1024 * 1024, 32), { timeoutMs: 30_000 });
     await expectError(response, { status: 413, code: 'payload_too_large', type: 'invalid_request_error' });
   });
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { freePort } from '../support/free-port.js';
 import { expectError } from '../support/http-assertions.js';
-import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-e2e-http-errors-0123456789';
 const BLOCKED_KEY = 'sk-e2e-blocked-0123456789';
@@ -18,19 +20,12 @@ describe('HTTP errors of the gateway', () => {
   let gateway: TestGateway;
   let origin: string;
 
-  function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(4000),
-    });
-  }
+  const post = (body: unknown, headers: Record<string, string> = {}) => postChat(gateway.baseUrl, API_KEY, body, { headers, timeoutMs: 4000 });
 
   before(async () => {
     main = await startSimulator();
     faulty = await startSimulator();
-    const downPort = await closedPort();
+    const downPort = await freePort();
     gateway = await startTestGateway(
       `
 store: memory
@@ -111,11 +106,7 @@ keys:
       });
       assert.match(russian.error.message, CYRILLIC);
       assert.doesNotMatch(english.error.message, CYRILLIC);
-      const unauthorized = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' },
-        body: JSON.stringify(valid),
-      });
+      const unauthorized = await postChat(gateway.baseUrl, undefined, valid, { headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' } });
       const body = await expectError(unauthorized, { status: 401, code: 'authentication_required', type: 'authentication_error' });
       assert.match(body.error.message, CYRILLIC);
     });
@@ -350,12 +341,7 @@ keys: [{ key: ${API_KEY} }]
 
   test('the whole-request deadline gives 504 upstream_timeout, promptly', TIMEOUT, async () => {
     const started = Date.now();
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'slow-model', messages: MESSAGES }),
-      signal: AbortSignal.timeout(4000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'slow-model', messages: MESSAGES }, { timeoutMs: 4000 });
     await expectError(response, { status: 504, code: 'upstream_timeout', type: 'service_unavailable' });
     const elapsed = Date.now() - started;
     assert.ok(elapsed >= 250 && elapsed < 1500, `answered after ${elapsed} ms`);

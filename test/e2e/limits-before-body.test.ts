@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { expectRawError, parseRawResponse, type RawResponse } from '../support/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 const KEY_A = 'sk-body-budget-a-0123456789';
 const KEY_B = 'sk-body-budget-b-0123456789';
@@ -13,7 +14,7 @@ const TIMEOUT = { timeout: 30_000 };
 const HELD_BYTES = 60_000;
 
 /** A chat request body of exactly `size` bytes (the user message padded). */
-function chatBody(size: number): Buffer {
+function bodyOfSize(size: number): Buffer {
   const empty = JSON.stringify({ model: 'm', max_tokens: 3, messages: [{ role: 'user', content: '' }] });
   return Buffer.from(empty.replace('"content":""', `"content":"${'x'.repeat(size - Buffer.byteLength(empty))}"`));
 }
@@ -78,16 +79,10 @@ keys:
     await gateway.close();
   });
 
-  const chat = (key: string, size = 200) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: chatBody(size),
-      signal: AbortSignal.timeout(10_000),
-    });
+  const chat = (key: string, size = 200) => postChat(gateway.baseUrl, key, bodyOfSize(size));
 
   test('an invalid key declaring a 1 GiB body is answered 401 at once, and the body is not read', TIMEOUT, async () => {
-    const request = holdRequest(gateway.port, 'sk-not-a-key-0123456789', chatBody(1_000), 1_000, 1024 ** 3);
+    const request = holdRequest(gateway.port, 'sk-not-a-key-0123456789', bodyOfSize(1_000), 1_000, 1024 ** 3);
     held.push(request.socket);
     assert.ok(await settlesWithin(request.response, 5_000), 'the 401 arrives while the body is still unsent');
     const refused = await request.response;
@@ -102,7 +97,7 @@ keys:
     const first = await chat(ONE_RPM);
     assert.equal(first.status, 200);
     await first.text();
-    const request = holdRequest(gateway.port, ONE_RPM, chatBody(HELD_BYTES), 1_000);
+    const request = holdRequest(gateway.port, ONE_RPM, bodyOfSize(HELD_BYTES), 1_000);
     held.push(request.socket);
     assert.ok(await settlesWithin(request.response, 5_000), 'the 429 arrives while the body is still unsent (not a 408 after the body time-out)');
     const refused = await request.response;
@@ -112,10 +107,10 @@ keys:
   });
 
   test("the per-key body budget gives 429 with Retry-After while another key still gets through; it is released when a body's client leaves", TIMEOUT, async () => {
-    const first = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
+    const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
     held.push(first.socket);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
+    const second = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
     held.push(second.socket);
     assert.ok(await settlesWithin(second.response, 5_000), "the second body over the key's budget is refused at once");
     const refused = await second.response;
@@ -135,7 +130,7 @@ keys:
   });
 
   test("a chunked body takes the key's budget as it arrives: over it, 429 while the body is still coming", TIMEOUT, async () => {
-    const first = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
+    const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
     held.push(first.socket);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const socket = connect(gateway.port, '127.0.0.1');
@@ -151,7 +146,7 @@ keys:
       socket.on('close', () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8'))));
     });
     socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY_A}\r\ntransfer-encoding: chunked\r\n\r\n`);
-    const part = chatBody(HELD_BYTES).subarray(0, 50_000);
+    const part = bodyOfSize(HELD_BYTES).subarray(0, 50_000);
     socket.write(`${part.length.toString(16)}\r\n`);
     socket.write(part);
     socket.write('\r\n');
@@ -164,8 +159,8 @@ keys:
   });
 
   test('the total body budget gives 503 server_busy with Retry-After; a finished body frees its share', TIMEOUT, async () => {
-    const a = holdRequest(gateway.port, KEY_A, chatBody(HELD_BYTES), 1_000);
-    const b = holdRequest(gateway.port, KEY_B, chatBody(HELD_BYTES), 1_000);
+    const a = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
+    const b = holdRequest(gateway.port, KEY_B, bodyOfSize(HELD_BYTES), 1_000);
     held.push(a.socket, b.socket);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const busy = await chat(KEY_C, HELD_BYTES);

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { freePort } from '../support/free-port.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-e2e-openai-client-0123456789';
 const TIMEOUT = { timeout: 5000 };
@@ -30,7 +31,7 @@ describe('the official openai client against the gateway', () => {
   before(async () => {
     main = await startSimulator();
     cutting = await startSimulator({ faults: { cutAfterChunks: 4 } });
-    const downPort = await closedPort();
+    const downPort = await freePort();
     gateway = await startTestGateway(
       `
 store: memory

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 const KEY = 'sk-rate-limit-test-000000000001';
 const OTHER = 'sk-rate-limit-test-000000000002';
@@ -19,12 +20,7 @@ keys:
   });
   after(() => gateway.close());
 
-  const chat = (key: string) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 }),
-    });
+  const chat = (key: string) => postChat(gateway.baseUrl, key, chatBody('m', { max_tokens: 3 }));
 
   test('the 4th request in a minute with rpm 3 is 429 rate_limited with Retry-After; successes carry X-RateLimit-*', async () => {
     const remaining: string[] = [];

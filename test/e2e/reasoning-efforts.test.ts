@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SimulatedNode, type SimulatedNodeOptions } from '../../src/simulator/simulated-node.js';
 import { ADMIN_KEY, AdminClient, accountWithKey, chat } from '../support/money.js';
-import { startTestGateway, waitFor, type TestGateway } from '../support/test-gateway.js';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // PRODUCT.md decisions 19 and 20 (issue 18 items 4 and 5): the 2026 reasoning values where a
 // model lists them (400 elsewhere), an effort that reaches an Anthropic node as a larger

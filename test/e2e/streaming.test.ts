@@ -2,25 +2,14 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { sseData } from '../support/http-assertions.js';
-import { startSimulator, startTestGateway, waitFor, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
+import { readSse, readSseUntil } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 const API_KEY = 'sk-e2e-streaming-0123456789abcdef';
 const TIMEOUT = { timeout: 6000 };
 const MESSAGES = [{ role: 'user', content: 'Describe the hump yard in one paragraph.' }];
-
-/** One `data:` event as the client received it, with its arrival time. */
-interface TimedEvent {
-  data: string;
-  at: number;
-}
-
-/** The raw SSE body read chunk by chunk, with the `data:` events timed on arrival. */
-interface ReadStream {
-  response: Response;
-  raw: string;
-  events: TimedEvent[];
-}
 
 describe('SSE streaming through the gateway', () => {
   let instant: SimulatedNode;
@@ -32,33 +21,8 @@ describe('SSE streaming through the gateway', () => {
   let portal: SimulatedNode;
   let gateway: TestGateway;
 
-  function startStream(model: string, extra: Record<string, unknown> = {}, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
-    return fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...init.headers },
-      body: JSON.stringify({ model, messages: MESSAGES, stream: true, ...extra }),
-      signal: init.signal ?? AbortSignal.timeout(5000),
-    });
-  }
-
-  async function readStream(response: Response): Promise<ReadStream> {
-    assert.ok(response.body !== null);
-    const decoder = new TextDecoder();
-    const events: TimedEvent[] = [];
-    let raw = '';
-    let pending = '';
-    for await (const bytes of response.body) {
-      const at = performance.now();
-      const text = decoder.decode(bytes, { stream: true });
-      raw += text;
-      pending += text;
-      const complete = pending.lastIndexOf('\n\n');
-      if (complete === -1) continue;
-      for (const data of sseData(pending.slice(0, complete + 2))) events.push({ data, at });
-      pending = pending.slice(complete + 2);
-    }
-    return { response, raw, events };
-  }
+  const startStream = (model: string, extra: Record<string, unknown> = {}, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> =>
+    postChat(gateway.baseUrl, API_KEY, { model, messages: MESSAGES, stream: true, ...extra }, { timeoutMs: 5000, ...init });
 
   before(async () => {
     instant = await startSimulator();
@@ -104,7 +68,7 @@ keys:
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
     assert.equal(response.headers.get('x-correlation-id'), 'stream-corr-1');
-    const { events, raw } = await readStream(response);
+    const { events, raw } = await readSse(response);
     assert.ok(raw.endsWith('data: [DONE]\n\n'), 'the body ends with data: [DONE]');
     const data = events.map((event) => event.data);
     assert.equal(data.filter((item) => item === '[DONE]').length, 1);
@@ -119,7 +83,7 @@ keys:
 
   test('chunks are relayed as they come, not buffered (50 tokens/s node)', TIMEOUT, async () => {
     const started = performance.now();
-    const { events } = await readStream(await startStream('fast-reasoner'));
+    const { events } = await readSse(await startStream('fast-reasoner'));
     const first = events[0];
     const last = events[events.length - 1];
     assert.ok(first !== undefined && last !== undefined);
@@ -139,7 +103,7 @@ keys:
     assert.equal(response.status, 200);
     assert.ok(headersAfter < 650, `headers went out with the first keep-alive, after ${headersAfter.toFixed(0)} ms`);
     assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
-    const { raw, events } = await readStream(response);
+    const { raw, events } = await readSse(response);
     const firstData = raw.indexOf('data:');
     assert.ok(firstData > 0);
     const before = raw.slice(0, firstData);
@@ -154,18 +118,12 @@ keys:
     const controller = new AbortController();
     const response = await startStream('slow-reasoner', {}, { signal: controller.signal });
     assert.equal(response.status, 200);
-    assert.ok(response.body !== null);
-    const reader = response.body.getReader();
-    let received = '';
-    while ((received.match(/^data: /gm) ?? []).length < 4) {
-      const next = await reader.read();
-      assert.equal(next.done, false, 'the stream is still going');
-      received += new TextDecoder().decode(next.value);
-    }
+    const { first, rest } = await readSseUntil(response, 4);
+    assert.ok(first.length >= 4 && !first.includes('[DONE]'), 'the stream is still going');
     assert.equal(slow.stats().inFlight, 1);
     const abortedAt = performance.now();
     controller.abort();
-    await reader.cancel().catch(() => undefined);
+    assert.ok((await rest).failure, 'the client stopped reading');
     // ~140 tokens at 20/s would take ~7 s; the node must see the disconnect within a second.
     await waitFor(() => slow.stats().inFlight === 0, 1000);
     t.diagnostic(`node request closed ${(performance.now() - abortedAt).toFixed(0)} ms after the client left`);
@@ -180,12 +138,7 @@ keys:
   test('a client that leaves before the first byte (non-streaming) aborts the node request too', TIMEOUT, async () => {
     slowStart.resetStats();
     const controller = new AbortController();
-    const pending = fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'slow-start-model', messages: MESSAGES }),
-      signal: controller.signal,
-    }).catch((error: unknown) => error);
+    const pending = postChat(gateway.baseUrl, API_KEY, { model: 'slow-start-model', messages: MESSAGES }, { signal: controller.signal }).catch((error: unknown) => error);
     await waitFor(() => slowStart.stats().inFlight === 1, 1000);
     const abortedAt = performance.now();
     controller.abort();
@@ -199,7 +152,7 @@ keys:
     broken.resetStats();
     const response = await startStream('failover-model');
     const requestId = response.headers.get('x-request-id');
-    const { events } = await readStream(response);
+    const { events } = await readSse(response);
     assert.equal(response.status, 200);
     assert.equal(events[events.length - 1]?.data, '[DONE]');
     assert.equal(broken.stats().requests, 1);
@@ -219,7 +172,7 @@ keys:
     portal.resetStats();
     const response = await startStream('portal-first-model');
     const requestId = response.headers.get('x-request-id');
-    const { events } = await readStream(response);
+    const { events } = await readSse(response);
     assert.equal(portal.stats().requests, 1);
     const chunks = events
       .map((event) => event.data)
@@ -239,7 +192,7 @@ keys:
     const response = await startStream('cut-model');
     assert.equal(response.status, 200);
     const requestId = response.headers.get('x-request-id');
-    const { events } = await readStream(response);
+    const { events } = await readSse(response);
     const data = events.map((event) => event.data);
     assert.ok(!data.includes('[DONE]'), 'no [DONE] after a failure');
     const last = JSON.parse(data[data.length - 1] ?? 'null') as { error?: Record<string, unknown> } | null;
@@ -253,13 +206,9 @@ keys:
   test('the request log line: ids, status, model, attempts; never the API key', TIMEOUT, async () => {
     const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'log-corr-9' } });
     const requestId = response.headers.get('x-request-id');
-    await readStream(response);
+    await readSse(response);
     const wrongKey = 'sk-e2e-wrong-key-for-log-check-42';
-    const rejected = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${wrongKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'instant-reasoner', messages: MESSAGES }),
-    });
+    const rejected = await postChat(gateway.baseUrl, wrongKey, { model: 'instant-reasoner', messages: MESSAGES });
     const rejectedId = rejected.headers.get('x-request-id');
     await rejected.arrayBuffer();
 

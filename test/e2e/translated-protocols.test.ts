@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { SimulatedNode, type SimulatedNodeOptions } from '../../src/simulator/simulated-node.js';
+import { postChat } from '../support/post-chat.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-e2e-translated-0123456789';
@@ -177,7 +178,7 @@ keys:
     return { reasoningTokens: reasoningDeltas, usage, content };
   }
 
-  test('done when: the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node', TIMEOUT, async () => {
+  test('the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node', TIMEOUT, async () => {
     const results = [];
     for (const model of ['gpt-reasoner', 'claude-reasoner', 'gemini-reasoner']) results.push(await streamedAnswer(model, 'high'));
     assert.ok(results.every((result) => result.reasoningTokens > 0));
@@ -268,11 +269,7 @@ keys:
   });
 
   test("a node's client error comes back with its original status and body (spec 7.3)", TIMEOUT, async () => {
-    const anthropic = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'claude-tiny', messages: MESSAGES }),
-    });
+    const anthropic = await postChat(gateway.baseUrl, API_KEY, { model: 'claude-tiny', messages: MESSAGES });
     assert.equal(anthropic.status, 400);
     const anthropicError = await anthropic.json() as { type: string; error: { type: string; message: string } };
     assert.equal(anthropicError.type, 'error');

@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { postChat, readSseUntil, startHandleGateway, type HandleGateway } from '../support/failover-harness.js';
 import { expectError } from '../support/http-assertions.js';
-import { startSimulator, waitFor } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
+import { readSseUntil } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 const API_KEY = 'sk-concurrency-0123456789abcdef';
 const TIMEOUT = { timeout: 10_000 };
 
 /** Fires `count` requests at once; returns status and body text of each. */
-async function burst(gateway: HandleGateway, model: string, count: number, extra: Record<string, unknown> = {}): Promise<Array<{ status: number; text: string; response: Response }>> {
+async function burst(gateway: TestGateway, model: string, count: number, extra: Record<string, unknown> = {}): Promise<Array<{ status: number; text: string; response: Response }>> {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const response = await postChat(gateway.baseUrl, API_KEY, model, extra);
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody(model, extra));
       const text = await response.clone().text();
       return { status: response.status, text, response };
     }),
@@ -23,13 +25,13 @@ describe('max_concurrency is never exceeded', () => {
   let a: SimulatedNode;
   let b: SimulatedNode;
   let streamer: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     a = await startSimulator({ firstByteMs: 300 });
     b = await startSimulator({ firstByteMs: 300 });
     streamer = await startSimulator({ tokensPerSecond: 30 });
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 nodes:
   - { id: a, provider: openai, base_url: "${a.baseUrl}", max_concurrency: 3 }
@@ -89,15 +91,15 @@ keys:
 
   test('a stream holds its slot until it ends: a full node refuses the next stream, then takes it once one finished', TIMEOUT, async () => {
     streamer.resetStats();
-    const first = await postChat(gateway.baseUrl, API_KEY, 'streams', { stream: true, max_tokens: 40 });
-    const second = await postChat(gateway.baseUrl, API_KEY, 'streams', { stream: true, max_tokens: 40 });
+    const first = await postChat(gateway.baseUrl, API_KEY, chatBody('streams', { stream: true, max_tokens: 40 }));
+    const second = await postChat(gateway.baseUrl, API_KEY, chatBody('streams', { stream: true, max_tokens: 40 }));
     assert.equal(first.status, 200);
     assert.equal(second.status, 200);
     const firstRead = await readSseUntil(first, 2);
     const secondRead = await readSseUntil(second, 2);
     assert.equal(streamer.stats().inFlight, 2);
 
-    const third = await postChat(gateway.baseUrl, API_KEY, 'streams', { stream: true, max_tokens: 40 });
+    const third = await postChat(gateway.baseUrl, API_KEY, chatBody('streams', { stream: true, max_tokens: 40 }));
     await expectError(third, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
     assert.equal(streamer.stats().requests, 2, 'the refused stream never reached the node');
 
@@ -106,7 +108,7 @@ keys:
     await waitFor(() => streamer.stats().inFlight < 2);
     // The gateway frees the slot when the relay ends; allow that moment to pass.
     await waitFor(() => (gateway.running.services.nodes.get('streamer')?.inFlight ?? 0) < 2);
-    const fourth = await postChat(gateway.baseUrl, API_KEY, 'streams', { stream: true, max_tokens: 5 });
+    const fourth = await postChat(gateway.baseUrl, API_KEY, chatBody('streams', { stream: true, max_tokens: 5 }));
     assert.equal(fourth.status, 200);
     await fourth.text();
     await secondRead.rest;

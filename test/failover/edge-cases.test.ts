@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { postChat, readSseUntil, startHandleGateway, type HandleGateway } from '../support/failover-harness.js';
 import { expectError } from '../support/http-assertions.js';
-import { startSimulator, waitFor } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
+import { readSseUntil } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 const API_KEY = 'sk-edge-cases-0123456789abcdef';
 const TIMEOUT = { timeout: 10_000 };
@@ -12,12 +14,12 @@ const TIMEOUT = { timeout: 10_000 };
 describe('half-open probe request that the client abandons', () => {
   let flaky: SimulatedNode;
   let steady: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     flaky = await startSimulator();
     steady = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 health: { failure_threshold: 1, base_ejection_ms: 200 }
 nodes:
@@ -40,7 +42,7 @@ keys:
     assert.ok(state);
     // 1. One failure ejects it (threshold 1) for 200 ms.
     flaky.setFaults({ failFirst: { count: 1, status: 500 } });
-    const failed = await postChat(gateway.baseUrl, API_KEY, 'm');
+    const failed = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
     assert.equal(failed.status, 200);
     await failed.text();
     assert.equal(state.condition(), 'ejected');
@@ -49,14 +51,14 @@ keys:
     await sleep(250);
     assert.equal(state.condition(), 'probing');
     flaky.setFaults({ firstByteDelayMs: 1000 });
-    await assert.rejects(postChat(gateway.baseUrl, API_KEY, 'm', {}, 150));
+    await assert.rejects(postChat(gateway.baseUrl, API_KEY, chatBody('m'), { timeoutMs: 150 }));
     await waitFor(() => flaky.stats().inFlight === 0 && state.inFlight === 0, 2000);
     assert.equal(flaky.stats().requests, 2, 'the abandoned request was the probe');
 
     // 3. The node is fine now. A client leaving says nothing about the node, so a later
     //    request must be allowed to probe it again.
     flaky.setFaults({});
-    const later = await postChat(gateway.baseUrl, API_KEY, 'm');
+    const later = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
     assert.equal(later.status, 200);
     await later.text();
     const line = await gateway.logLine(later.headers.get('x-request-id'));
@@ -70,7 +72,7 @@ keys:
 
 describe('reload that changes a node while it has requests in flight', () => {
   let node: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   const yaml = (weight: number): string => `
 store: memory
@@ -84,7 +86,7 @@ keys:
 
   before(async () => {
     node = await startSimulator({ tokensPerSecond: 25 });
-    gateway = await startHandleGateway(yaml(1));
+    gateway = await startTestGateway(yaml(1));
   });
 
   after(async () => {
@@ -93,14 +95,14 @@ keys:
   });
 
   test('max_concurrency still counts the requests in flight on the replaced node state', TIMEOUT, async () => {
-    const streams = await Promise.all([1, 2].map(() => postChat(gateway.baseUrl, API_KEY, 'm', { stream: true, max_tokens: 25 })));
+    const streams = await Promise.all([1, 2].map(() => postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 25 }))));
     const reads = await Promise.all(streams.map((stream) => readSseUntil(stream, 2)));
     assert.equal(node.stats().inFlight, 2);
 
     // Only the weight changes: the node is the same server with the same capacity.
     await gateway.running.reload(gateway.parse(yaml(2)));
 
-    const extra = await postChat(gateway.baseUrl, API_KEY, 'm', { stream: true, max_tokens: 3 });
+    const extra = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 3 }));
     const maxInFlight = node.stats().maxInFlight;
     const status = extra.status;
     if (status === 200) await extra.text();

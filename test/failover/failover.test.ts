@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { postChat, readSse, startHandleGateway, type HandleGateway, type LoggedAttempt } from '../support/failover-harness.js';
 import { expectError } from '../support/http-assertions.js';
-import { startSimulator } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
+import { readSse } from '../support/sse.js';
+import { type LoggedAttempt, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-failover-0123456789abcdef';
 const TIMEOUT = { timeout: 8000 };
@@ -35,7 +36,7 @@ describe('failover before the first byte (spec 8.3-8.5, PRODUCT.md decisions 1-2
   let clientErrorBackup: SimulatedNode;
   let cutting: SimulatedNode;
   let cuttingBackup: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     good = await startSimulator();
@@ -47,7 +48,7 @@ describe('failover before the first byte (spec 8.3-8.5, PRODUCT.md decisions 1-2
     clientErrorBackup = await startSimulator();
     cutting = await startSimulator({ tokensPerSecond: 200, faults: { cutAfterChunks: 4 } });
     cuttingBackup = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 health: { failure_threshold: 1000 }
 nodes:
@@ -80,7 +81,7 @@ keys:
   test('a failing node then a healthy one: JSON 200, no visible error, 2 attempts in header and log', TIMEOUT, async () => {
     failing.resetStats();
     good.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, 'status-first');
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('status-first'));
     const text = await response.text();
     assert.equal(response.status, 200, text);
     const body = JSON.parse(text) as { object: string; model: string; choices: Array<{ message: { content: string } }>; error?: unknown };
@@ -106,7 +107,7 @@ keys:
   test('a failing node then a healthy one: stream 200, no error event, [DONE], 2 attempts', TIMEOUT, async () => {
     failing.resetStats();
     good.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, 'status-first', { stream: true });
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('status-first', { stream: true }));
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.equal(response.headers.get('x-switchyard-attempts'), '2');
@@ -126,7 +127,7 @@ keys:
   for (const stream of [false, true]) {
     test(`a connection reset fails over (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
       resetting.resetStats();
-      const response = await postChat(gateway.baseUrl, API_KEY, 'reset-first', { stream });
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('reset-first', { stream }));
       const text = await response.text();
       assert.equal(response.status, 200, text);
       assert.equal(response.headers.get('x-switchyard-attempts'), '2');
@@ -143,7 +144,7 @@ keys:
     test(`a first-byte timeout (node first_byte_ms 200, node silent 2 s) fails over promptly (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
       silent.resetStats();
       const started = performance.now();
-      const response = await postChat(gateway.baseUrl, API_KEY, 'silent-first', { stream });
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('silent-first', { stream }));
       const text = await response.text();
       const elapsed = performance.now() - started;
       assert.equal(response.status, 200, text);
@@ -159,7 +160,7 @@ keys:
 
   for (const stream of [false, true]) {
     test(`every node failing gives 503 router_unavailable with Retry-After (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
-      const response = await postChat(gateway.baseUrl, API_KEY, 'all-failing', { stream });
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('all-failing', { stream }));
       const retryAfter = response.headers.get('retry-after');
       await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
       assert.ok(retryAfter !== null && Number(retryAfter) >= 0, `Retry-After header: ${retryAfter}`);
@@ -186,7 +187,7 @@ keys:
       clientError.resetStats();
       clientErrorBackup.resetStats();
       try {
-        const response = await postChat(gateway.baseUrl, API_KEY, 'client-error-first', { stream });
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('client-error-first', { stream }));
         const bytes = Buffer.from(await response.arrayBuffer());
         assert.equal(response.status, 400);
         assert.ok(bytes.equals(Buffer.from(JSON.stringify(errorBody), 'utf8')), `byte for byte: ${bytes.toString('utf8')}`);
@@ -206,7 +207,7 @@ keys:
   test('a mid-stream cut: data, an estimated usage chunk, one bad_gateway error event, no [DONE], no other node', TIMEOUT, async () => {
     cutting.resetStats();
     cuttingBackup.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, 'cut-first', { stream: true, max_tokens: 200 });
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('cut-first', { stream: true, max_tokens: 200 }));
     assert.equal(response.status, 200);
     const requestId = response.headers.get('x-request-id');
     const { data } = await readSse(response);
@@ -240,7 +241,7 @@ describe('attempt budget (failover.max_attempts: 2) with candidates left', () =>
   let fail1: SimulatedNode;
   let fail2: SimulatedNode;
   let spare: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     reset1 = await startSimulator({ faults: { resetFirst: ALWAYS } });
@@ -248,7 +249,7 @@ describe('attempt budget (failover.max_attempts: 2) with candidates left', () =>
     fail1 = await startSimulator({ faults: { failFirst: { count: ALWAYS, status: 500 } } });
     fail2 = await startSimulator({ faults: { failFirst: { count: ALWAYS, status: 500 } } });
     spare = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 failover: { max_attempts: 2 }
 health: { failure_threshold: 1000 }
@@ -274,7 +275,7 @@ keys:
   for (const stream of [false, true]) {
     test(`two resets spend the budget with a node left: 502 bad_gateway with Retry-After (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
       spare.resetStats();
-      const response = await postChat(gateway.baseUrl, API_KEY, 'resets', { stream });
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('resets', { stream }));
       const retryAfter = response.headers.get('retry-after');
       await expectError(response, { status: 502, code: 'bad_gateway', type: 'service_unavailable' });
       assert.ok(retryAfter !== null, 'Retry-After header');
@@ -286,7 +287,7 @@ keys:
 
   test('two node 500s spend the budget with a node left: 503 router_unavailable (decision 2: 502 only for connection errors / invalid replies)', TIMEOUT, async () => {
     spare.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, 'statuses');
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('statuses'));
     const retryAfter = response.headers.get('retry-after');
     await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
     assert.ok(retryAfter !== null, 'Retry-After header');

@@ -2,18 +2,13 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import {
-  admin,
-  listNodes,
-  nodeView,
-  postChat,
-  readSseUntil,
-  startHandleGateway,
-  waitForAsync,
-  type HandleGateway,
-} from '../support/failover-harness.js';
+import { admin, listNodes, nodeView } from '../support/admin-client.js';
+import { freePort } from '../support/free-port.js';
 import { expectError } from '../support/http-assertions.js';
-import { closedPort, startSimulator } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
+import { readSseUntil } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 const API_KEY = 'sk-health-admin-0123456789abcdef';
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
@@ -25,8 +20,8 @@ function nodesOfLine(line: { attempts?: Array<{ node: string }> }): string[] {
 
 describe('admin API: authentication', () => {
   let node: SimulatedNode;
-  let withKey: HandleGateway;
-  let withoutKey: HandleGateway;
+  let withKey: TestGateway;
+  let withoutKey: TestGateway;
 
   before(async () => {
     node = await startSimulator();
@@ -38,8 +33,8 @@ models:
 keys:
   - { key: ${API_KEY} }
 `;
-    withKey = await startHandleGateway(`store: memory\nadmin_key: ${ADMIN_KEY}\n${body}`);
-    withoutKey = await startHandleGateway(`store: memory\n${body}`);
+    withKey = await startTestGateway(`store: memory\nadmin_key: ${ADMIN_KEY}\n${body}`);
+    withoutKey = await startTestGateway(`store: memory\n${body}`);
   });
 
   after(async () => {
@@ -73,7 +68,7 @@ keys:
   });
 
   test('the right key lists the nodes with state, in_flight, error_rate, latency_ms', TIMEOUT, async () => {
-    const ok = await postChat(withKey.baseUrl, API_KEY, 'm');
+    const ok = await postChat(withKey.baseUrl, API_KEY, chatBody('m'));
     await ok.text();
     const nodes = await listNodes(withKey.origin, ADMIN_KEY);
     assert.equal(nodes.length, 1);
@@ -90,12 +85,12 @@ keys:
 describe('drain and enable', () => {
   let slow: SimulatedNode;
   let backup: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     slow = await startSimulator({ tokensPerSecond: 25 });
     backup = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 admin_key: ${ADMIN_KEY}
 nodes:
@@ -114,7 +109,7 @@ keys:
   });
 
   test('a drained node takes no new requests while its in-flight stream finishes; enable brings it back', TIMEOUT, async () => {
-    const stream = await postChat(gateway.baseUrl, API_KEY, 'm', { stream: true, max_tokens: 30 });
+    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
     assert.equal(stream.status, 200);
     const { rest } = await readSseUntil(stream, 2);
     assert.equal(slow.stats().inFlight, 1);
@@ -129,7 +124,7 @@ keys:
     slow.resetStats();
     backup.resetStats();
     for (let index = 0; index < 5; index++) {
-      const response = await postChat(gateway.baseUrl, API_KEY, 'm');
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
       assert.equal(response.status, 200);
       const line = await gateway.logLine(response.headers.get('x-request-id'));
       await response.text();
@@ -141,12 +136,12 @@ keys:
     const finished = await rest;
     assert.equal(finished.data[finished.data.length - 1], '[DONE]', 'the in-flight stream finished normally');
     assert.ok(finished.data.every((data) => !data.includes('"error"')), 'no error event in the drained stream');
-    await waitForAsync(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'slow')).in_flight === 0);
+    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'slow')).in_flight === 0);
 
     const enabled = await admin(gateway.origin, 'POST', '/nodes/slow/enable', ADMIN_KEY);
     assert.equal(enabled.status, 200);
     assert.equal((enabled.body as { state: string }).state, 'healthy');
-    const after = await postChat(gateway.baseUrl, API_KEY, 'm', { max_tokens: 3 });
+    const after = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
     assert.equal(after.status, 200);
     await after.text();
     assert.equal(slow.stats().requests, 1, 'the re-enabled node serves again');
@@ -161,12 +156,12 @@ keys:
 describe('passive ejection and recovery (health: failure_threshold 2, base_ejection_ms 300)', () => {
   let flaky: SimulatedNode;
   let steady: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     flaky = await startSimulator();
     steady = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 admin_key: ${ADMIN_KEY}
 health: { failure_threshold: 2, base_ejection_ms: 300, max_ejection_ms: 5000 }
@@ -186,7 +181,7 @@ keys:
   });
 
   async function request(): Promise<string[]> {
-    const response = await postChat(gateway.baseUrl, API_KEY, 'm', { max_tokens: 3 });
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
     assert.equal(response.status, 200, await response.clone().text());
     await response.text();
     return nodesOfLine(await gateway.logLine(response.headers.get('x-request-id')));
@@ -232,13 +227,13 @@ keys:
 describe('active probes (health.probe_interval_ms: 100)', () => {
   let dying: SimulatedNode;
   let revived: SimulatedNode | undefined;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
   let deadPort: number;
 
   before(async () => {
     dying = await startSimulator();
-    deadPort = await closedPort();
-    gateway = await startHandleGateway(`
+    deadPort = await freePort();
+    gateway = await startTestGateway(`
 store: memory
 admin_key: ${ADMIN_KEY}
 health: { probe_interval_ms: 100, probe_timeout_ms: 300, base_ejection_ms: 60000 }
@@ -259,20 +254,20 @@ keys:
   });
 
   test('a node whose port is closed is ejected by probes; when it listens again a probe brings it back', TIMEOUT, async () => {
-    await waitForAsync(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dead')).state === 'ejected', 2000);
+    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dead')).state === 'ejected', 2000);
     assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state, 'healthy', 'a live node stays healthy under probes');
 
     const port = Number(new URL(dying.baseUrl).port);
     await dying.close();
-    await waitForAsync(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'ejected', 2000);
-    const refused = await postChat(gateway.baseUrl, API_KEY, 'm');
+    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'ejected', 2000);
+    const refused = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
     await expectError(refused, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
     assert.equal(refused.headers.get('x-switchyard-attempts'), null, 'no node was even tried');
 
     revived = new SimulatedNode();
     await revived.listen(port);
-    await waitForAsync(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'healthy', 2000);
-    const ok = await postChat(gateway.baseUrl, API_KEY, 'm');
+    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'healthy', 2000);
+    const ok = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
     assert.equal(ok.status, 200, await ok.clone().text());
     await ok.text();
     assert.equal(revived.stats().requests, 1);
@@ -282,12 +277,12 @@ keys:
 describe('nodes added and removed at runtime through the admin API', () => {
   let base: SimulatedNode;
   let added: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     base = await startSimulator();
     added = await startSimulator({ tokensPerSecond: 25 });
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 admin_key: ${ADMIN_KEY}
 nodes:
@@ -322,7 +317,7 @@ keys:
 
     added.resetStats();
     base.resetStats();
-    const stream = await postChat(gateway.baseUrl, API_KEY, 'm', { stream: true, max_tokens: 30 });
+    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
     assert.equal(stream.status, 200);
     const { rest } = await readSseUntil(stream, 2);
     assert.equal(added.stats().requests, 1, 'the added node (priority 0) serves the model');
@@ -332,7 +327,7 @@ keys:
     assert.equal(removed.status, 200, JSON.stringify(removed.body));
     assert.ok(!(await listNodes(gateway.origin, ADMIN_KEY)).some((node) => node.id === 'added'), 'no longer listed');
 
-    const next = await postChat(gateway.baseUrl, API_KEY, 'm', { max_tokens: 3 });
+    const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
     assert.equal(next.status, 200);
     await next.text();
     assert.equal(base.stats().requests, 1, 'new requests go to the remaining node');
@@ -352,7 +347,7 @@ keys:
 describe('configuration reload without dropping in-flight requests', () => {
   let old: SimulatedNode;
   let fresh: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   const yamlWith = (nodeId: string, baseUrl: string): string => `
 store: memory
@@ -368,7 +363,7 @@ keys:
   before(async () => {
     old = await startSimulator({ tokensPerSecond: 25 });
     fresh = await startSimulator();
-    gateway = await startHandleGateway(yamlWith('old', old.baseUrl));
+    gateway = await startTestGateway(yamlWith('old', old.baseUrl));
   });
 
   after(async () => {
@@ -377,7 +372,7 @@ keys:
   });
 
   test('a stream on a node removed by reload finishes with [DONE]; new requests go to the new node', TIMEOUT, async () => {
-    const stream = await postChat(gateway.baseUrl, API_KEY, 'm', { stream: true, max_tokens: 30 });
+    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
     assert.equal(stream.status, 200);
     const { rest } = await readSseUntil(stream, 2);
 
@@ -385,7 +380,7 @@ keys:
     const nodes = await listNodes(gateway.origin, ADMIN_KEY);
     assert.deepEqual(nodes.map((node) => node.id), ['fresh']);
 
-    const next = await postChat(gateway.baseUrl, API_KEY, 'm', { max_tokens: 3 });
+    const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
     assert.equal(next.status, 200, await next.clone().text());
     await next.text();
     assert.equal(fresh.stats().requests, 1);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { Client } from 'undici';
 import { expectError } from '../support/http-assertions.js';
-import { accountWithKey, AdminClient, ADMIN_KEY, gatewayYaml, openaiClient, rejectsWith } from '../support/money.js';
+import { accountWithKey, ADMIN_KEY, AdminClient, gatewayYaml, openaiClient, rejectsWith } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 

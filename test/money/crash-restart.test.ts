@@ -3,9 +3,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { type GatewayProcess, startGatewayProcess } from '../support/gateway-process.js';
 import { AdminClient, chat, expectedCostNano, gatewayYaml, uniqueId, usdToNano } from '../support/money.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { storeBackends, type StoreBackend } from '../support/store-backends.js';
+import { postChat } from '../support/post-chat.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 // Issue 4 / PRODUCT.md "Nothing lost": a gateway killed with SIGKILL right after N requests
 // completed keeps every charge once restarted (journal replay), exactly once. The gateway
@@ -51,11 +52,7 @@ describe('SIGKILL and restart', { concurrency: true }, () => {
           costs.push(expectedCostNano(body.model, answer.body.usage));
           return;
         }
-        const response = await fetch(`${served.baseUrl}/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ACCOUNT_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
-        });
+        const response = await postChat(served.baseUrl, ACCOUNT_KEY, { ...body, stream: true, stream_options: { include_usage: true } }, { timeoutMs: 60_000 });
         const text = await response.text();
         assert.ok(text.endsWith('data: [DONE]\n\n'), text.slice(-200));
         const usageLine = text.split('\n').filter((line) => line.includes('"usage":{')).pop() as string;

@@ -3,9 +3,11 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { type GatewayProcess, startGatewayProcess } from '../support/gateway-process.js';
 import { ADMIN_KEY, AdminClient, chat, expectedCostNano, PRICES, uniqueId, usdToNano } from '../support/money.js';
-import { startGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
-import { storeBackends, type StoreBackend } from '../support/store-backends.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
+import { waitFor } from '../support/wait-for.js';
+import { postChat } from '../support/post-chat.js';
 
 // Issue 16 item 10 / docs/keys-and-money.md "Crash guarantee": a stream in flight when the gateway is killed
 // (SIGKILL) is still charged at the next start, from the progress the journal kept of it
@@ -55,11 +57,7 @@ keys:
 }
 
 function streamRequest(baseUrl: string, key: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
-  });
+  return postChat(baseUrl, key, { ...body, stream: true, stream_options: { include_usage: true } }, { timeoutMs: 200_000 });
 }
 
 /** Answer and reasoning characters of the complete `data:` events in `text`. */
@@ -115,8 +113,7 @@ async function cutByKill(served: GatewayProcess, key: string, meanwhile: () => P
     }
     readerDone = true;
   })();
-  const started = await waitFor(() => estimatedTokens(text).completion > 0, 20_000);
-  assert.notEqual(started, undefined, 'the slow stream started');
+  await waitFor(() => estimatedTokens(text).completion > 0, 20_000, { what: 'the slow stream to start' });
   await meanwhile();
   assert.equal(readerDone, false, 'the stream is still running at the kill');
   const killedAt = Date.now();
@@ -250,8 +247,7 @@ describe('SIGKILL in the middle of a stream', { concurrency: true }, () => {
         assert.ok((streamText as string).endsWith('data: [DONE]\n\n'));
         admin = new AdminClient(served.baseUrl);
         await admin.usage({ account: accountId });
-        const emptied = await waitFor(() => readdirSync(journalDir).length === 0, 5_000, 50);
-        assert.notEqual(emptied, undefined, `journal files left: ${readdirSync(journalDir).join(', ')}`);
+        await waitFor(() => readdirSync(journalDir).length === 0, 5_000, { everyMs: 50, what: () => `an empty journal; files left: ${readdirSync(journalDir).join(', ')}` });
         served.child.kill('SIGTERM');
         assert.equal(await served.exited, 0, 'a clean stop');
       });

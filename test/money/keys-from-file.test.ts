@@ -13,9 +13,9 @@ import { MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { openPgDriver } from '../../src/store/sql/pg-driver.js';
 import { openPgliteDriver } from '../../src/store/sql/pglite-driver.js';
 import { accountWithKey, AdminClient, chat, gatewayYaml } from '../support/money.js';
-import { postgresBackend, storeBackends, type StoreBackend } from '../support/store-backends.js';
-import { waitFor } from '../support/gateway-process.js';
+import { postgresBackend, type StoreBackend, storeBackends } from '../support/store-backends.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // PRODUCT decision 23: keys declared in the file are the file's. A key whose line is gone is
 // blocked ("removed from the configuration") at reload and at start, and works again when
@@ -123,9 +123,9 @@ describe('several instances on one PostgreSQL store', { skip: shared.skip }, () 
     try {
       assert.equal(await paid(b, key), 200);
       await reload(a, fileYaml(first, [other]));
-      assert.notEqual(await waitFor(async () => (await paid(b, key)) === 401, 5000), undefined, 'the other instance refuses the key too');
+      await waitFor(async () => (await paid(b, key)) === 401, 5000, { what: 'the other instance to refuse the key too' });
       await reload(a, fileYaml(first, [key, other]));
-      assert.notEqual(await waitFor(async () => (await paid(b, key)) === 200, 5000), undefined, 'and takes it back');
+      await waitFor(async () => (await paid(b, key)) === 200, 5000, { what: 'the other instance to take the key back' });
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { accountWithKey, AdminClient, expectedCostNano, gatewayYaml, openaiClient, rejectsWith, usdToNano, type ReportedUsage } from '../support/money.js';
+import { accountWithKey, AdminClient, expectedCostNano, gatewayYaml, openaiClient, rejectsWith, type ReportedUsage, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 4: balances and key spend equal the usage ledger's sums exactly (nano-USD), top-ups
 // and adjustments are ledger entries the next request sees, usage filters and totals, and
@@ -218,13 +219,10 @@ for (const backend of backends) {
       }
       assert.equal(contentChunks, 3);
       let report: { data: Array<Record<string, unknown>>; totals: { cost_nano: number } } | undefined;
-      const deadline = Date.now() + 5000;
-      while (Date.now() < deadline) {
-        const answer: { data: Array<Record<string, unknown>>; totals: { cost_nano: number } } = await admin.usage({ key: keyId });
-        report = answer;
-        if (answer.data.length > 0) break;
-        await sleep(50);
-      }
+      await waitFor(async () => {
+        report = await admin.usage({ key: keyId });
+        return (report?.data.length ?? 0) > 0;
+      }, 5000, { everyMs: 50, what: 'the usage row of the cut stream' });
       const row = report?.data[0];
       assert.ok(row, 'the cut stream has a usage row');
       assert.equal(report?.data.length, 1);

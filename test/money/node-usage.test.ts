@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_KEY, AdminClient, accountWithKey, expectedCostNano, openaiClient, PRICES, type Pricing } from '../support/money.js';
+import { accountWithKey, ADMIN_KEY, AdminClient, expectedCostNano, openaiClient, PRICES, type Pricing } from '../support/money.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // A node's usage is booked only when its counts are counts. An OpenAI-compatible node that

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_KEY, AdminClient, accountWithKey, chat } from '../support/money.js';
-import { startTestGateway, waitFor, type TestGateway } from '../support/test-gateway.js';
+import { accountWithKey, ADMIN_KEY, AdminClient, chat } from '../support/money.js';
+import { postChat } from '../support/post-chat.js';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // PRODUCT.md decision 20: the node is always sent the output cap the reservation was priced
 // on, in its protocol's field, so an honest node cannot spend past a reservation; a node
@@ -141,11 +143,7 @@ models:
     const json = await chat(gateway.baseUrl, liar.secret, { model: 'm-oa', messages: [{ role: 'user', content: 'overspend, please' }] });
     assert.equal(json.status, 200);
     assert.equal(json.body.usage.completion_tokens, LIE_TOKENS);
-    const streamed = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${liar.secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm-oa', stream: true, messages: [{ role: 'user', content: 'overspend in a stream' }] }),
-    });
+    const streamed = await postChat(gateway.baseUrl, liar.secret, { model: 'm-oa', stream: true, messages: [{ role: 'user', content: 'overspend in a stream' }] });
     assert.match(await streamed.text(), /"completion_tokens":1000/);
     // Charged what the node reported: 1000 tokens each, past the 300 reserved.
     await waitFor(() => gateway.logs().filter((line) => line.msg === 'request' && line.status === 200).length >= 2);

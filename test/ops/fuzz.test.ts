@@ -5,6 +5,7 @@ import { mulberry32, type RandomSource } from '../../src/simulator/mulberry32.js
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { rawExchange, type RawResponse } from '../support/raw-http.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 /**
  * Throws generated malformed and adversarial bodies and raw HTTP heads at the real server.
@@ -320,11 +321,7 @@ test(`fuzz: ${RAW_CASES} malformed HTTP heads each get a 4xx in the spec format;
 
   const healthy = await fetch(`${new URL(gateway.baseUrl).origin}/healthz`);
   assert.equal(healthy.status, 200);
-  const reply = await fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${API_KEY}` },
-    body: JSON.stringify(VALID),
-  });
+  const reply = await postChat(gateway.baseUrl, API_KEY, VALID);
   assert.equal(reply.status, 200, 'a valid request still succeeds');
   await reply.arrayBuffer();
 });

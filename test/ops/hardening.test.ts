@@ -5,6 +5,7 @@ import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { expectError } from '../support/http-assertions.js';
 import { expectRawError, rawExchange } from '../support/raw-http.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-ops-hardening-0123456789';
 const ADMIN_KEY = 'admin-ops-hardening-0123456789';
@@ -15,13 +16,7 @@ describe('hardening against slow, oversized and hostile requests', () => {
   let node: SimulatedNode;
   let gateway: TestGateway;
 
-  const post = (body: unknown) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(5000),
-    });
+  const post = (body: unknown) => postChat(gateway.baseUrl, API_KEY, body, { timeoutMs: 5000 });
 
   before(async () => {
     node = await startSimulator();

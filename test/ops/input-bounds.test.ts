@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { expectError } from '../support/http-assertions.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 /**
  * Every input is bounded (PRODUCT.md decision 22): JSON nesting depth (`http.max_json_depth`),
@@ -33,13 +34,7 @@ describe('input bounds: nesting depth, number ranges, echoed strings', () => {
   let node: SimulatedNode;
   let gateway: TestGateway;
 
-  const post = (body: unknown) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
-    });
+  const post = (body: unknown) => postChat(gateway.baseUrl, API_KEY, body, { timeoutMs: 20_000 });
 
   const expectServed = async (body: unknown) => {
     const response = await post(body);
@@ -171,11 +166,7 @@ keys: [{ key: ${API_KEY} }]
     assert.match(error.error.message, new RegExp(`"z{256}…\\[\\+${MEGABYTE - 256} chars\\]"`));
 
     const russian = await expectError(
-      await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}`, 'accept-language': 'ru' },
-        body: JSON.stringify({ ...BASE, model }),
-      }),
+      await postChat(gateway.baseUrl, API_KEY, { ...BASE, model }, { headers: { 'accept-language': 'ru' } }),
       { status: 404, code: 'model_unavailable', type: 'invalid_request_error' },
     );
     assert.ok(russian.error.message.length < 600 && russian.error.message.includes('…[+'), russian.error.message.slice(0, 100));

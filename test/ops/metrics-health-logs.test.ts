@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { expectError, sseData } from '../support/http-assertions.js';
-import { closedPort, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { freePort } from '../support/free-port.js';
+import { expectError } from '../support/http-assertions.js';
+import { sseData } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-ops-metrics-0123456789abcdef';
 const ADMIN_KEY = 'admin-ops-metrics-0123456789';
@@ -26,13 +29,7 @@ describe('metrics, health and request logs', () => {
   let gateway: TestGateway;
   let origin: string;
 
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(5000),
-    });
+  const post = (body: unknown, headers: Record<string, string> = {}) => postChat(gateway.baseUrl, API_KEY, body, { headers, timeoutMs: 5000 });
   const metrics = async () => {
     const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     assert.equal(response.status, 200);
@@ -42,7 +39,7 @@ describe('metrics, health and request logs', () => {
 
   before(async () => {
     node = await startSimulator();
-    const downPort = await closedPort();
+    const downPort = await freePort();
     gateway = await startTestGateway(`
 admin_key: ${ADMIN_KEY}
 failover: { max_attempts: 3 }
@@ -239,11 +236,7 @@ keys: [{ key: ${API_KEY} }]
     try {
       const metricsUrl = gateway.running.metricsUrl;
       assert.ok(metricsUrl !== undefined);
-      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}` },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'debug-body-marker' }] }),
-      });
+      const response = await postChat(gateway.baseUrl, API_KEY, { model: 'm', messages: [{ role: 'user', content: 'debug-body-marker' }] });
       assert.equal(response.status, 200);
       await response.arrayBuffer();
       const scrape = await fetch(metricsUrl);

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { admin, postChat, readSse, startHandleGateway, type HandleGateway } from '../support/failover-harness.js';
+import { admin } from '../support/admin-client.js';
 import { expectError } from '../support/http-assertions.js';
-import { startSimulator } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
+import { readSse } from '../support/sse.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { execute } from '../../src/pipeline/execute.js';
 import type { RequestContext } from '../../src/context/request-context.js';
@@ -64,7 +66,7 @@ describe('gateway faults are not node faults; node replies are bounded', () => {
   let anthropicSimulator: SimulatedNode;
   let geminiSimulator: SimulatedNode;
   let oversize: { server: Server; origin: string };
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     simulator = await startSimulator();
@@ -73,7 +75,7 @@ describe('gateway faults are not node faults; node replies are bounded', () => {
     oversize = await startOversizeNode();
     const node = (id: string, path: string) =>
       `  - { id: ${id}, provider: openai, base_url: "${oversize.origin}/${path}/v1", replies: { max_json_bytes: ${REPLY_CAP}, max_event_bytes: ${EVENT_CAP} } }`;
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 admin_key: ${ADMIN_KEY}
 health: { failure_threshold: 2, base_ejection_ms: 60000 }
 failover: { max_attempts: 2 }
@@ -143,24 +145,24 @@ keys:
     const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
     const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');
     assert.equal(sim?.state, 'healthy', 'three gateway faults did not eject the node (failure_threshold 2)');
-    const fine = await postChat(gateway.baseUrl, KEY, 'plain');
+    const fine = await postChat(gateway.baseUrl, KEY, chatBody('plain'));
     assert.equal(fine.status, 200, await fine.text());
   });
 
   test('tool-call arguments nested past max_json_depth are a 400 naming them, for every node protocol', TIMEOUT, async () => {
     const args = JSON.stringify(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
     for (const model of ['plain', 'plain-anthropic', 'plain-gemini']) {
-      const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
-      });
+      const response = await postChat(
+        gateway.baseUrl,
+        KEY,
+        `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
+      );
       await expectError(response, { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'messages[1].tool_calls[0].function.arguments' });
     }
   });
 
   test('a JSON reply over max_json_bytes is the node\'s failure: the next node answers', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, 'big-json');
+    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-json'));
     assert.equal(response.status, 200, 'failed over to the simulator');
     const line = await gateway.logLine(response.headers.get('x-request-id'));
     assert.equal(line.attempts?.[0]?.node, 'huge-json');
@@ -169,20 +171,20 @@ keys:
   });
 
   test('a declared length over max_json_bytes is refused unread: 503 when no node is left to try, and counted against the node', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, 'big-json-declared');
+    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared'));
     const body = await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
     assert.ok(body.error.message.length < 500);
     const line = await gateway.logLine(response.headers.get('x-request-id'));
     assert.match(String(line.attempts?.[0]?.error), /larger than 1048576 bytes/);
     // Counted against the node: a second failure ejects it (failure_threshold 2).
-    await postChat(gateway.baseUrl, KEY, 'big-json-declared').then((second) => second.text());
+    await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared')).then((second) => second.text());
     const { body: nodes } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
     const node = (nodes as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'huge-json-declared');
     assert.equal(node?.state, 'ejected');
   });
 
   test('a first stream event over max_event_bytes fails over before the first byte', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, 'big-first-event', { stream: true });
+    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-first-event', { stream: true }));
     assert.equal(response.status, 200);
     const { data } = await readSse(response);
     assert.equal(data.at(-1), '[DONE]');
@@ -193,7 +195,7 @@ keys:
   });
 
   test('a stream event over max_event_bytes after the first byte ends the stream with usage and one error event', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, 'big-later-event', { stream: true });
+    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-later-event', { stream: true }));
     assert.equal(response.status, 200);
     const { data } = await readSse(response);
     const events = data.filter((event) => event !== '[DONE]').map((event) => JSON.parse(event) as Record<string, unknown>);

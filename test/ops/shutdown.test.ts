@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, sseData } from '../support/http-assertions.js';
+import { expectError } from '../support/http-assertions.js';
+import { sseData } from '../support/sse.js';
 import { startSimulator, startTestGateway } from '../support/test-gateway.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 const API_KEY = 'sk-ops-shutdown-0123456789abcdef';
 const TIMEOUT = { timeout: 15_000 };
@@ -23,13 +25,7 @@ test('close({graceMs}) lets short streams finish, cuts long ones with an SSE err
   const silent = await startSimulator({ firstByteMs: 10_000 });
   const gateway = await startTestGateway(gatewayYaml(streaming.baseUrl, silent.baseUrl));
   const origin = new URL(gateway.baseUrl).origin;
-  const post = (body: unknown) =>
-    fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'Shunt the train.' }], ...(body as object) }),
-      signal: AbortSignal.timeout(10_000),
-    });
+  const post = (body: { model: string } & Record<string, unknown>) => postChat(gateway.baseUrl, API_KEY, chatBody(body.model, body));
   const hookLog: string[] = [];
   gateway.running.services.shutdownHooks.add({
     name: 'first-registered',
@@ -110,12 +106,7 @@ test('a stream still running when the grace ends gets the usage so far (estimate
   const node = await startSimulator({ tokensPerSecond: 20 });
   const gateway = await startTestGateway(gatewayYaml(node.baseUrl, node.baseUrl));
   try {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] });
     assert.equal(response.status, 200);
     const text = response.text();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -139,12 +130,7 @@ test('a stream cut by the request deadline (timeouts.total_ms) also gets the usa
   const node = await startSimulator({ tokensPerSecond: 20 });
   const gateway = await startTestGateway(`timeouts: { total_ms: 600 }\n${gatewayYaml(node.baseUrl, node.baseUrl)}`);
   try {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'thinker', stream: true, messages: [{ role: 'user', content: 'Shunt the train slowly.' }] });
     assert.equal(response.status, 200);
     const { usage, error } = cutEnding(await response.text());
     assert.equal(error.code, 'upstream_timeout');

@@ -12,7 +12,7 @@ import { geminiAdapter } from '../../src/providers/gemini/adapter.js';
 import { openaiAdapter } from '../../src/providers/openai/adapter.js';
 import type { ProviderAdapter } from '../../src/providers/types.js';
 import { FIXTURE_MODEL, fixtureContext, fixtureNode, mapStream } from '../support/adapter-fixtures.js';
-import { sseData } from '../support/http-assertions.js';
+import { sseData } from '../support/sse.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // Issue 18: every JSON body and chunk the adapters make from the recorded node replies

@@ -4,8 +4,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, RedisChild, redisServerOrSkip } from '../../src/limits/redis-test-support.js';
-import { startGatewayProcess, stopGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
+import { freePort } from '../support/free-port.js';
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
+import { RedisChild, redisServerOrSkip } from '../support/redis-servers.js';
+import { waitFor } from '../support/wait-for.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 
 /**
  * Issue 5 item 4: Redis stopped under two running instances. Each instance keeps serving
@@ -19,11 +22,7 @@ const skip = redisServerOrSkip('the Redis outage test (test/scale-out/redis-outa
 const keys = ['shared', 'down', 'back'].map((phase) => `sk-redis-${phase}-${randomBytes(12).toString('hex')}`) as [string, string, string];
 
 const chat = async (instance: GatewayProcess, key: string) => {
-  const response = await fetch(`${instance.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
-  });
+  const response = await postChat(instance.baseUrl, key, chatBody('m', { max_tokens: 2 }));
   await response.text();
   return response.status;
 };
@@ -99,8 +98,7 @@ ${keys.map((key) => `  - { key: ${key}, limits: { rpm: 10 } }`).join('\n')}
 
     await redis.start();
     for (const instance of instances) {
-      const took = await waitFor(async () => (await readiness(instance)).status === 200, 15_000, 100);
-      assert.notEqual(took, undefined, `${instance.baseUrl} sees Redis again`);
+      await waitFor(async () => (await readiness(instance)).status === 200, 15_000, { everyMs: 100, what: `${instance.baseUrl} to see Redis again` });
     }
     const back = await alternate(keys[2]);
     assert.deepEqual([count(back, 200), count(back, 429)], [10, 10], back.join(','));

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { accountWithKey, AdminClient, chat, gatewayYaml, usdToNano } from '../support/money.js';
-import { startGatewayProcess, stopGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
+import { accountWithKey, AdminClient, chat, gatewayYaml, usdToNano, type ChatAnswerBody } from '../support/money.js';
 import { POSTGRES_BASE_URL, postgresBackend } from '../support/store-backends.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Issue 5: money holds across instances. Two real gateway processes share one PostgreSQL
@@ -20,7 +21,7 @@ after(() => postgres.cleanup());
 const FLAT_COST_NANO = 16_000;
 const FLAT = { model: 'flat', max_tokens: 8 };
 
-const tallyOf = (statuses: Array<{ status: number; body: any }>) => {
+const tallyOf = (statuses: Array<{ status: number; body: ChatAnswerBody }>) => {
   const tally: Record<string, number> = {};
   for (const answer of statuses) {
     const label = answer.status === 200 ? '200' : `${answer.status} ${answer.body.error?.code}`;
@@ -52,8 +53,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   /** Resolves once both instances know the key (it was made through A; B learns of it by NOTIFY). */
   const knownOnBoth = async (secret: string) => {
     for (const instance of instances) {
-      const took = await waitFor(async () => (await fetch(`${instance.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status === 200, 5_000);
-      assert.notEqual(took, undefined, `${instance.baseUrl} knows the new key`);
+      await waitFor(async () => (await fetch(`${instance.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status === 200, 5_000, { what: `${instance.baseUrl} to know the new key` });
     }
   };
 
@@ -91,7 +91,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const tally = tallyOf(answers);
     assert.deepEqual(tally, { '200': 10, '402 api_key_limit_exceeded': 90 }, JSON.stringify(tally));
     // Committed in the store (each instance writes its own batches).
-    let report: any;
+    let report = await admin.usage({ key: keyId });
     for (let tries = 0; tries < 50; tries++) {
       report = await admin.usage({ key: keyId });
       if (report.totals.requests === 10) break;
@@ -179,7 +179,7 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
     const b = instances[1] as GatewayProcess;
     const { secret } = await accountWithKey(admin, { id: 'release', balance: 1 });
     // The key was made through A; B learns of it by NOTIFY a moment later.
-    assert.notEqual(await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000), undefined, 'B serves the new key');
+    await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000, { what: 'B to serve the new key' });
     const client = await connectedClient();
     try {
       const holdsOf = async () => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.spend_holds WHERE holder LIKE $1`, [`%:${b.child.pid}:%`])).rows[0].n);

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { admin, nodeView, postChat, waitForAsync } from '../support/failover-harness.js';
-import { startGatewayProcess, stopGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { admin, nodeView } from '../support/admin-client.js';
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
+import { chatBody, postChat } from '../support/post-chat.js';
 import { postgresBackend } from '../support/store-backends.js';
 import { startSimulator } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Gateway processes sharing one PostgreSQL schema share node drain and ejection (within a
@@ -27,18 +29,11 @@ const EJECTION_MS = 6000;
 const backend = await postgresBackend('shared-nodes');
 after(() => backend.cleanup());
 
-/** Milliseconds until `predicate` holds (polled every 20 ms); fails after `timeoutMs`. */
-async function msUntil(predicate: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  await waitForAsync(predicate, timeoutMs);
-  return Date.now() - started;
-}
-
 const stateOn = async (gateway: GatewayProcess, node: string) => (await nodeView(gateway.origin, ADMIN_KEY, node)).state;
 const capOn = async (gateway: GatewayProcess, node: string) => (await nodeView(gateway.origin, ADMIN_KEY, node)).effective_max_concurrency as number;
 
 async function chatOk(gateway: GatewayProcess): Promise<void> {
-  const response = await postChat(gateway.baseUrl, API_KEY, 'm', { max_tokens: 2 });
+  const response = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 2 }));
   const body = await response.text();
   assert.equal(response.status, 200, body);
 }
@@ -98,7 +93,7 @@ keys:
 
     const drained = await admin(a.origin, 'POST', '/nodes/primary/drain', ADMIN_KEY);
     assert.equal(drained.status, 200, JSON.stringify(drained.body));
-    const seenMs = await msUntil(async () => (await stateOn(b, 'primary')) === 'drained', 5000);
+    const seenMs = await waitFor(async () => (await stateOn(b, 'primary')) === 'drained', 5000);
     console.log(`# drain seen by the other instance after ${seenMs} ms`);
     assert.ok(seenMs <= PROPAGATION_MS, `drain seen after ${seenMs} ms`);
     primary.resetStats();
@@ -112,15 +107,15 @@ keys:
     await chatOk(c);
     assert.equal(primary.stats().requests, 0, 'nor does the later instance');
     // Three instances split the slow node's 3 between them, 1 each.
-    await waitForAsync(async () => (await Promise.all([a, b, c].map((gateway) => capOn(gateway, 'slow')))).every((cap) => cap === 1), 5000);
+    await waitFor(async () => (await Promise.all([a, b, c].map((gateway) => capOn(gateway, 'slow')))).every((cap) => cap === 1), 5000);
     // Leaving gracefully hands its share back at once, long before its heartbeat would expire.
     assert.equal(await stopGatewayProcess(c), 0, 'a clean stop');
-    const handBackMs = await msUntil(async () => (await capOn(a, 'slow')) + (await capOn(b, 'slow')) === 3, 5000);
+    const handBackMs = await waitFor(async () => (await capOn(a, 'slow')) + (await capOn(b, 'slow')) === 3, 5000);
     assert.ok(handBackMs <= PROPAGATION_MS, `share handed back after ${handBackMs} ms`);
 
     const enabled = await admin(a.origin, 'POST', '/nodes/primary/enable', ADMIN_KEY);
     assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
-    const enableMs = await msUntil(async () => (await stateOn(b, 'primary')) === 'healthy', 5000);
+    const enableMs = await waitFor(async () => (await stateOn(b, 'primary')) === 'healthy', 5000);
     assert.ok(enableMs <= PROPAGATION_MS, `enable seen after ${enableMs} ms`);
     await chatOk(b);
     assert.equal(primary.stats().requests, 1, 'b routes to primary again');
@@ -129,11 +124,11 @@ keys:
   test('a failing node ejected by one instance is avoided by the other; its recovery on the first clears it on the other', { timeout: 60_000 }, async () => {
     primary.setFaults({ failRatio: { ratio: 1, status: 500 } });
     // Two failures in a row on a (each request fails over to backup and succeeds).
-    await waitForAsync(async () => {
+    await waitFor(async () => {
       await chatOk(a);
       return (await stateOn(a, 'primary')) === 'ejected';
     }, 10_000);
-    const seenMs = await msUntil(async () => (await stateOn(b, 'primary')) === 'ejected', 5000);
+    const seenMs = await waitFor(async () => (await stateOn(b, 'primary')) === 'ejected', 5000);
     console.log(`# ejection seen by the other instance after ${seenMs} ms`);
     assert.ok(seenMs <= PROPAGATION_MS, `ejection seen after ${seenMs} ms`);
     primary.resetStats();
@@ -142,11 +137,11 @@ keys:
 
     // The node is fixed. Once the cooldown passed, a's next request probes it and succeeds.
     primary.setFaults({});
-    await waitForAsync(async () => (await stateOn(a, 'primary')) === 'probing', EJECTION_MS + 5000);
+    await waitFor(async () => (await stateOn(a, 'primary')) === 'probing', EJECTION_MS + 5000);
     assert.notEqual(await stateOn(b, 'primary'), 'healthy', 'b has not tried the node itself');
     await chatOk(a);
     assert.equal(await stateOn(a, 'primary'), 'healthy');
-    const recoveryMs = await msUntil(async () => (await stateOn(b, 'primary')) === 'healthy', 5000);
+    const recoveryMs = await waitFor(async () => (await stateOn(b, 'primary')) === 'healthy', 5000);
     assert.ok(recoveryMs <= PROPAGATION_MS, `recovery seen after ${recoveryMs} ms`);
     assert.equal(primary.stats().requests, 1, 'only a probed the node: b took the recovery from a');
   });
@@ -158,12 +153,7 @@ keys:
 
     const abort = new AbortController();
     const stream = (gateway: GatewayProcess) =>
-      fetch(`${gateway.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }),
-        signal: abort.signal,
-      });
+      postChat(gateway.baseUrl, API_KEY, { model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }, { signal: abort.signal });
     slow.resetStats();
     const responses = await Promise.all([a, a, a, b, b, b].map(stream));
     const served = (from: number, to: number) => responses.slice(from, to).filter((response) => response.status === 200).length;
@@ -176,23 +166,18 @@ keys:
       abort.abort();
       await Promise.all(responses.map((response) => response.body?.cancel().catch(() => undefined)));
     }
-    await waitForAsync(async () => slow.stats().inFlight === 0, 10_000);
+    await waitFor(async () => slow.stats().inFlight === 0, 10_000);
   });
 
   test('an instance killed with SIGKILL leaves the registry when its heartbeat expires: the survivor takes all of max_concurrency', { timeout: 60_000 }, async () => {
     await stopGatewayProcess(b, 'SIGKILL');
-    const expiredMs = await msUntil(async () => (await capOn(a, 'slow')) === 3, EXPIRY_DEADLINE_MS);
+    const expiredMs = await waitFor(async () => (await capOn(a, 'slow')) === 3, EXPIRY_DEADLINE_MS);
     console.log(`# survivor back to max_concurrency 3 after ${expiredMs} ms`);
 
     const abort = new AbortController();
     const responses = await Promise.all(
       Array.from({ length: 4 }, () =>
-        fetch(`${a.baseUrl}/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }),
-          signal: abort.signal,
-        }),
+        postChat(a.baseUrl, API_KEY, { model: 'slow-m', messages: [{ role: 'user', content: 'hold on' }], max_tokens: 60, stream: true }, { signal: abort.signal }),
       ),
     );
     try {

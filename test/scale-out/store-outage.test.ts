@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from '../support/gateway-process.js';
 import { accountWithKey, AdminClient, chat, gatewayYaml, usdToNano } from '../support/money.js';
-import { startGatewayProcess, stopGatewayProcess, waitFor, type GatewayProcess } from '../support/gateway-process.js';
 import { postgresBackend } from '../support/store-backends.js';
 import { TcpForwarder } from '../support/tcp-forwarder.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Issue 5 item 4: PostgreSQL unreachable for a minute. The gateway reaches the machine's
@@ -51,7 +52,10 @@ describe('PostgreSQL unreachable: served from the cache, no charge lost', { skip
 
   /** Waits until the store has every row and the money they moved. */
   const committed = async (admin: AdminClient, keyId: string, accountId: string, requests: number, balanceNano: number) => {
-    const took = await waitFor(async () => (await admin.usage({ key: keyId })).totals.requests === requests && (await admin.balanceNano(accountId)) === balanceNano, 30_000, 100);
+    const took = await waitFor(async () => (await admin.usage({ key: keyId })).totals.requests === requests && (await admin.balanceNano(accountId)) === balanceNano, 30_000, {
+      everyMs: 100,
+      what: 'every row and the money it moved in the store',
+    });
     const report = await admin.usage({ key: keyId });
     assert.equal(report.totals.requests, requests, 'every request is in the ledger once');
     assert.equal(report.totals.cost_nano, requests * FLAT_COST_NANO);

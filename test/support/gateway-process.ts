@@ -25,6 +25,8 @@ export interface GatewayProcess {
   readonly exited: Promise<number | null>;
   /** Everything the process wrote so far (its log lines on stdout, the banner on stderr). */
   readonly log: () => string;
+  /** What it wrote on stdout only: its log lines. */
+  readonly stdout: () => string;
 }
 
 /**
@@ -42,6 +44,7 @@ export function startGatewayProcess(file: string | undefined, env: NodeJS.Proces
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let text = '';
+  let stdout = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -51,13 +54,16 @@ export function startGatewayProcess(file: string | undefined, env: NodeJS.Proces
       clearTimeout(timer);
       reject(new Error(`the gateway exited with ${String(code)}: ${text}`));
     });
-    child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      stdout += chunk.toString();
+    });
     child.stderr?.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       const url = /listening on (http:\/\/\S+\/v1)/.exec(text)?.[1];
       if (url !== undefined) {
         clearTimeout(timer);
-        resolve({ child, baseUrl: url, origin: new URL(url).origin, exited, log: () => text });
+        resolve({ child, baseUrl: url, origin: new URL(url).origin, exited, log: () => text, stdout: () => stdout });
       }
     });
   });
@@ -70,12 +76,25 @@ export async function stopGatewayProcess(gateway: GatewayProcess | undefined, si
   return gateway.exited;
 }
 
-/** Polls `probe` until it returns true or `timeoutMs` passes; returns the milliseconds it took, or undefined. */
-export async function waitFor(probe: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 20): Promise<number | undefined> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (await probe()) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-  return undefined;
+/** How a CLI command ended: its exit code and everything it wrote. */
+export interface FinishedCli {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `switchyard ARGS` to its end in a scratch directory (killed after `timeoutMs`). */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<FinishedCli> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: scratchDirectory(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -37,11 +37,3 @@ export async function expectError(response: Response, expected: ExpectedError): 
   assert.ok(response.headers.get('x-correlation-id'), 'X-Correlation-Id header');
   return body;
 }
-
-/** Payloads of the `data:` lines of an SSE body, in order ("[DONE]" included). */
-export function sseData(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(5).trimStart());
-}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { postChat } from './post-chat.js';
 import type { StoreBackend } from './store-backends.js';
 
 /** Shared pieces of the money suites (issue 4): one gateway shape, exact cost arithmetic, an admin client. */
@@ -152,11 +153,14 @@ export function openaiClient(baseURL: string, apiKey: string): OpenAI {
   return new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 20_000 });
 }
 
+/** What the money tests read of a chat answer: a completion's usage and choices, or an error. */
+// The tests read every shape an answer can take (completions, errors, node bodies) as parsed JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ChatAnswerBody = any;
+
 /** Sends a chat completion and returns the status and parsed body, without a client library. */
-export async function chat(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-  const response = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body }) });
+export async function chat(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>): Promise<{ status: number; body: ChatAnswerBody }> {
+  const response = await postChat(baseUrl, apiKey, { messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body }, { timeoutMs: 20_000 });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) };
 }

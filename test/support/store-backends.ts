@@ -103,7 +103,7 @@ export async function postgresBackend(label: string): Promise<StoreBackend> {
     await postgresQuery('SELECT 1');
   } catch (error) {
     const what = `PostgreSQL at ${POSTGRES_BASE_URL} is unreachable (${(error as Error).message}); set SWITCHYARD_TEST_PG_URL or start a server with database "test" and trust auth`;
-    if (process.env.CI === 'true') throw new Error(`${what}. CI=true: the Postgres suite must run.`);
+    if (process.env.CI === 'true') throw new Error(`${what}. CI=true: the Postgres suite must run.`, { cause: error });
     skip = `SKIPPED: ${what}`;
     process.stderr.write(`\n${'!'.repeat(100)}\n!!! ${label}: ${skip}\n${'!'.repeat(100)}\n\n`);
   }

@@ -1,19 +1,51 @@
-import { createServer } from 'node:net';
+import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import type { GatewayConfig } from '../../src/config/gateway-config.js';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { startGateway, type RunningGateway } from '../../src/main.js';
 import { SimulatedNode, type SimulatedNodeOptions } from '../../src/simulator/simulated-node.js';
+import { waitFor } from './wait-for.js';
 
-/** A gateway started in-process on a free port, with its log lines captured. */
+/** One node attempt as the request's log line reports it. */
+export interface LoggedAttempt {
+  node: string;
+  status?: number;
+  error?: string;
+  ms: number;
+}
+
+/** A log line, with the fields of the request line the tests read typed. */
+export interface RequestLogLine {
+  request_id?: string;
+  status?: number;
+  error_code?: string;
+  attempts?: LoggedAttempt[];
+  usage?: Record<string, unknown>;
+  usage_estimated?: boolean;
+  total_ms?: number;
+  msg?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * A gateway started in-process on a free port, with its log lines captured: the one way the
+ * suites start a gateway (gateway-process.ts runs the CLI for what needs a real process).
+ */
 export interface TestGateway {
   /** The OpenAI base URL, e.g. http://127.0.0.1:41234/v1. */
   readonly baseUrl: string;
+  /** Scheme, host and port: where /admin/v1 and /metrics live. */
+  readonly origin: string;
   readonly port: number;
   /** The running gateway itself (reload, services). */
   readonly running: RunningGateway;
   /** Every pino line written so far, parsed. */
-  logs(): Array<Record<string, unknown>>;
+  logs(): RequestLogLine[];
+  /** The request's log line, once written (it is written when the response closes). */
+  logLine(requestId: string | null, timeoutMs?: number): Promise<RequestLogLine>;
+  /** Parses YAML the way this gateway was configured (for reload). */
+  parse(yaml: string): GatewayConfig;
   close(): Promise<void>;
 }
 
@@ -32,17 +64,27 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = {}
     },
   });
   const logger = pino({ level: 'info' }, destination);
-  const gateway = await startGateway(parseConfigText(withMemoryStore(yaml), 'test', env), { port: 0, logger });
+  const parse = (text: string): GatewayConfig => parseConfigText(withMemoryStore(text), 'test', env);
+  const gateway = await startGateway(parse(yaml), { port: 0, logger });
+  const logs = (): RequestLogLine[] =>
+    lines
+      .join('')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as RequestLogLine);
+  const requestLine = (requestId: string) => logs().find((line) => line.request_id === requestId && line.msg === 'request');
   return {
     baseUrl: gateway.baseUrl,
+    origin: new URL(gateway.baseUrl).origin,
     port: gateway.port,
     running: gateway,
-    logs: () =>
-      lines
-        .join('')
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    logs,
+    async logLine(requestId, timeoutMs = 2000) {
+      assert.ok(requestId, 'the response has an x-request-id');
+      await waitFor(() => requestLine(requestId) !== undefined, timeoutMs, { what: `the log line of ${requestId}` });
+      return requestLine(requestId) as RequestLogLine;
+    },
+    parse,
     close: () => gateway.close(),
   };
 }
@@ -52,23 +94,4 @@ export async function startSimulator(options: SimulatedNodeOptions = {}): Promis
   const node = new SimulatedNode(options);
   await node.listen(0);
   return node;
-}
-
-/** Resolves once `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** A port nobody listens on (bound, then released): a node there is unreachable. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address !== 'object') throw new Error('no port was bound');
-  return address.port;
 }

@@ -1,5 +1,6 @@
 import type { TestContext } from 'node:test';
-import { SimulatedNode, type SimulatedNodeOptions } from './simulated-node.js';
+import { SimulatedNode, type SimulatedNodeOptions } from '../../src/simulator/simulated-node.js';
+import { readSse } from './sse.js';
 
 /** A plain HTTP answer: status, headers and the raw body text. */
 export interface TestResponse {
@@ -8,15 +9,8 @@ export interface TestResponse {
   text: string;
 }
 
-/** Payloads of the `data:` lines of an SSE body, in order ("[DONE]" included). */
-export function sseData(text: string): string[] {
-  return text
-    .split('\n\n')
-    .flatMap((event) => event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)));
-}
-
 /** Test helper: starts a SimulatedNode on port 0 (closed after the test) and talks to it over real HTTP. */
-export class SimulatorTestClient {
+export class SimulatorClient {
   readonly node: SimulatedNode;
   readonly baseUrl: string;
 
@@ -26,11 +20,11 @@ export class SimulatorTestClient {
   }
 
   /** Starts a node with `options` and registers its close() with `t.after`. */
-  static async start(t: TestContext, options: SimulatedNodeOptions = {}): Promise<SimulatorTestClient> {
+  static async start(t: TestContext, options: SimulatedNodeOptions = {}): Promise<SimulatorClient> {
     const node = new SimulatedNode(options);
     const baseUrl = await node.listen(0);
     t.after(() => node.close());
-    return new SimulatorTestClient(node, baseUrl);
+    return new SimulatorClient(node, baseUrl);
   }
 
   /** URL of a path under the base URL, e.g. url('/chat/completions'). */
@@ -67,14 +61,7 @@ export class SimulatorTestClient {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...body, stream: true }),
     });
-    let text = '';
-    let failure: unknown;
-    try {
-      const decoder = new TextDecoder();
-      for await (const chunk of response.body ?? []) text += decoder.decode(chunk as Uint8Array, { stream: true });
-    } catch (error) {
-      failure = error;
-    }
-    return { status: response.status, data: sseData(text), failure };
+    const { data, failure } = await readSse(response);
+    return { status: response.status, data, failure };
   }
 }

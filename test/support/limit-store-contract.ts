@@ -1,12 +1,12 @@
 /**
- * The behaviour every LimitStore backend must show, run by `memory-limit-store.test.ts`
- * and `redis-limit-store.test.ts` alike. The clock is injected (Redis: client-clock
+ * The behaviour every LimitStore backend must show, run by `src/limits/memory-limit-store.test.ts`
+ * and `src/limits/redis-limit-store.test.ts` alike. The clock is injected (Redis: client-clock
  * mode) so both backends see the same instants and must give the same answers.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LimitMode, LimitRule } from './limit-rule.js';
-import type { LimitStore } from './limit-store.js';
+import type { LimitMode, LimitRule } from '../../src/limits/limit-rule.js';
+import type { LimitStore } from '../../src/limits/limit-store.js';
 
 /** A settable clock, in ms. */
 export interface ManualClock {

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { runCli } from '../support/gateway-process.js';
 import { expectedCostNano, gatewayYaml, openaiClient, uniqueId, usdToNano } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway } from '../support/test-gateway.js';
-import { CLI, scratchDirectory } from '../support/gateway-process.js';
+import { waitFor } from '../support/wait-for.js';
 
-// Issue 4 "Done when", end to end: create an account and a key with the CLI, spend with the
+// End to end: create an account and a key with the CLI, spend with the
 // openai client, watch the balance fall by exactly the priced usage, hit 402 at the key's
 // limit, query usage, in --json and table output. On PGlite the CLI goes through the
 // running gateway's admin API (the embedded store is single-process); on PostgreSQL it
@@ -20,33 +19,7 @@ import { CLI, scratchDirectory } from '../support/gateway-process.js';
 const backends = await storeBackends('cli');
 after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
-
-interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runCli(args: string[]): Promise<Finished> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: scratchDirectory(),
-      env: { ...process.env, SWITCHYARD_CONFIG: '', SWITCHYARD_URL: '', SWITCHYARD_ADMIN_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-describe('CLI end to end (issue 4 "Done when")', { concurrency: true }, () => {
+describe('CLI end to end: account, key, spend, balance, usage', { concurrency: true }, () => {
   for (const backend of backends) {
     test(`${backend.name}: CLI account + key, spend with openai, exact balance, 402 at the limit, usage in JSON and tables`, { skip: backend.skip }, async (t) => {
       const gateway = await startTestGateway(gatewayYaml(backend));
@@ -58,7 +31,7 @@ describe('CLI end to end (issue 4 "Done when")', { concurrency: true }, () => {
       writeFileSync(config, gatewayYaml(backend, { listenPort: gateway.port }));
       const cli = async (...args: string[]) => {
         const began = Date.now();
-        const result = await runCli([...args, '--config', config]);
+        const result = await runCli([...args, '--config', config], { SWITCHYARD_CONFIG: '', SWITCHYARD_URL: '', SWITCHYARD_ADMIN_KEY: '' });
         t.diagnostic(`${backend.name} ${args.join(" ")}: ${Date.now() - began} ms`);
         assert.equal(result.code, 0, `switchyard ${args.join(' ')}: ${result.stderr}`);
         return result.stdout;
@@ -78,17 +51,16 @@ describe('CLI end to end (issue 4 "Done when")', { concurrency: true }, () => {
 
       const client = openaiClient(gateway.baseUrl, secret);
       // PostgreSQL: the gateway hears of the key by NOTIFY, a moment later.
-      const deadline = Date.now() + 5000;
       let models: string[] = [];
-      while (Date.now() < deadline) {
+      await waitFor(async () => {
         try {
           models = (await client.models.list()).data.map((model) => model.id).sort();
-          break;
+          return true;
         } catch (error) {
           assert.ok(error instanceof OpenAI.AuthenticationError, String(error));
-          await sleep(50);
+          return false;
         }
-      }
+      }, 5000, { everyMs: 50, what: 'the gateway to know the new key' });
       assert.deepEqual(models, ['free', 'paid'], 'the new key works and sees only its account’s models');
 
       // Spend until the key's limit refuses.
@@ -145,31 +117,27 @@ describe('CLI end to end (issue 4 "Done when")', { concurrency: true }, () => {
 
       // The operator lifts the limit with the CLI (by the key's prefix); the next request goes through.
       await cli('keys', 'set', created.prefix, '--spend-limit', 'none');
-      let served = false;
-      const again = Date.now() + 5000;
-      while (!served && Date.now() < again) {
+      await waitFor(async () => {
         try {
           await client.chat.completions.create({ model: 'paid', max_tokens: 10, messages: [{ role: 'user', content: 'after the top-up' }] });
-          served = true;
+          return true;
         } catch (error) {
           assert.ok(error instanceof OpenAI.APIError && error.status === 402, String(error));
-          await sleep(50);
+          return false;
         }
-      }
-      assert.ok(served, 'served again after the limit was lifted');
+      }, 5000, { everyMs: 50, what: 'the key to be served again after the limit was lifted' });
       const blocked = await cliJson('keys', 'block', created.id);
       assert.equal(blocked.status, 'blocked');
-      const refusedAt = Date.now() + 5000;
       let status = 0;
-      while (Date.now() < refusedAt) {
+      await waitFor(async () => {
         try {
           await client.models.list();
-          await sleep(50);
+          return false;
         } catch (error) {
           status = (error as InstanceType<typeof OpenAI.APIError>).status as number;
-          break;
+          return true;
         }
-      }
+      }, 5000, { everyMs: 50, what: 'the blocked key to be refused' });
       assert.equal(status, 401, 'a key blocked with the CLI is refused');
     });
   }

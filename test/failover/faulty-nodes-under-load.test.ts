@@ -3,10 +3,9 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
-import { median, startHandleGateway, type HandleGateway, type RequestLogLine } from '../support/failover-harness.js';
-import { startSimulator } from '../support/test-gateway.js';
+import { type RequestLogLine, startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
-const API_KEY = 'sk-done-when-0123456789abcdef';
+const API_KEY = 'sk-faulty-nodes-0123456789abcdef';
 const MESSAGES = [{ role: 'user' as const, content: 'Route this train to track nine.' }];
 
 /** Runs `total` jobs with at most `concurrency` at a time. */
@@ -31,11 +30,18 @@ interface Outcome {
   requestId: string | null;
 }
 
-describe('Done when: three faulty and healthy nodes, 1,000 requests through the openai client', () => {
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+describe('three faulty and healthy nodes, 1,000 requests through the openai client', () => {
   let halfFailing: SimulatedNode;
   let resetting: SimulatedNode;
   let healthy: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
   let client: OpenAI;
 
   /** A fresh gateway (no ejections remembered) over the same three nodes, their faults restarted. */
@@ -43,7 +49,7 @@ describe('Done when: three faulty and healthy nodes, 1,000 requests through the 
     await gateway?.close();
     halfFailing.setFaults({ failRatio: { ratio: 0.5, status: 500 } });
     resetting.setFaults({ resetRatio: 0.5 });
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 nodes:
   - { id: half-failing, provider: openai, base_url: "${halfFailing.baseUrl}", max_concurrency: 8 }
@@ -115,7 +121,7 @@ keys:
     }
     const stats = { 'half-failing': halfFailing.stats(), resetting: resetting.stats(), healthy: healthy.stats() };
     console.log(
-      `done-when (client concurrency ${concurrency}): 1000 requests in ${Math.round(elapsed)} ms, ${outcomes.length - ids.size} failed ${JSON.stringify([...failureKinds])}; ` +
+      `faulty nodes (client concurrency ${concurrency}): 1000 requests in ${Math.round(elapsed)} ms, ${outcomes.length - ids.size} failed ${JSON.stringify([...failureKinds])}; ` +
         `successful requests by attempt count ${JSON.stringify([...byAttempts].sort((a, b) => a[0] - b[0]))}; node requests/maxInFlight: ` +
         Object.entries(stats).map(([name, node]) => `${name} ${node.requests}/${node.maxInFlight}`).join(', '),
     );
@@ -154,13 +160,13 @@ describe('added latency of one failover (instant nodes, sequential requests)', (
   let failingHalf: SimulatedNode;
   let resettingHalf: SimulatedNode;
   let backup: SimulatedNode;
-  let gateway: HandleGateway;
+  let gateway: TestGateway;
 
   before(async () => {
     failingHalf = await startSimulator({ seed: 3, faults: { failRatio: { ratio: 0.5, status: 500 } } });
     resettingHalf = await startSimulator({ seed: 5, faults: { resetRatio: 0.5 } });
     backup = await startSimulator();
-    gateway = await startHandleGateway(`
+    gateway = await startTestGateway(`
 store: memory
 health: { failure_threshold: 100000 }
 nodes:

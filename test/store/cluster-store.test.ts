@@ -5,7 +5,7 @@ import { openStore, parseStoreLocation } from '../../src/store/open-store.js';
 import type { StoreChange } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../support/store-backends.js';
-import { waitFor } from '../support/test-gateway.js';
+import { waitFor } from '../support/wait-for.js';
 
 // The cluster tables (node_states, gateway_instances) behave the same on every store;
 // only PostgreSQL says they are shared.
