@@ -13,7 +13,12 @@ const pool = new Pool(upstream.origin, { connections: 256, pipelining: 1 });
 
 async function forward(text, response) {
   const request = text === '' ? {} : JSON.parse(text);
-  const reply = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+  const reply = await pool.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
   if (request.stream === true) {
     response.writeHead(reply.statusCode, { 'content-type': 'text/event-stream' });
     for await (const chunk of reply.body) response.write(chunk);
@@ -21,7 +26,10 @@ async function forward(text, response) {
     return;
   }
   const body = await reply.body.text();
-  response.writeHead(reply.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.writeHead(reply.statusCode, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
   response.end(body);
 }
 

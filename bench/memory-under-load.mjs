@@ -77,7 +77,11 @@ async function probe() {
 async function heapUsed() {
   if (values['admin-key'] === undefined) return undefined;
   try {
-    const response = await pool.request({ method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${values['admin-key']}` } });
+    const response = await pool.request({
+      method: 'GET',
+      path: '/metrics',
+      headers: { authorization: `Bearer ${values['admin-key']}` },
+    });
     const text = await response.body.text();
     const bytes = /^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1];
     return bytes === undefined ? undefined : mib(Number(bytes) / 1024);
@@ -132,7 +136,13 @@ try {
   const startupMs = Math.round(await firstOk());
   await sleep(2000);
   const idle = mib(status(gateway.pid).rss);
-  const report = { command: [command, ...commandArgs].join(' '), startup_ms: startupMs, idle_mib: idle, idle_heap_used_mib: await heapUsed(), phases: [] };
+  const report = {
+    command: [command, ...commandArgs].join(' '),
+    startup_ms: startupMs,
+    idle_mib: idle,
+    idle_heap_used_mib: await heapUsed(),
+    phases: [],
+  };
   for (const kind of values.phases.split(',').filter(Boolean)) report.phases.push(await phase(kind));
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {

@@ -20,8 +20,15 @@ const [iterations = 5000, rounds = 20] = args.filter((argument) => !Number.isNaN
 if (roots.length === 0) roots.push(resolve(here, '../dist'));
 const fixture = readFileSync(`${here}../src/providers/openai/__fixtures__/bench-burst.sse`);
 const context = {
-  requestId: 'req', correlationId: 'corr', clientModel: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini',
-  node: { id: 'mock', timeouts: { totalMs: 1 } }, model: {}, effort: undefined, stream: true, retryOnStatus: new Set(),
+  requestId: 'req',
+  correlationId: 'corr',
+  clientModel: 'gpt-4o-mini',
+  upstreamModel: 'gpt-4o-mini',
+  node: { id: 'mock', timeouts: { totalMs: 1 } },
+  model: {},
+  effort: undefined,
+  stream: true,
+  retryOnStatus: new Set(),
 };
 const controller = { paused: false, aborted: false, reason: null, pause() {}, resume() {}, abort() {} };
 
@@ -54,7 +61,8 @@ for (const root of roots) {
   await oneStream(true);
   variants.push({ root, oneStream, output, results: [] });
 }
-if (variants.some((variant) => variant.output !== variants[0].output)) throw new Error('the trees send different bytes');
+if (variants.some((variant) => variant.output !== variants[0].output))
+  throw new Error('the trees send different bytes');
 for (const variant of variants) for (let i = 0; i < 3000; i++) await variant.oneStream(false);
 for (let round = 0; round < rounds; round++) {
   for (const variant of variants) {
@@ -66,7 +74,9 @@ for (let round = 0; round < rounds; round++) {
 }
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 for (const variant of variants) {
-  console.log(`${variant.root}: ${median(variant.results).toFixed(1)} µs CPU per stream (median of ${rounds} rounds; min ${Math.min(...variant.results).toFixed(1)})`);
+  console.log(
+    `${variant.root}: ${median(variant.results).toFixed(1)} µs CPU per stream (median of ${rounds} rounds; min ${Math.min(...variant.results).toFixed(1)})`,
+  );
 }
 if (variants.length === 2) {
   const ratios = variants[0].results.map((a, round) => variants[1].results[round] / a);

@@ -39,14 +39,18 @@ function fail(message) {
 }
 
 function fdLimit() {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((entry) => entry.startsWith('Max open files'));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('Max open files'));
   return Number(line?.split(/\s+/)[3]);
 }
 
 let stopping = false;
 const limit = fdLimit();
 if (2 * STREAMS + FD_RESERVE > limit) {
-  fail(`ulimit -n is ${limit}: ${STREAMS} streams need ${2 * STREAMS + FD_RESERVE} descriptors in the gateway (2 per stream). Raise the limit or pass --streams ${Math.floor((limit - FD_RESERVE) / 2)}.`);
+  fail(
+    `ulimit -n is ${limit}: ${STREAMS} streams need ${2 * STREAMS + FD_RESERVE} descriptors in the gateway (2 per stream). Raise the limit or pass --streams ${Math.floor((limit - FD_RESERVE) / 2)}.`,
+  );
 }
 
 /** Starts a child and resolves with the first stdout/stderr match of `pattern`. */
@@ -68,13 +72,18 @@ function startChild(args, pattern, name) {
     child.stderr.on('data', onData);
     child.once('exit', (code, signal) => {
       reject(new Error(`${name} exited with ${code}: ${seen}`));
-      if (!stopping) console.error(`scale-test: ${name} exited (code ${code}, signal ${signal}); last output:\n${seen.slice(-2000)}`);
+      if (!stopping)
+        console.error(
+          `scale-test: ${name} exited (code ${code}, signal ${signal}); last output:\n${seen.slice(-2000)}`,
+        );
     });
   });
 }
 
 function rssMiB(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -91,7 +100,11 @@ async function scrape(origin) {
   };
 }
 
-const node = await startChild(['dist/cli.js', 'simulate', '--port', '0', '--tokens-per-second', String(TOKENS_PER_SECOND)], /listening on (http:\/\/\S+)/, 'simulated node');
+const node = await startChild(
+  ['dist/cli.js', 'simulate', '--port', '0', '--tokens-per-second', String(TOKENS_PER_SECOND)],
+  /listening on (http:\/\/\S+)/,
+  'simulated node',
+);
 const config = join(mkdtempSync(join(tmpdir(), 'switchyard-scale-')), 'scale.yaml');
 writeFileSync(
   config,
@@ -109,7 +122,11 @@ limits: { key: { rpm: 100000000 }, ip: { rpm: 100000000 } }
 keys: [{ key: ${KEY} }]
 `,
 );
-const gateway = await startChild(['dist/cli.js', 'serve', '--config', config], /listening on (http:\/\/\S+)\/v1/, 'gateway');
+const gateway = await startChild(
+  ['dist/cli.js', 'serve', '--config', config],
+  /listening on (http:\/\/\S+)\/v1/,
+  'gateway',
+);
 const origin = gateway.match[1].replace(/\/v1$/, '');
 const pid = gateway.child.pid;
 const stop = () => {
@@ -119,8 +136,20 @@ const stop = () => {
 };
 process.on('exit', stop);
 
-const agent = new Agent({ connections: null, pipelining: 1, keepAliveTimeout: 1_000, headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 60_000 } });
-const body = JSON.stringify({ model: 'slow-model', stream: true, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'Keep the line open.' }] });
+const agent = new Agent({
+  connections: null,
+  pipelining: 1,
+  keepAliveTimeout: 1_000,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+  connect: { timeout: 60_000 },
+});
+const body = JSON.stringify({
+  model: 'slow-model',
+  stream: true,
+  max_tokens: MAX_TOKENS,
+  messages: [{ role: 'user', content: 'Keep the line open.' }],
+});
 
 async function oneStream(stats) {
   try {
@@ -162,7 +191,9 @@ for (let index = 0; index < 20; index++) {
 global.gc?.();
 await new Promise((resolve) => setTimeout(resolve, 1000));
 const baseline = { rss: rssMiB(pid), ...(await scrape(origin)), fds: openFds(pid) };
-console.log(`baseline: rss ${baseline.rss.toFixed(1)} MiB, heap ${baseline.heapUsedMiB.toFixed(1)} MiB, ${baseline.fds} fds`);
+console.log(
+  `baseline: rss ${baseline.rss.toFixed(1)} MiB, heap ${baseline.heapUsedMiB.toFixed(1)} MiB, ${baseline.fds} fds`,
+);
 
 const stats = { started: 0, done: 0, errors: [] };
 const started = Date.now();
@@ -196,8 +227,12 @@ const elapsed = (Date.now() - started) / 1000;
 const after = await scrape(origin);
 const active = plateau.inFlight - 1; // the scrape itself is in flight
 const perStream = (field) => (((plateau[field] - baseline[field]) * 1024) / active).toFixed(1);
-console.log(`finished in ${elapsed.toFixed(1)} s: ${stats.done} completed, ${stats.errors.length} errors, peak rss ${peak.rss.toFixed(1)} MiB, lag p99 after ${after.lagP99Ms.toFixed(1)} ms`);
-console.log(`memory per stream at the plateau (${active} streams): rss ${perStream('rss')} KiB, heap ${perStream('heapUsedMiB')} KiB`);
+console.log(
+  `finished in ${elapsed.toFixed(1)} s: ${stats.done} completed, ${stats.errors.length} errors, peak rss ${peak.rss.toFixed(1)} MiB, lag p99 after ${after.lagP99Ms.toFixed(1)} ms`,
+);
+console.log(
+  `memory per stream at the plateau (${active} streams): rss ${perStream('rss')} KiB, heap ${perStream('heapUsedMiB')} KiB`,
+);
 if (stats.errors.length > 0) {
   const kinds = new Map();
   for (const error of stats.errors) kinds.set(error, (kinds.get(error) ?? 0) + 1);

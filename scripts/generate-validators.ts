@@ -9,7 +9,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv, type Options } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import type { TSchema } from '@sinclair/typebox';
-import { AdjustSchema, CreateAccountSchema, CreateKeySchema, TopUpSchema, UpdateAccountSchema, UpdateKeySchema } from '../src/admin/admin-schemas.js';
+import {
+  AdjustSchema,
+  CreateAccountSchema,
+  CreateKeySchema,
+  TopUpSchema,
+  UpdateAccountSchema,
+  UpdateKeySchema,
+} from '../src/admin/admin-schemas.js';
 import { ConfigFileSchema } from '../src/config/config-schema.js';
 import { AddNodeSchema } from '../src/http/admin/add-node-schema.js';
 import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js';
@@ -21,7 +28,14 @@ export const GENERATED_DIRECTORY = 'src/validation/generated';
 // which describeSchemaError reads to list a union's literals. `strictNumbers`: a number is
 // finite (JSON.parse turns 1e400 into Infinity, which Ajv's number and integer checks
 // accept without it, since `strict: false` turns it off too).
-const REQUEST_OPTIONS: Options = { allErrors: false, coerceTypes: false, useDefaults: false, strict: false, strictNumbers: true, verbose: true };
+const REQUEST_OPTIONS: Options = {
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: false,
+  strictNumbers: true,
+  verbose: true,
+};
 // Interpolated values are strings: `port: ${PORT}` must still become a number, so the
 // config validator (unlike the request validators) coerces scalars to the schema's type.
 const CONFIG_OPTIONS: Options = { coerceTypes: true, strict: false, verbose: true };
@@ -106,10 +120,19 @@ function generate(module: GeneratedModule): { code: string; types: string } {
       imports.push(`import ${local}Module from '${path}.js';`);
       return `const ${local} = ${local}Module.default;`;
     });
-  const declarations = module.exports.map((entry) => `export declare const ${entry.name}: ValidateFunction<${entry.type}>;`);
+  const declarations = module.exports.map(
+    (entry) => `export declare const ${entry.name}: ValidateFunction<${entry.type}>;`,
+  );
   return {
     code: [HEADER, ...imports, code.trim(), ''].join('\n'),
-    types: [HEADER, "import type { ValidateFunction } from 'ajv';", ...module.typeImports, '', ...declarations, ''].join('\n'),
+    types: [
+      HEADER,
+      "import type { ValidateFunction } from 'ajv';",
+      ...module.typeImports,
+      '',
+      ...declarations,
+      '',
+    ].join('\n'),
   };
 }
 

@@ -21,7 +21,10 @@ function findTests(directory) {
   });
 }
 
-const files = ['src', 'test'].flatMap(findTests).sort().map((file) => resolve(file));
+const files = ['src', 'test']
+  .flatMap(findTests)
+  .sort()
+  .map((file) => resolve(file));
 if (files.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
@@ -36,7 +39,9 @@ const result = spawnSync(
 const leftovers = readdirSync(scratch);
 rmSync(scratch, { recursive: true, force: true });
 if (leftovers.length > 0) {
-  console.error(`run-tests: tests wrote ${leftovers.join(', ')} into their working directory: a test used a default path instead of a temporary one`);
+  console.error(
+    `run-tests: tests wrote ${leftovers.join(', ')} into their working directory: a test used a default path instead of a temporary one`,
+  );
   process.exit(1);
 }
 process.exit(result.status ?? 1);

@@ -33,7 +33,10 @@ function loadConfig(file: string | undefined): { config: GatewayConfig; demo: bo
 }
 
 async function serve(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } },
+  });
   limitHeapGrowth();
   const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
   const { startGateway } = await import('./main.js');
@@ -60,11 +63,18 @@ async function serve(argv: string[]): Promise<void> {
     try {
       next = loadConfigFile(file);
     } catch (error) {
-      gateway.logger.error({ reason: error instanceof ConfigError ? error.message : String(error) }, 'configuration reload rejected; keeping the running configuration');
+      gateway.logger.error(
+        { reason: error instanceof ConfigError ? error.message : String(error) },
+        'configuration reload rejected; keeping the running configuration',
+      );
       return;
     }
     gateway.reload(next).then(
-      () => gateway.logger.info({ config: file, nodes: next.nodes.length, models: next.models.length }, 'configuration reloaded'),
+      () =>
+        gateway.logger.info(
+          { config: file, nodes: next.nodes.length, models: next.models.length },
+          'configuration reloaded',
+        ),
       (error: unknown) => gateway.logger.error({ err: error }, 'configuration reload failed'),
     );
   });
@@ -95,7 +105,9 @@ function check(argv: string[]): void {
   const file = values.config ?? (process.env.SWITCHYARD_CONFIG || undefined);
   if (file === undefined) fail('check needs --config FILE');
   const config = loadConfigFile(file);
-  process.stdout.write(`${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`);
+  process.stdout.write(
+    `${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`,
+  );
 }
 
 // Each command loads only its own modules: `serve` never loads the admin CLI, the
@@ -134,14 +146,20 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message);
   if (error instanceof CliUsageError) fail(`${error.message}\n${ADMIN_USAGE}`);
-  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(error.message);
+  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    fail(error.message);
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${(error as Error).message}`);
   // StoreBusyError (store/open-store.ts), matched by code so `serve` need not load the store to print it.
   if (code === 'store_busy') {
-    const hint = process.argv[2] === 'serve' || process.argv[2] === undefined ? ': stop that gateway, or give this one a store of its own (`store:` in its configuration)' : '';
+    const hint =
+      process.argv[2] === 'serve' || process.argv[2] === undefined
+        ? ': stop that gateway, or give this one a store of its own (`store:` in its configuration)'
+        : '';
     fail(`${(error as Error).message}${hint}`, 1);
   }
-  process.stderr.write(`switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -86,7 +86,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       ? undefined
       : new UsageJournal(config.usage.journalDir, {
           streamProgressIntervalMs: config.usage.streamProgressIntervalMs,
-          onProgressError: (error) => logger.error({ err: error }, 'stream progress could not be written to the usage journal'),
+          onProgressError: (error) =>
+            logger.error({ err: error }, 'stream progress could not be written to the usage journal'),
         });
   const holds = store.spendHolds === undefined ? undefined : new SpendHoldBook(store.spendHolds, accounts, logger);
   if (holds !== undefined) store.onChange((change) => holds.onStoreChange(change));
@@ -117,14 +118,17 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     trustedProxies: trustedProxyList(config.trustedProxies),
     readiness,
     shutdownHooks: new ShutdownHooks(),
-    metrics: new GatewayMetrics({
-      nodes: () => nodes.list(),
-      instances: () => cluster.instanceCount,
-      readiness,
-      requestsInFlight: () => http?.requestsInFlight() ?? 0,
-      isKnownModel: (model) => services.models.has(model),
-      usageRowsWaiting: () => usage.pendingRows,
-    }, { processMetrics: config.metrics.enabled }),
+    metrics: new GatewayMetrics(
+      {
+        nodes: () => nodes.list(),
+        instances: () => cluster.instanceCount,
+        readiness,
+        requestsInFlight: () => http?.requestsInFlight() ?? 0,
+        isKnownModel: (model) => services.models.has(model),
+        usageRowsWaiting: () => usage.pendingRows,
+      },
+      { processMetrics: config.metrics.enabled },
+    ),
   };
   readiness.register(modelsRoutableCheck(services));
   readiness.register({ name: 'store', check: () => store.ping() });
@@ -145,11 +149,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   if (config.metrics.enabled && config.metrics.listen !== undefined) {
     const gatewayHttp = http;
     opsServer = createOpsServer(services, () => gatewayHttp.isShuttingDown());
-    const opsPort = await listen(opsServer, config.metrics.listen.port, config.metrics.listen.host).catch(async (error: unknown) => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await nodes.close();
-      throw error;
-    });
+    const opsPort = await listen(opsServer, config.metrics.listen.port, config.metrics.listen.host).catch(
+      async (error: unknown) => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await nodes.close();
+        throw error;
+      },
+    );
     metricsUrl = `http://${urlHost(config.metrics.listen.host)}:${opsPort}/metrics`;
   }
   let closing: Promise<void> | undefined;
@@ -183,7 +189,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       if (next.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
       logAppliedKeys(logger, await applyConfigToStore(store, next));
       await accounts.load();
-      if (JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])) {
+      if (
+        JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])
+      ) {
         const previous = services.limiter;
         services.limiter = createRateLimiter({ settings: next.limits, redisUrl: next.redis, logger });
         await services.limiter.start();
@@ -203,8 +211,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
 /** One line each when the file blocked keys whose line is gone, or restored keys whose line came back (prefixes only). */
 function logAppliedKeys(logger: Logger, applied: AppliedKeys): void {
-  if (applied.blocked.length > 0) logger.warn({ keys: applied.blocked }, 'keys removed from the configuration are blocked');
-  if (applied.restored.length > 0) logger.info({ keys: applied.restored }, 'keys back in the configuration are active again');
+  if (applied.blocked.length > 0)
+    logger.warn({ keys: applied.blocked }, 'keys removed from the configuration are blocked');
+  if (applied.restored.length > 0)
+    logger.info({ keys: applied.restored }, 'keys back in the configuration are active again');
 }
 
 function listen(server: Server, port: number, host: string, backlog?: number): Promise<number> {

@@ -12,7 +12,11 @@ process.on('SIGUSR2', () => {
   if (!sampling) {
     sampling = true;
     session.post('HeapProfiler.enable', () =>
-      session.post('HeapProfiler.startSampling', { samplingInterval: 2048, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 2048,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      }),
     );
     return;
   }

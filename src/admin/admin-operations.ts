@@ -26,21 +26,76 @@ const query = (input: AdminInput) => Object.fromEntries(input.query);
  * take the same bodies, check them the same way and answer the same JSON.
  */
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
-  { method: 'POST', pattern: path('accounts'), status: 201, run: (service, input) => service.createAccount(input.body) },
+  {
+    method: 'POST',
+    pattern: path('accounts'),
+    status: 201,
+    run: (service, input) => service.createAccount(input.body),
+  },
   { method: 'GET', pattern: path('accounts'), status: 200, run: (service) => service.listAccounts() },
-  { method: 'GET', pattern: path(`accounts/${ID}`), status: 200, run: (service, input) => service.showAccount(input.id) },
-  { method: 'PATCH', pattern: path(`accounts/${ID}`), status: 200, run: (service, input) => service.updateAccount(input.id, input.body) },
-  { method: 'POST', pattern: path(`accounts/${ID}/topup`), status: 200, run: (service, input) => service.changeBalance(input.id, 'topup', input.body) },
-  { method: 'POST', pattern: path(`accounts/${ID}/adjust`), status: 200, run: (service, input) => service.changeBalance(input.id, 'adjustment', input.body) },
-  { method: 'GET', pattern: path(`accounts/${ID}/ledger`), status: 200, run: (service, input) => service.ledger(input.id) },
+  {
+    method: 'GET',
+    pattern: path(`accounts/${ID}`),
+    status: 200,
+    run: (service, input) => service.showAccount(input.id),
+  },
+  {
+    method: 'PATCH',
+    pattern: path(`accounts/${ID}`),
+    status: 200,
+    run: (service, input) => service.updateAccount(input.id, input.body),
+  },
+  {
+    method: 'POST',
+    pattern: path(`accounts/${ID}/topup`),
+    status: 200,
+    run: (service, input) => service.changeBalance(input.id, 'topup', input.body),
+  },
+  {
+    method: 'POST',
+    pattern: path(`accounts/${ID}/adjust`),
+    status: 200,
+    run: (service, input) => service.changeBalance(input.id, 'adjustment', input.body),
+  },
+  {
+    method: 'GET',
+    pattern: path(`accounts/${ID}/ledger`),
+    status: 200,
+    run: (service, input) => service.ledger(input.id),
+  },
   { method: 'POST', pattern: path('keys'), status: 201, run: (service, input) => service.createKey(input.body) },
   { method: 'GET', pattern: path('keys'), status: 200, run: (service, input) => service.listKeys(query(input)) },
   { method: 'GET', pattern: path(`keys/${ID}`), status: 200, run: (service, input) => service.showKey(input.id) },
-  { method: 'PATCH', pattern: path(`keys/${ID}`), status: 200, run: (service, input) => service.updateKey(input.id, input.body) },
-  { method: 'DELETE', pattern: path(`keys/${ID}`), status: 200, run: (service, input) => service.setKeyState(input.id, 'delete') },
-  { method: 'POST', pattern: path(`keys/${ID}/block`), status: 200, run: (service, input) => service.setKeyState(input.id, 'block') },
-  { method: 'POST', pattern: path(`keys/${ID}/unblock`), status: 200, run: (service, input) => service.setKeyState(input.id, 'unblock') },
-  { method: 'POST', pattern: path(`keys/${ID}/revoke`), status: 200, run: (service, input) => service.setKeyState(input.id, 'revoke') },
+  {
+    method: 'PATCH',
+    pattern: path(`keys/${ID}`),
+    status: 200,
+    run: (service, input) => service.updateKey(input.id, input.body),
+  },
+  {
+    method: 'DELETE',
+    pattern: path(`keys/${ID}`),
+    status: 200,
+    run: (service, input) => service.setKeyState(input.id, 'delete'),
+  },
+  {
+    method: 'POST',
+    pattern: path(`keys/${ID}/block`),
+    status: 200,
+    run: (service, input) => service.setKeyState(input.id, 'block'),
+  },
+  {
+    method: 'POST',
+    pattern: path(`keys/${ID}/unblock`),
+    status: 200,
+    run: (service, input) => service.setKeyState(input.id, 'unblock'),
+  },
+  {
+    method: 'POST',
+    pattern: path(`keys/${ID}/revoke`),
+    status: 200,
+    run: (service, input) => service.setKeyState(input.id, 'revoke'),
+  },
   { method: 'GET', pattern: path('usage'), status: 200, run: (service, input) => service.usageReport(query(input)) },
 ];
 
@@ -61,7 +116,12 @@ export function pickRoute<Route extends { readonly method: string; readonly patt
 }
 
 /** Runs the operation for a method and path (with its query string) as the CLI does; 404/405 like the API. */
-export async function runAdminOperation(service: AdminService, method: string, target: string, body?: unknown): Promise<unknown> {
+export async function runAdminOperation(
+  service: AdminService,
+  method: string,
+  target: string,
+  body?: unknown,
+): Promise<unknown> {
   const url = new URL(target, 'http://switchyard.invalid');
   const { route, id } = pickRoute(ADMIN_OPERATIONS, method, url.pathname);
   return route.run(service, { id, query: url.searchParams, body: body ?? {} });

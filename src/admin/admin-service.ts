@@ -43,7 +43,9 @@ function policyOf(policy: PolicyBody | null | undefined): FeaturePolicy | null |
 }
 
 function policyView(policy: FeaturePolicy | null) {
-  return policy === null ? null : { streaming: policy.streaming ?? true, max_reasoning_effort: policy.maxReasoningEffort ?? null };
+  return policy === null
+    ? null
+    : { streaming: policy.streaming ?? true, max_reasoning_effort: policy.maxReasoningEffort ?? null };
 }
 
 /** `pendingNano`: what the gateway settled for the key but has not written yet (as for an account's balance). */
@@ -120,7 +122,11 @@ function timeParam(name: string, value: string | undefined): string | undefined 
   if (value === undefined || value === '') return undefined;
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) {
-    throw validationFailed(name, `Invalid parameter '${name}': it must be an ISO 8601 time.`, `Некорректный параметр '${name}': нужно время в формате ISO 8601.`);
+    throw validationFailed(
+      name,
+      `Invalid parameter '${name}': it must be an ISO 8601 time.`,
+      `Некорректный параметр '${name}': нужно время в формате ISO 8601.`,
+    );
   }
   return time.toISOString();
 }
@@ -176,7 +182,10 @@ export class AdminService {
     const matches = idOrPrefix.length >= 4 ? await this.store.listKeys({ prefix: idOrPrefix }) : [];
     if (matches.length === 1) return matches[0] as KeyRecord;
     if (matches.length > 1) {
-      throw conflict(`the prefix "${idOrPrefix}" matches ${matches.length} keys; use the key id.`, `префикс "${idOrPrefix}" подходит к ${matches.length} ключам; укажите id ключа.`);
+      throw conflict(
+        `the prefix "${idOrPrefix}" matches ${matches.length} keys; use the key id.`,
+        `префикс "${idOrPrefix}" подходит к ${matches.length} ключам; укажите id ключа.`,
+      );
     }
     throw notFound('key', idOrPrefix);
   }
@@ -201,12 +210,18 @@ export class AdminService {
 
   async listAccounts() {
     const { accounts } = await this.store.loadAll();
-    return { object: 'list', data: accounts.sort((a, b) => a.id.localeCompare(b.id)).map((account) => this.accountView(account)) };
+    return {
+      object: 'list',
+      data: accounts.sort((a, b) => a.id.localeCompare(b.id)).map((account) => this.accountView(account)),
+    };
   }
 
   async showAccount(id: string) {
     const account = await this.account(id);
-    const [keys, entries] = await Promise.all([this.store.listKeys({ accountId: id }), this.store.balanceEntries(id, 20)]);
+    const [keys, entries] = await Promise.all([
+      this.store.listKeys({ accountId: id }),
+      this.store.balanceEntries(id, 20),
+    ]);
     return { ...this.accountView(account), keys: keys.map((key) => this.keyView(key)), ledger: entries.map(entryView) };
   }
 
@@ -227,7 +242,12 @@ export class AdminService {
   async changeBalance(id: string, kind: 'topup' | 'adjustment', body: unknown) {
     const input = kind === 'topup' ? check(validateTopUp, body) : check(validateAdjust, body);
     const amountNano = usdToNano(input.amount);
-    if (amountNano === 0) throw validationFailed('amount', "Invalid parameter 'amount': it must not be zero.", "Некорректный параметр 'amount': не должен быть нулём.");
+    if (amountNano === 0)
+      throw validationFailed(
+        'amount',
+        "Invalid parameter 'amount': it must not be zero.",
+        "Некорректный параметр 'amount': не должен быть нулём.",
+      );
     const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason);
     if (entry === undefined) throw notFound('account', id);
     await this.changed({ kind: 'account', id });
@@ -243,7 +263,11 @@ export class AdminService {
   async createKey(body: unknown) {
     const input = check(validateCreateKey, body);
     await this.account(input.account).catch(() => {
-      throw validationFailed('account', `Unknown account "${input.account}".`, `Неизвестный аккаунт "${input.account}".`);
+      throw validationFailed(
+        'account',
+        `Unknown account "${input.account}".`,
+        `Неизвестный аккаунт "${input.account}".`,
+      );
     });
     const secret = `sk-sy-${randomBytes(24).toString('base64url')}`;
     const hash = hashKey(secret).toString('hex');
@@ -255,7 +279,8 @@ export class AdminService {
       accountId: input.account,
       source: 'admin',
       name: input.name ?? null,
-      spendLimitNano: input.spend_limit === undefined || input.spend_limit === null ? null : usdToNano(input.spend_limit),
+      spendLimitNano:
+        input.spend_limit === undefined || input.spend_limit === null ? null : usdToNano(input.spend_limit),
       limits: input.limits ?? null,
       allowedModels: input.allowed_models ?? null,
       policy: policyOf(input.policy) ?? null,
@@ -282,7 +307,8 @@ export class AdminService {
     const key = await this.key(idOrPrefix);
     const updated = await this.store.updateKey(key.id, {
       name: input.name,
-      spendLimitNano: input.spend_limit === undefined ? undefined : input.spend_limit === null ? null : usdToNano(input.spend_limit),
+      spendLimitNano:
+        input.spend_limit === undefined ? undefined : input.spend_limit === null ? null : usdToNano(input.spend_limit),
       limits: input.limits,
       allowedModels: input.allowed_models,
       policy: policyOf(input.policy),
@@ -305,7 +331,10 @@ export class AdminService {
       delete: ['active', 'blocked', 'revoked'],
     };
     if (!allowed[action].includes(key.status)) {
-      throw conflict(`a ${key.status} key cannot be ${action}ed.`, `ключ в состоянии ${key.status} нельзя изменить действием ${action}.`);
+      throw conflict(
+        `a ${key.status} key cannot be ${action}ed.`,
+        `ключ в состоянии ${key.status} нельзя изменить действием ${action}.`,
+      );
     }
     const status = ({ block: 'blocked', unblock: 'active', revoke: 'revoked', delete: 'deleted' } as const)[action];
     // An operator's move: no reason the file set stays, so the file will not lift this block.
@@ -319,10 +348,18 @@ export class AdminService {
   async usageReport(query: UsageQuery) {
     const limit = query.limit === undefined || query.limit === '' ? DEFAULT_USAGE_ROWS : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_USAGE_ROWS) {
-      throw validationFailed('limit', `Invalid parameter 'limit': it must be an integer from 0 to ${MAX_USAGE_ROWS}.`, `Некорректный параметр 'limit': нужно целое от 0 до ${MAX_USAGE_ROWS}.`);
+      throw validationFailed(
+        'limit',
+        `Invalid parameter 'limit': it must be an integer from 0 to ${MAX_USAGE_ROWS}.`,
+        `Некорректный параметр 'limit': нужно целое от 0 до ${MAX_USAGE_ROWS}.`,
+      );
     }
     const keyId =
-      query.key === undefined || query.key === '' ? undefined : query.key.startsWith('key_') ? query.key : (await this.key(query.key)).id;
+      query.key === undefined || query.key === ''
+        ? undefined
+        : query.key.startsWith('key_')
+          ? query.key
+          : (await this.key(query.key)).id;
     await this.usage?.flush();
     const report = await this.store.queryUsage({
       keyId,

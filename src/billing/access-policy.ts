@@ -5,7 +5,10 @@ import type { AccountRecord, FeaturePolicy, KeyRecord } from '../store/records.j
 
 /** Whether the key (and its account) may use the model at all: both lists must allow it. */
 export function mayUseModel(key: KeyRecord, account: AccountRecord | undefined, modelId: string): boolean {
-  return (account?.allowedModels ?? null)?.includes(modelId) !== false && (key.allowedModels ?? null)?.includes(modelId) !== false;
+  return (
+    (account?.allowedModels ?? null)?.includes(modelId) !== false &&
+    (key.allowedModels ?? null)?.includes(modelId) !== false
+  );
 }
 
 function denied(reasonEn: string, reasonRu: string, params: Record<string, string>, param: string | null = null) {
@@ -17,15 +20,30 @@ function denied(reasonEn: string, reasonRu: string, params: Record<string, strin
  * at or below it; the ceiling itself when the model takes none there (a ceiling of `none`).
  */
 function lowered(model: ModelConfig, ceiling: ReasoningEffort): ReasoningEffort {
-  const taken = REASONING_EFFORTS.filter((effort) => effortRank(effort) <= effortRank(ceiling) && (CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true));
+  const taken = REASONING_EFFORTS.filter(
+    (effort) =>
+      effortRank(effort) <= effortRank(ceiling) &&
+      (CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true),
+  );
   return taken.at(-1) ?? ceiling;
 }
 
 /** The effort after one policy: an explicit effort above the ceiling is refused, the model's default is lowered to it. */
-function checkFeatures(policy: FeaturePolicy | null, model: ModelConfig, stream: boolean, effort: ReasoningEffort | undefined, param: string | undefined): ReasoningEffort | undefined {
+function checkFeatures(
+  policy: FeaturePolicy | null,
+  model: ModelConfig,
+  stream: boolean,
+  effort: ReasoningEffort | undefined,
+  param: string | undefined,
+): ReasoningEffort | undefined {
   if (policy === null) return effort;
   if (stream && policy.streaming === false) {
-    throw denied('streaming is not enabled for this account or key.', 'потоковая передача не разрешена для этого аккаунта или ключа.', { feature: 'streaming' }, 'stream');
+    throw denied(
+      'streaming is not enabled for this account or key.',
+      'потоковая передача не разрешена для этого аккаунта или ключа.',
+      { feature: 'streaming' },
+      'stream',
+    );
   }
   const ceiling = policy.maxReasoningEffort;
   if (effort !== undefined && ceiling !== undefined && effortRank(effort) > effortRank(ceiling)) {
@@ -54,9 +72,19 @@ export interface AccessRequest {
  * reasoning effort above the allowed ceiling (a default above it is lowered to it). Both
  * the account's and the key's policy apply. Returns the effort to use.
  */
-export function checkAccess(key: KeyRecord, account: AccountRecord | undefined, model: ModelConfig, request: AccessRequest): ReasoningEffort | undefined {
+export function checkAccess(
+  key: KeyRecord,
+  account: AccountRecord | undefined,
+  model: ModelConfig,
+  request: AccessRequest,
+): ReasoningEffort | undefined {
   if (!mayUseModel(key, account, model.id)) {
-    throw denied(`this key may not use the model "${model.id}".`, `этому ключу не разрешена модель "${model.id}".`, { model: model.id }, 'model');
+    throw denied(
+      `this key may not use the model "${model.id}".`,
+      `этому ключу не разрешена модель "${model.id}".`,
+      { model: model.id },
+      'model',
+    );
   }
   const effort = checkFeatures(account?.policy ?? null, model, request.stream, request.effort, request.effortParam);
   return checkFeatures(key.policy, model, request.stream, effort, request.effortParam);

@@ -115,7 +115,12 @@ export class AccountCache implements KeyLookup {
   }
 
   private putKey(record: KeyRecord): void {
-    const principal: Principal = { keyId: record.id, keyPrefix: record.prefix, accountId: record.accountId ?? undefined, status: record.status };
+    const principal: Principal = {
+      keyId: record.id,
+      keyPrefix: record.prefix,
+      accountId: record.accountId ?? undefined,
+      status: record.status,
+    };
     const existing = this.keys.get(record.id);
     if (existing !== undefined) {
       existing.record = record;

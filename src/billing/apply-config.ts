@@ -14,13 +14,20 @@ export function configKeyId(hashHex: string): string {
 function limitsOf(limits: RateLimitSettings | undefined): RateLimits | null {
   if (limits === undefined) return null;
   const { rpm, rps, tpm } = limits;
-  return { ...(rpm === undefined ? {} : { rpm }), ...(rps === undefined ? {} : { rps }), ...(tpm === undefined ? {} : { tpm }) };
+  return {
+    ...(rpm === undefined ? {} : { rpm }),
+    ...(rps === undefined ? {} : { rps }),
+    ...(tpm === undefined ? {} : { tpm }),
+  };
 }
 
 function policyOf(policy: PolicyConfig | undefined): FeaturePolicy | null {
   if (policy === undefined) return null;
   const { streaming, maxReasoningEffort } = policy;
-  return { ...(streaming === undefined ? {} : { streaming }), ...(maxReasoningEffort === undefined ? {} : { maxReasoningEffort }) };
+  return {
+    ...(streaming === undefined ? {} : { streaming }),
+    ...(maxReasoningEffort === undefined ? {} : { maxReasoningEffort }),
+  };
 }
 
 /** What applying a file did to keys it no longer (or again) declares, for the log: key prefixes. */
@@ -50,7 +57,10 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       limits: limitsOf(account.limits),
       policy: policyOf(account.policy),
     };
-    const created = await store.insertAccountIfAbsent({ id: account.id, balanceNano: usdToNano(account.balance), ...fields }, 'starting balance from the configuration');
+    const created = await store.insertAccountIfAbsent(
+      { id: account.id, balanceNano: usdToNano(account.balance), ...fields },
+      'starting balance from the configuration',
+    );
     if (!created) await store.updateAccount(account.id, fields);
   }
   const declared = new Map<string, KeyStatus>();
@@ -90,7 +100,15 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
     config.models.flatMap((model) => {
       if (model.pricing === undefined) return [];
       const prices = nanoPrices(model.pricing);
-      return [{ id: model.id, inputNano: prices.input, outputNano: prices.output, cachedInputNano: prices.cachedInput, reasoningNano: prices.reasoning }];
+      return [
+        {
+          id: model.id,
+          inputNano: prices.input,
+          outputNano: prices.output,
+          cachedInputNano: prices.cachedInput,
+          reasoningNano: prices.reasoning,
+        },
+      ];
     }),
   );
   return { blocked, restored };

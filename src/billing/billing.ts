@@ -80,7 +80,13 @@ export class RequestCharge {
     return this.prices === undefined ? 0 : costOf(tokens, this.prices);
   }
 
-  private row(context: RequestContext, tokens: PricedTokens, costNano: number, estimated: boolean, outcome: RequestOutcome): UsageRow {
+  private row(
+    context: RequestContext,
+    tokens: PricedTokens,
+    costNano: number,
+    estimated: boolean,
+    outcome: RequestOutcome,
+  ): UsageRow {
     const record = context.record;
     const lastAttempt = record.attempts[record.attempts.length - 1];
     return {
@@ -159,13 +165,21 @@ export class Billing {
    * promise only while the tokenizer is still loading (the first requests after start),
    * so the request path need not wait a turn.
    */
-  reserve(key: CachedKey, account: CachedAccount | undefined, model: ModelConfig, request: ChatRequest, effort?: ReasoningEffort): RequestCharge | Promise<RequestCharge> {
+  reserve(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    model: ModelConfig,
+    request: ChatRequest,
+    effort?: ReasoningEffort,
+  ): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
     // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
-    if (prices === undefined) return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0, effort));
+    if (prices === undefined)
+      return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0, effort));
     const counter = tokenCounter();
-    if (typeof counter !== 'function') return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort));
+    if (typeof counter !== 'function')
+      return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort));
     return this.reserveCounted(key, account, model, request, prices, counter, effort);
   }
 
@@ -180,9 +194,15 @@ export class Billing {
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
-    const estimateNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices, marksCacheBreakpoints(request));
+    const estimateNano = worstCaseCost(
+      promptTokens,
+      cap.tokens * (request.n ?? 1),
+      prices,
+      marksCacheBreakpoints(request),
+    );
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, estimateNano)) return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);
+    if (holds !== undefined && !holds.covers(key, account, estimateNano))
+      return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);
     holds?.touchAll(key, account);
     return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
   }
@@ -221,7 +241,7 @@ export class Billing {
     promptTokens: number,
   ): Promise<RequestCharge> {
     const keyLimited = key.record.spendLimitNano !== null;
-    for (let asks = 0, waits = 0; ; ) {
+    for (let asks = 0, waits = 0; ;) {
       const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
       const accountShort = account === undefined ? 0 : holdShortfall(account, estimateNano);
       if (keyShort <= 0 && accountShort <= 0) break;
@@ -229,9 +249,12 @@ export class Billing {
       // asked to give back what they do not use; then checked (other requests of this
       // instance may have asked meanwhile) and asked again after a wait.
       if (asks > waits) {
-        const contended = (keyShort > 0 && holds.contended('key', key.record.id)) || (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
+        const contended =
+          (keyShort > 0 && holds.contended('key', key.record.id)) ||
+          (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
         const wait = CONTENDED_WAITS_MS[waits];
-        if (!contended || wait === undefined) throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+        if (!contended || wait === undefined)
+          throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
         waits++;
         await sleep(wait);
         continue;
@@ -239,11 +262,20 @@ export class Billing {
       if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
-      if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id)) throw gatewayError('insufficient_balance');
+      if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id))
+        throw gatewayError('insufficient_balance');
       const headroomNano = estimateNano * HOLD_HEADROOM_REQUESTS;
       const requests: HoldRequest[] = [];
-      if (keyShort > 0) requests.push({ kind: 'key', id: key.record.id, entry: key, deficitNano: keyShort, headroomNano });
-      if (accountShort > 0 && account !== undefined) requests.push({ kind: 'account', id: account.record.id, entry: account, deficitNano: accountShort, headroomNano });
+      if (keyShort > 0)
+        requests.push({ kind: 'key', id: key.record.id, entry: key, deficitNano: keyShort, headroomNano });
+      if (accountShort > 0 && account !== undefined)
+        requests.push({
+          kind: 'account',
+          id: account.record.id,
+          entry: account,
+          deficitNano: accountShort,
+          headroomNano,
+        });
       // Both subjects are in use while the request waits: neither is given back from under it.
       holds.touchAll(key, account);
       asks++;

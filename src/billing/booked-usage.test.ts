@@ -8,16 +8,29 @@ import { bookUsage, countedUsage } from './booked-usage.js';
 
 const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(40) }] } as ChatRequest;
 const record = (): RequestRecord => ({ stream: false, attempts: [], clientAborted: false });
-const usage = (fields: Record<string, unknown>) => ({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, ...fields }) as Usage;
+const usage = (fields: Record<string, unknown>) =>
+  ({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, ...fields }) as Usage;
 
 test('a node usage of whole counts is booked as it came', () => {
-  const given = usage({ prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } });
+  const given = usage({
+    prompt_tokens_details: { cached_tokens: 4 },
+    completion_tokens_details: { reasoning_tokens: 2 },
+  });
   assert.equal(countedUsage(given), given);
-  assert.equal(countedUsage(usage({ prompt_tokens_details: null, completion_tokens_details: { reasoning_tokens: null } })) !== undefined, true);
+  assert.equal(
+    countedUsage(usage({ prompt_tokens_details: null, completion_tokens_details: { reasoning_tokens: null } })) !==
+      undefined,
+    true,
+  );
 });
 
 test('a missing total is the sum; the rest of the usage is kept', () => {
-  assert.deepEqual(countedUsage(usage({ total_tokens: undefined, extra: 1 })), { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, extra: 1 });
+  assert.deepEqual(countedUsage(usage({ total_tokens: undefined, extra: 1 })), {
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    total_tokens: 15,
+    extra: 1,
+  });
 });
 
 test('counts that are not whole numbers ≥ 0 make the usage unusable', () => {

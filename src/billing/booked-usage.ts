@@ -52,7 +52,11 @@ function isOptionalCount(value: unknown): boolean {
 export function countedUsage(usage: Usage | null | undefined): Usage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
   if (!isCount(usage.prompt_tokens) || !isCount(usage.completion_tokens)) return undefined;
-  if (!isOptionalCount(usage.prompt_tokens_details?.cached_tokens) || !isOptionalCount(usage.completion_tokens_details?.reasoning_tokens)) return undefined;
+  if (
+    !isOptionalCount(usage.prompt_tokens_details?.cached_tokens) ||
+    !isOptionalCount(usage.completion_tokens_details?.reasoning_tokens)
+  )
+    return undefined;
   if (isCount(usage.total_tokens)) return usage;
   return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 }
@@ -74,10 +78,18 @@ export function bookUsage(record: RequestRecord, request: ChatRequest, summary: 
  * it already reported them, else an estimate of the text streamed so far, with the prompt
  * as the reservation counted it (when it did: paid models).
  */
-export function streamedUsage(request: ChatRequest, summary: ReplySummary, reservedPromptTokens: number | undefined): Usage {
+export function streamedUsage(
+  request: ChatRequest,
+  summary: ReplySummary,
+  reservedPromptTokens: number | undefined,
+): Usage {
   const counted = countedUsage(summary.usage);
   if (counted !== undefined) return counted;
   const estimate = estimateUsage(request, summary);
   if (reservedPromptTokens === undefined) return estimate;
-  return { ...estimate, prompt_tokens: reservedPromptTokens, total_tokens: reservedPromptTokens + estimate.completion_tokens };
+  return {
+    ...estimate,
+    prompt_tokens: reservedPromptTokens,
+    total_tokens: reservedPromptTokens + estimate.completion_tokens,
+  };
 }

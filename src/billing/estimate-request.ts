@@ -47,7 +47,8 @@ function mediaTokens(part: unknown): number {
     const audio = fieldOf(part, 'input_audio');
     const data = fieldOf(audio, 'data');
     const format = fieldOf(audio, 'format');
-    const perToken = (typeof format === 'string' ? BYTES_PER_AUDIO_TOKEN[format] : undefined) ?? DEFAULT_BYTES_PER_AUDIO_TOKEN;
+    const perToken =
+      (typeof format === 'string' ? BYTES_PER_AUDIO_TOKEN[format] : undefined) ?? DEFAULT_BYTES_PER_AUDIO_TOKEN;
     return typeof data === 'string' ? Math.ceil(base64Bytes(data) / perToken) : 0;
   }
   return 0;
@@ -120,7 +121,12 @@ export interface OutputCap {
  * the model's output cap and context (PRODUCT.md decision 19): so each higher effort reaches
  * a budget-style node with a larger budget, and the reservation is priced on that same cap.
  */
-export function outputCapOf(request: ChatRequest, model: ModelConfig, promptTokens: number, effort?: ReasoningEffort): OutputCap {
+export function outputCapOf(
+  request: ChatRequest,
+  model: ModelConfig,
+  promptTokens: number,
+  effort?: ReasoningEffort,
+): OutputCap {
   const clientCap = request.max_completion_tokens ?? request.max_tokens ?? undefined;
   const asked = clientCap ?? model.defaultMaxTokens;
   const contextLeft = model.contextLength === undefined ? undefined : Math.max(1, model.contextLength - promptTokens);
@@ -132,7 +138,8 @@ export function outputCapOf(request: ChatRequest, model: ModelConfig, promptToke
     if (modelCap === undefined || tokens <= modelCap) return { tokens, contextBound: false };
     return { tokens: modelCap, contextBound: model.maxOutputTokens === undefined };
   }
-  if (asked !== undefined) return { tokens: modelCap === undefined ? asked : Math.min(asked, modelCap), contextBound: false };
+  if (asked !== undefined)
+    return { tokens: modelCap === undefined ? asked : Math.min(asked, modelCap), contextBound: false };
   if (model.maxOutputTokens !== undefined) return { tokens: model.maxOutputTokens, contextBound: false };
   if (contextLeft !== undefined) return { tokens: contextLeft, contextBound: true };
   return { tokens: DEFAULT_OUTPUT_RESERVE, contextBound: false };

@@ -31,7 +31,10 @@ export function declaredKeyState(declared: KeyStatus): KeyState {
  * lifts it, and a file started by mistake cannot destroy a key: a missing line blocks it
  * reversibly. Revoked and deleted stay final.
  */
-export function nextFileKeyState(stored: Pick<KeyRecord, 'status' | 'statusReason'>, declared: KeyStatus | undefined): KeyState | undefined {
+export function nextFileKeyState(
+  stored: Pick<KeyRecord, 'status' | 'statusReason'>,
+  declared: KeyStatus | undefined,
+): KeyState | undefined {
   const { status, statusReason } = stored;
   if (status === 'revoked' || status === 'deleted') return undefined;
   if (declared === undefined) {

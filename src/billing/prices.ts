@@ -95,7 +95,12 @@ export function costOf(tokens: PricedTokens, prices: NanoPrices): number {
  * (the input price, or a cache-write price when the request marks cache breakpoints), every
  * output token at the dearer output price.
  */
-export function worstCaseCost(promptTokens: number, outputTokens: number, prices: NanoPrices, writesCache = false): number {
+export function worstCaseCost(
+  promptTokens: number,
+  outputTokens: number,
+  prices: NanoPrices,
+  writesCache = false,
+): number {
   const promptPrice = writesCache ? Math.max(prices.input, prices.cacheWrite, prices.cacheWrite1h) : prices.input;
   return Math.ceil((promptTokens * promptPrice + outputTokens * Math.max(prices.output, prices.reasoning)) / PER);
 }

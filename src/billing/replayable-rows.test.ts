@@ -39,7 +39,10 @@ const progress = (requestId: string, latencyMs: number, completionTokens: number
 
 test('a final row wins over the progress records of its request, whichever comes first', () => {
   const final = row('a', { completionTokens: 40, latencyMs: 900 });
-  for (const lines of [[progress('a', 100, 3), progress('a', 600, 20), final], [final, progress('a', 2000, 99)]]) {
+  for (const lines of [
+    [progress('a', 100, 3), progress('a', 600, 20), final],
+    [final, progress('a', 2000, 99)],
+  ]) {
     assert.deepEqual(replayableRows(lines), [final]);
   }
 });
@@ -48,7 +51,11 @@ test('a request with progress records only is booked once, from the latest, as e
   const rows = replayableRows([progress('b', 600, 20), row('c'), progress('b', 1200, 35), progress('b', 100, 2)]);
   assert.equal(rows.length, 2);
   const booked = rows.find((each) => each.requestId === 'b');
-  assert.deepEqual(booked, { ...row('b', { latencyMs: 1200, completionTokens: 35, finishReason: null }), estimated: true, errorCode: 'gateway_crashed' });
+  assert.deepEqual(booked, {
+    ...row('b', { latencyMs: 1200, completionTokens: 35, finishReason: null }),
+    estimated: true,
+    errorCode: 'gateway_crashed',
+  });
   assert.equal('inFlight' in (booked as object), false, 'the journal marker is not booked');
 });
 

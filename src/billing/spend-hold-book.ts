@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.js';
 import type { StoreChange } from '../store/records.js';
-import { holdKey, type HoldAmount, type HoldDemand, type HoldGrant, type HoldKind, type SpendHoldStore } from '../store/spend-holds.js';
+import {
+  holdKey,
+  type HoldAmount,
+  type HoldDemand,
+  type HoldGrant,
+  type HoldKind,
+  type SpendHoldStore,
+} from '../store/spend-holds.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 
 /** A cached key or account as far as holds are concerned. */
@@ -42,7 +49,15 @@ export interface SpendHoldSettings {
   readonly wantedForMs: number;
 }
 
-export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = { ttlMs: 30_000, renewMs: 10_000, idleMs: 2_000, retryAfterFailureMs: 1_000, exhaustedMs: 500, wantedIdleMs: 40, wantedForMs: 1_000 };
+export const DEFAULT_SPEND_HOLD_SETTINGS: SpendHoldSettings = {
+  ttlMs: 30_000,
+  renewMs: 10_000,
+  idleMs: 2_000,
+  retryAfterFailureMs: 1_000,
+  exhaustedMs: 500,
+  wantedIdleMs: 40,
+  wantedForMs: 1_000,
+};
 
 /** What the entry's hold lacks to cover `estimateNano` more on top of what is in flight (≤ 0: covered). */
 export function holdShortfall(entry: HoldingEntry, estimateNano: number): number {
@@ -111,7 +126,11 @@ export class SpendHoldBook {
   /** Whether the store said lately that the subject's budget is used up (no point asking again yet). */
   exhausted(kind: HoldKind, id: string): boolean {
     const tracked = this.tracked.get(holdKey({ kind, id }));
-    return tracked !== undefined && tracked.exhaustedRecord === tracked.entry.record && performance.now() - tracked.exhaustedAt < this.settings.exhaustedMs;
+    return (
+      tracked !== undefined &&
+      tracked.exhaustedRecord === tracked.entry.record &&
+      performance.now() - tracked.exhaustedAt < this.settings.exhaustedMs
+    );
   }
 
   /** Whether the store's last answer was short because other instances hold the budget (they were asked to give back). */
@@ -186,8 +205,13 @@ export class SpendHoldBook {
       if (targets.length === 0) return;
       try {
         // A hold the store no longer has (expired) is 0 here too.
-        const left = new Map((await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]));
-        this.mirror(targets.map((amount) => ({ ...amount, heldNano: left.get(holdKey(amount)) ?? 0 })), false);
+        const left = new Map(
+          (await this.store.shrink(this.holder, targets)).map((amount) => [holdKey(amount), amount.heldNano]),
+        );
+        this.mirror(
+          targets.map((amount) => ({ ...amount, heldNano: left.get(holdKey(amount)) ?? 0 })),
+          false,
+        );
       } catch (error) {
         // The store still has the larger holds (the transaction failed): mirror them again,
         // so a later give back sends the shrink again instead of finding nothing to give.
@@ -202,7 +226,10 @@ export class SpendHoldBook {
 
   /** Whether the holds of a key (with a spend limit) and its account cover `estimateNano` more: no store needed. */
   covers(key: CachedKey, account: CachedAccount | undefined, estimateNano: number): boolean {
-    return (key.record.spendLimitNano === null || holdShortfall(key, estimateNano) <= 0) && (account === undefined || holdShortfall(account, estimateNano) <= 0);
+    return (
+      (key.record.spendLimitNano === null || holdShortfall(key, estimateNano) <= 0) &&
+      (account === undefined || holdShortfall(account, estimateNano) <= 0)
+    );
   }
 
   /** Marks the key (when it has a spend limit) and its account as in use. */
@@ -224,7 +251,13 @@ export class SpendHoldBook {
       tracked.lastUsedAt = performance.now();
       tracked.asking++;
       const demand = batch.demands.get(holdKey(request));
-      if (demand === undefined) batch.demands.set(holdKey(request), { tracked, deficitNano: request.deficitNano, headroomNano: request.headroomNano, requests: 1 });
+      if (demand === undefined)
+        batch.demands.set(holdKey(request), {
+          tracked,
+          deficitNano: request.deficitNano,
+          headroomNano: request.headroomNano,
+          requests: 1,
+        });
       else {
         demand.deficitNano += request.deficitNano;
         demand.headroomNano = Math.max(demand.headroomNano, request.headroomNano);
@@ -238,7 +271,18 @@ export class SpendHoldBook {
     const key = holdKey({ kind, id });
     let tracked = this.tracked.get(key);
     if (tracked === undefined || tracked.entry !== entry) {
-      tracked = { kind, id, entry, lastUsedAt: performance.now(), exhaustedAt: Number.NEGATIVE_INFINITY, exhaustedRecord: undefined, contendedAt: Number.NEGATIVE_INFINITY, wantedUntil: Number.NEGATIVE_INFINITY, answeringWant: false, asking: 0 };
+      tracked = {
+        kind,
+        id,
+        entry,
+        lastUsedAt: performance.now(),
+        exhaustedAt: Number.NEGATIVE_INFINITY,
+        exhaustedRecord: undefined,
+        contendedAt: Number.NEGATIVE_INFINITY,
+        wantedUntil: Number.NEGATIVE_INFINITY,
+        answeringWant: false,
+        asking: 0,
+      };
       this.tracked.set(key, tracked);
     }
     return tracked;
@@ -246,7 +290,9 @@ export class SpendHoldBook {
 
   private startBatch(): Batch {
     let settle: (error?: unknown) => void = () => undefined;
-    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    const done = new Promise<void>(
+      (resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))),
+    );
     done.catch(() => undefined);
     const batch: Batch = { demands: new Map(), done, settle: (error) => settle(error) };
     // The batch gathers asks until the previous one is answered.
@@ -292,7 +338,11 @@ export class SpendHoldBook {
       this.failedAt = Number.NEGATIVE_INFINITY;
       batch.settle();
     } catch (error) {
-      if (this.reachable) this.logger.error({ err: error }, 'spend holds: the store is unreachable; checking spend against this instance\'s cache until it answers');
+      if (this.reachable)
+        this.logger.error(
+          { err: error },
+          "spend holds: the store is unreachable; checking spend against this instance's cache until it answers",
+        );
       this.failedAt = performance.now();
       batch.settle(error);
     }
@@ -319,11 +369,17 @@ export class SpendHoldBook {
   private async maintain(): Promise<void> {
     if (this.tracked.size === 0 || !this.reachable) return;
     const now = performance.now();
-    const idle = [...this.tracked.values()].filter((tracked) => now - tracked.lastUsedAt >= this.settings.idleMs && tracked.entry.heldNano > tracked.entry.reservedNano + tracked.entry.pendingNano);
+    const idle = [...this.tracked.values()].filter(
+      (tracked) =>
+        now - tracked.lastUsedAt >= this.settings.idleMs &&
+        tracked.entry.heldNano > tracked.entry.reservedNano + tracked.entry.pendingNano,
+    );
     if (idle.length > 0) await this.giveBack(idle, this.settings.idleMs);
     if (Date.now() - this.lastRenewAt < this.settings.renewMs) return;
     try {
-      await this.cache.serialize(async () => this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true));
+      await this.cache.serialize(async () =>
+        this.mirror(await this.store.renew(this.holder, this.settings.ttlMs), true),
+      );
       this.lastRenewAt = Date.now();
     } catch (error) {
       this.failedAt = performance.now();
@@ -336,8 +392,10 @@ export class SpendHoldBook {
     this.closed = true;
     clearInterval(this.timer);
     await this.running;
-    await this.cache.serialize(() => this.store.releaseAll(this.holder)).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'spend holds could not be released; they expire by themselves');
-    });
+    await this.cache
+      .serialize(() => this.store.releaseAll(this.holder))
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'spend holds could not be released; they expire by themselves');
+      });
   }
 }

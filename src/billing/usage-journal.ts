@@ -111,7 +111,10 @@ export class UsageJournal {
     if (this.fd === undefined) return undefined;
     closeSync(this.fd);
     this.fd = undefined;
-    const sealed = join(this.directory, `usage-${process.pid}-${Date.now()}${String(this.sealedCount++).padStart(6, '0')}.ndjson`);
+    const sealed = join(
+      this.directory,
+      `usage-${process.pid}-${Date.now()}${String(this.sealedCount++).padStart(6, '0')}.ndjson`,
+    );
     renameSync(this.activePath, sealed);
     if (this.activeHasProgress) this.sealedWithProgress.add(sealed);
     this.activeHasProgress = false;
@@ -133,7 +136,8 @@ export class UsageJournal {
     for (const name of readdirSync(this.directory).sort()) {
       const owner = ACTIVE.exec(name)?.[1] ?? SEALED.exec(name)?.[1];
       if (owner === undefined || (Number(owner) !== process.pid && isProcessAlive(Number(owner)))) continue;
-      if (Number(owner) === process.pid && name === `usage-${process.pid}-active.ndjson` && this.fd !== undefined) continue;
+      if (Number(owner) === process.pid && name === `usage-${process.pid}-active.ndjson` && this.fd !== undefined)
+        continue;
       const path = join(this.directory, name);
       const rows: JournalRow[] = [];
       for (const line of readFileSync(path, 'utf8').split('\n')) {
@@ -141,7 +145,11 @@ export class UsageJournal {
         if (line.trim() === '') continue;
         try {
           // Lines written before cache writes were booked have none: they were billed without.
-          rows.push({ cacheWriteTokens: 0, cacheWrite1hTokens: 0, ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens'>) });
+          rows.push({
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+            ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens'>),
+          });
         } catch {
           // Incomplete last line: its request never finished sending, so it was never committed.
         }

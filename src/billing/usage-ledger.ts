@@ -69,10 +69,12 @@ export class UsageLedger {
     if (this.journal === undefined) return 0;
     const files = this.journal.leftovers();
     const rows = replayableRows(files.flatMap((file) => file.rows));
-    for (let start = 0; start < rows.length; start += 1000) await this.store.recordUsage(rows.slice(start, start + 1000));
+    for (let start = 0; start < rows.length; start += 1000)
+      await this.store.recordUsage(rows.slice(start, start + 1000));
     for (const { path } of files) this.journal.remove(path);
     const inFlight = rows.filter((row) => row.errorCode === STREAM_CUT_BY_CRASH).length;
-    if (rows.length > 0) this.logger.info({ rows: rows.length, streams_in_flight: inFlight }, 'usage journal replayed into the store');
+    if (rows.length > 0)
+      this.logger.info({ rows: rows.length, streams_in_flight: inFlight }, 'usage journal replayed into the store');
     return rows.length;
   }
 
@@ -108,7 +110,8 @@ export class UsageLedger {
     this.timer = undefined;
     const sealed = this.journal?.seal();
     if (sealed !== undefined) this.unwrittenFiles.push(sealed);
-    if (this.buffer.length > 0) this.unwritten = this.unwritten.length === 0 ? this.buffer : this.unwritten.concat(this.buffer);
+    if (this.buffer.length > 0)
+      this.unwritten = this.unwritten.length === 0 ? this.buffer : this.unwritten.concat(this.buffer);
     this.buffer = [];
     const backlog = this.unwritten.length;
     while (this.unwritten.length > 0) {
@@ -120,7 +123,11 @@ export class UsageLedger {
         });
       } catch (error) {
         this.failures++;
-        if (!this.storeDown) this.logger.error({ err: error, rows: this.unwritten.length }, 'usage rows could not be written to the store; keeping them and retrying');
+        if (!this.storeDown)
+          this.logger.error(
+            { err: error, rows: this.unwritten.length },
+            'usage rows could not be written to the store; keeping them and retrying',
+          );
         this.storeDown = true;
         const delay = Math.min(RETRY_MS.max, RETRY_MS.first * 2 ** Math.min(this.failures - 1, 10));
         this.timer ??= setTimeout(() => void this.flush(), delay);

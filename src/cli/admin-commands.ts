@@ -5,7 +5,6 @@ import { AdminCallError, openTransport, type AdminTransport } from './admin-tran
 import { CliUsageError } from './cli-usage-error.js';
 import { formatRecord, formatTable } from './format-table.js';
 
-
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
   store: { type: 'string' },
@@ -36,7 +35,8 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 
 function usd(text: string | undefined, what: string): number {
   const value = Number(text);
-  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) throw new CliUsageError(`${what} must be a number of USD, got "${text ?? ''}"`);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value))
+    throw new CliUsageError(`${what} must be a number of USD, got "${text ?? ''}"`);
   return value;
 }
 
@@ -49,7 +49,12 @@ function integer(text: string | undefined, what: string): number | undefined {
 
 function models(text: string | undefined): string[] | null | undefined {
   if (text === undefined) return undefined;
-  return text === 'all' ? null : text.split(',').map((model) => model.trim()).filter((model) => model !== '');
+  return text === 'all'
+    ? null
+    : text
+        .split(',')
+        .map((model) => model.trim())
+        .filter((model) => model !== '');
 }
 
 function limits(values: Values) {
@@ -57,15 +62,29 @@ function limits(values: Values) {
   const rps = integer(values.rps, 'rps');
   const tpm = integer(values.tpm, 'tpm');
   if (rpm === undefined && rps === undefined && tpm === undefined) return undefined;
-  return { ...(rpm === undefined ? {} : { rpm }), ...(rps === undefined ? {} : { rps }), ...(tpm === undefined ? {} : { tpm }) };
+  return {
+    ...(rpm === undefined ? {} : { rpm }),
+    ...(rps === undefined ? {} : { rps }),
+    ...(tpm === undefined ? {} : { tpm }),
+  };
 }
 
 function policy(values: Values) {
-  const streaming = values.streaming === undefined ? undefined : values.streaming === 'on' ? true : values.streaming === 'off' ? false : null;
+  const streaming =
+    values.streaming === undefined
+      ? undefined
+      : values.streaming === 'on'
+        ? true
+        : values.streaming === 'off'
+          ? false
+          : null;
   if (streaming === null) throw new CliUsageError('--streaming must be on or off');
   const effort = values['max-effort'];
   if (streaming === undefined && effort === undefined) return undefined;
-  return { ...(streaming === undefined ? {} : { streaming }), ...(effort === undefined ? {} : { max_reasoning_effort: effort }) };
+  return {
+    ...(streaming === undefined ? {} : { streaming }),
+    ...(effort === undefined ? {} : { max_reasoning_effort: effort }),
+  };
 }
 
 /** Drops undefined fields so the body carries only what was asked for. */
@@ -79,9 +98,32 @@ function required(value: string | undefined, what: string): string {
 }
 
 const ACCOUNT_FIELDS = ['id', 'name', 'balance', 'reserved', 'allowed_models', 'limits', 'policy', 'created_at'];
-const KEY_COLUMNS = ['id', 'prefix', 'account', 'name', 'status', 'spend_limit', 'spent', 'last_used_at', 'source', 'status_reason'];
+const KEY_COLUMNS = [
+  'id',
+  'prefix',
+  'account',
+  'name',
+  'status',
+  'spend_limit',
+  'spent',
+  'last_used_at',
+  'source',
+  'status_reason',
+];
 const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'created_at'];
-const USAGE_COLUMNS = ['created_at', 'request_id', 'key', 'model', 'node', 'status', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cost', 'estimated'];
+const USAGE_COLUMNS = [
+  'created_at',
+  'request_id',
+  'key',
+  'model',
+  'node',
+  'status',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cost',
+  'estimated',
+];
 
 type Printer = (value: unknown) => string;
 const list =
@@ -94,7 +136,11 @@ const record =
     formatRecord(value as Record<string, unknown>, fields);
 
 /** One CLI command as an admin call plus how to print its answer for people. */
-function plan(group: string, args: string[], values: Values): { method: string; path: string; body?: unknown; print: Printer } {
+function plan(
+  group: string,
+  args: string[],
+  values: Values,
+): { method: string; path: string; body?: unknown; print: Printer } {
   const [action, first, second] = args;
   const id = () => encodeURIComponent(required(first, group === 'keys' ? 'KEY (id or prefix)' : 'account ID'));
   if (group === 'accounts') {
@@ -103,22 +149,46 @@ function plan(group: string, args: string[], values: Values): { method: string; 
         return {
           method: 'POST',
           path: '/admin/v1/accounts',
-          body: defined({ id: required(first, 'account ID'), name: values.name, balance: values.balance === undefined ? undefined : usd(values.balance, '--balance'), allowed_models: models(values.models) }),
+          body: defined({
+            id: required(first, 'account ID'),
+            name: values.name,
+            balance: values.balance === undefined ? undefined : usd(values.balance, '--balance'),
+            allowed_models: models(values.models),
+          }),
           print: record(ACCOUNT_FIELDS),
         };
       case 'list':
-        return { method: 'GET', path: '/admin/v1/accounts', print: list(['id', 'name', 'balance', 'reserved', 'allowed_models']) };
+        return {
+          method: 'GET',
+          path: '/admin/v1/accounts',
+          print: list(['id', 'name', 'balance', 'reserved', 'allowed_models']),
+        };
       case 'show':
         return {
           method: 'GET',
           path: `/admin/v1/accounts/${id()}`,
           print: (value) => {
-            const account = value as Record<string, unknown> & { keys: Array<Record<string, unknown>>; ledger: Array<Record<string, unknown>> };
-            return [formatRecord(account, ACCOUNT_FIELDS), '', 'Keys:', formatTable(account.keys, KEY_COLUMNS), '', 'Balance ledger (latest first):', formatTable(account.ledger, ['created_at', 'kind', 'amount', 'balance_after', 'reason'])].join('\n');
+            const account = value as Record<string, unknown> & {
+              keys: Array<Record<string, unknown>>;
+              ledger: Array<Record<string, unknown>>;
+            };
+            return [
+              formatRecord(account, ACCOUNT_FIELDS),
+              '',
+              'Keys:',
+              formatTable(account.keys, KEY_COLUMNS),
+              '',
+              'Balance ledger (latest first):',
+              formatTable(account.ledger, ['created_at', 'kind', 'amount', 'balance_after', 'reason']),
+            ].join('\n');
           },
         };
       case 'ledger':
-        return { method: 'GET', path: `/admin/v1/accounts/${id()}/ledger`, print: list(['id', 'created_at', 'kind', 'amount', 'balance_after', 'reason']) };
+        return {
+          method: 'GET',
+          path: `/admin/v1/accounts/${id()}/ledger`,
+          print: list(['id', 'created_at', 'kind', 'amount', 'balance_after', 'reason']),
+        };
       case 'topup':
       case 'adjust':
         return {
@@ -131,7 +201,12 @@ function plan(group: string, args: string[], values: Values): { method: string; 
         return {
           method: 'PATCH',
           path: `/admin/v1/accounts/${id()}`,
-          body: defined({ name: values.name, allowed_models: models(values.models), limits: limits(values), policy: policy(values) }),
+          body: defined({
+            name: values.name,
+            allowed_models: models(values.models),
+            limits: limits(values),
+            policy: policy(values),
+          }),
           print: record(ACCOUNT_FIELDS),
         };
     }
@@ -150,10 +225,17 @@ function plan(group: string, args: string[], values: Values): { method: string; 
             limits: limits(values),
             policy: policy(values),
           }),
-          print: (value) => `${formatRecord(value as Record<string, unknown>, ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
+          print: (value) =>
+            `${formatRecord(value as Record<string, unknown>, ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
         };
       case 'list': {
-        const query = new URLSearchParams(defined({ prefix: values.prefix, account: values.account, include_deleted: values.all ? 'true' : undefined }) as Record<string, string>);
+        const query = new URLSearchParams(
+          defined({
+            prefix: values.prefix,
+            account: values.account,
+            include_deleted: values.all ? 'true' : undefined,
+          }) as Record<string, string>,
+        );
         return { method: 'GET', path: `/admin/v1/keys?${query}`, print: list(KEY_COLUMNS) };
       }
       case 'show':
@@ -183,14 +265,24 @@ function plan(group: string, args: string[], values: Values): { method: string; 
   }
   if (group === 'usage') {
     const query = new URLSearchParams(
-      defined({ key: values.key, account: values.account, model: values.model, from: values.from, to: values.to, limit: values.limit }) as Record<string, string>,
+      defined({
+        key: values.key,
+        account: values.account,
+        model: values.model,
+        from: values.from,
+        to: values.to,
+        limit: values.limit,
+      }) as Record<string, string>,
     );
     return {
       method: 'GET',
       path: `/admin/v1/usage?${query}`,
       print: (value) => {
         const report = value as { data: Array<Record<string, unknown>>; totals: Record<string, unknown> };
-        return `${formatTable(report.data, USAGE_COLUMNS)}\n\nTotals: ${Object.entries(report.totals).filter(([name]) => name !== 'cost_nano').map(([name, total]) => `${name} ${total}`).join(', ')}`;
+        return `${formatTable(report.data, USAGE_COLUMNS)}\n\nTotals: ${Object.entries(report.totals)
+          .filter(([name]) => name !== 'cost_nano')
+          .map(([name, total]) => `${name} ${total}`)
+          .join(', ')}`;
       },
     };
   }
@@ -216,7 +308,9 @@ export async function runAdminCommand(group: string, argv: string[]): Promise<nu
     return 0;
   } catch (error) {
     if (error instanceof AdminCallError) {
-      process.stderr.write(`switchyard: ${error.message}${error.status === 0 ? '' : ` (${error.code}, HTTP ${error.status})`}\n`);
+      process.stderr.write(
+        `switchyard: ${error.message}${error.status === 0 ? '' : ` (${error.code}, HTTP ${error.status})`}\n`,
+      );
       return 1;
     }
     throw error;

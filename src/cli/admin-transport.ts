@@ -30,13 +30,25 @@ export function httpTransport(baseUrl: string, adminKey: string): AdminTransport
     async call(method, path, body) {
       const response = await fetch(`${origin}${path}`, {
         method,
-        headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${adminKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       }).catch((error: unknown) => {
-        throw new AdminCallError(0, 'unreachable', `cannot reach the gateway's admin API at ${origin}: ${(error as Error).cause ?? error}`);
+        throw new AdminCallError(
+          0,
+          'unreachable',
+          `cannot reach the gateway's admin API at ${origin}: ${(error as Error).cause ?? error}`,
+        );
       });
       const value = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-      if (!response.ok) throw new AdminCallError(response.status, value.error?.code ?? 'error', value.error?.message ?? `HTTP ${response.status}`);
+      if (!response.ok)
+        throw new AdminCallError(
+          response.status,
+          value.error?.code ?? 'error',
+          value.error?.message ?? `HTTP ${response.status}`,
+        );
       return value;
     },
     close: async () => undefined,
@@ -81,7 +93,10 @@ export interface TransportChoice {
 export async function openTransport(choice: TransportChoice): Promise<AdminTransport> {
   const adminKey = choice.adminKey ?? choice.config.adminKey;
   if (choice.url !== undefined) {
-    if (adminKey === undefined) throw new Error('--url needs the admin key: --admin-key, $SWITCHYARD_ADMIN_KEY or admin_key in the configuration');
+    if (adminKey === undefined)
+      throw new Error(
+        '--url needs the admin key: --admin-key, $SWITCHYARD_ADMIN_KEY or admin_key in the configuration',
+      );
     return httpTransport(choice.url, adminKey);
   }
   try {
@@ -89,7 +104,11 @@ export async function openTransport(choice: TransportChoice): Promise<AdminTrans
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
     if (adminKey === undefined) {
-      throw new StoreBusyError(error.dataDir, error.pid, "set admin_key in the configuration (or --admin-key) so the CLI can go through that gateway's admin API");
+      throw new StoreBusyError(
+        error.dataDir,
+        error.pid,
+        "set admin_key in the configuration (or --admin-key) so the CLI can go through that gateway's admin API",
+      );
     }
     const { host, port } = choice.config.listen;
     const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -8,7 +8,8 @@ import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
  */
 
 /** Literal unions built from a list keep their literal type. */
-const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Array<TLiteral<T>>>;
+const literals = <T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Array<TLiteral<T>>>;
 
 const Effort = literals(REASONING_EFFORTS);
 
@@ -45,21 +46,25 @@ const RateLimitsSchema = Type.Object(
 /** One rule of a simulated node's script (src/simulator/README.md); regexes and placeholders are checked by resolve-config. */
 const ScriptRuleSchema = Type.Object(
   {
-    when: Type.Optional(Type.Object(
-      {
-        tools_offered: Type.Optional(Type.Boolean()),
-        last_role: Type.Optional(literals(['user', 'assistant', 'tool', 'system'] as const)),
-        last_message_matches: Type.Optional(Type.String({ minLength: 1 })),
-      },
-      { additionalProperties: false },
-    )),
-    call: Type.Optional(Type.Object(
-      {
-        tool: Type.String({ minLength: 1 }),
-        arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      },
-      { additionalProperties: false },
-    )),
+    when: Type.Optional(
+      Type.Object(
+        {
+          tools_offered: Type.Optional(Type.Boolean()),
+          last_role: Type.Optional(literals(['user', 'assistant', 'tool', 'system'] as const)),
+          last_message_matches: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    call: Type.Optional(
+      Type.Object(
+        {
+          tool: Type.String({ minLength: 1 }),
+          arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     answer: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
@@ -242,7 +247,11 @@ export const ConfigFileSchema = Type.Object(
     ),
     limits: Type.Optional(
       Type.Object(
-        { key: Type.Optional(RateLimitsSchema), ip: Type.Optional(RateLimitsSchema), account: Type.Optional(RateLimitsSchema) },
+        {
+          key: Type.Optional(RateLimitsSchema),
+          ip: Type.Optional(RateLimitsSchema),
+          account: Type.Optional(RateLimitsSchema),
+        },
         { additionalProperties: false },
       ),
     ),

@@ -26,7 +26,8 @@ export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''
   if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, `${path}[${index}]`));
   if (value !== null && typeof value === 'object') {
     const result: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) result[key] = interpolateEnv(item, env, path === '' ? key : `${path}.${key}`);
+    for (const [key, item] of Object.entries(value))
+      result[key] = interpolateEnv(item, env, path === '' ? key : `${path}.${key}`);
     return result;
   }
   return value;

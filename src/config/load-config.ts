@@ -29,7 +29,10 @@ export function parseConfigText(text: string, source: string, env: NodeJS.Proces
   if (syntaxError) {
     const position = syntaxError.linePos?.[0];
     const where = position ? `line ${position.line}, column ${position.col}` : '';
-    const firstLine = (syntaxError.message.split('\n')[0] ?? syntaxError.code).replace(/ at line \d+, column \d+:?$/, '');
+    const firstLine = (syntaxError.message.split('\n')[0] ?? syntaxError.code).replace(
+      / at line \d+, column \d+:?$/,
+      '',
+    );
     throw new ConfigError(source, where, `YAML syntax: ${firstLine}`);
   }
   const raw: unknown = document.toJS();

@@ -6,7 +6,9 @@ const MAX_EDITS = 2;
 
 /** Edits between two names (insert, delete, replace, swap two neighbours): `modles` is 1 from `models`. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
     const row = rows[i] ?? [];
@@ -53,12 +55,17 @@ export function misspelledField(error: ErrorObject): { path: string; problem: st
   const known = Object.keys(schema.properties);
   const unknown = Object.keys(data).filter((key) => !known.includes(key));
   if (unknown.length === 0) return undefined;
-  const missing = error.keyword === 'required' ? String((error.params as { missingProperty?: unknown }).missingProperty) : undefined;
+  const missing =
+    error.keyword === 'required' ? String((error.params as { missingProperty?: unknown }).missingProperty) : undefined;
   // The unknown key that is a misspelling of the missing one, else the first with a suggestion, else the first.
-  const suggested = unknown.map((key) => ({ key, suggestion: missing !== undefined && closestName(key, [missing]) !== undefined ? missing : closestName(key, known) }));
-  const pick = suggested.find((entry) => entry.suggestion !== undefined && entry.suggestion === missing)
-    ?? suggested.find((entry) => entry.suggestion !== undefined)
-    ?? suggested[0];
+  const suggested = unknown.map((key) => ({
+    key,
+    suggestion: missing !== undefined && closestName(key, [missing]) !== undefined ? missing : closestName(key, known),
+  }));
+  const pick =
+    suggested.find((entry) => entry.suggestion !== undefined && entry.suggestion === missing) ??
+    suggested.find((entry) => entry.suggestion !== undefined) ??
+    suggested[0];
   if (pick === undefined) return undefined;
   const base = pointerToPath(error.instancePath);
   const path = base === '' ? pick.key : `${base}.${pick.key}`;

@@ -6,7 +6,18 @@ import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from '../simulator/simulator-script.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
-import type { GatewayConfig, KeyConfig, LimitSettings, ModelConfig, ModelReasoningSettings, NodeConfig, NodeReplyLimits, PolicyConfig, RateLimitSettings, TimeoutSettings } from './gateway-config.js';
+import type {
+  GatewayConfig,
+  KeyConfig,
+  LimitSettings,
+  ModelConfig,
+  ModelReasoningSettings,
+  NodeConfig,
+  NodeReplyLimits,
+  PolicyConfig,
+  RateLimitSettings,
+  TimeoutSettings,
+} from './gateway-config.js';
 
 type ModelReasoningFile = NonNullable<ConfigFile['models'][number]['reasoning']>;
 
@@ -19,13 +30,21 @@ function resolveReasoning(file: ModelReasoningFile, path: string, source: string
   const efforts = new Set((file.efforts ?? []).filter((effort) => !CORE_EFFORTS.has(effort)));
   const taken = REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || efforts.has(effort));
   if (!taken.includes(file.default_effort)) {
-    throw new ConfigError(source, `${path}.default_effort`, `"${file.default_effort}" is not one of the model's efforts (${taken.join(', ')}); list it in ${path}.efforts`);
+    throw new ConfigError(
+      source,
+      `${path}.default_effort`,
+      `"${file.default_effort}" is not one of the model's efforts (${taken.join(', ')}); list it in ${path}.efforts`,
+    );
   }
   for (let index = 1; index < taken.length; index++) {
     const lower = taken[index - 1] as ReasoningEffort;
     const higher = taken[index] as ReasoningEffort;
     if (budgets[lower] > budgets[higher]) {
-      throw new ConfigError(source, `${path}.budgets`, `must not fall as effort rises (${taken.map((effort) => `${effort} ${budgets[effort]}`).join(', ')})`);
+      throw new ConfigError(
+        source,
+        `${path}.budgets`,
+        `must not fall as effort rises (${taken.map((effort) => `${effort} ${budgets[effort]}`).join(', ')})`,
+      );
     }
   }
   return {
@@ -99,8 +118,8 @@ export function resolveNode(
   if (node.provider !== 'simulated' && node.simulated !== undefined) {
     throw new ConfigError(source, `${path}.simulated`, 'applies only to provider simulated');
   }
-  const simulated = node.provider === 'simulated' ? node.simulated ?? {} : undefined;
-  const protocol = node.provider === 'simulated' ? simulated?.protocol ?? 'openai' : node.provider;
+  const simulated = node.provider === 'simulated' ? (node.simulated ?? {}) : undefined;
+  const protocol = node.provider === 'simulated' ? (simulated?.protocol ?? 'openai') : node.provider;
   if (node.reasoning_param !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.reasoning_param`, 'applies only to OpenAI-protocol nodes');
   }
@@ -134,7 +153,8 @@ function resolveScripts(scripts: SimulatorScriptsFile | undefined, path: string,
   try {
     compileSimulatorScripts(scripts ?? {});
   } catch (error) {
-    if (error instanceof ScriptError) throw new ConfigError(source, `${path}.simulated.scripts.${error.path}`, error.problem);
+    if (error instanceof ScriptError)
+      throw new ConfigError(source, `${path}.simulated.scripts.${error.path}`, error.problem);
     throw error;
   }
   return scripts ?? {};
@@ -151,53 +171,90 @@ function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
   const bodyLimit = http?.body_limit_bytes ?? DEFAULTS.bodyLimitBytes;
   const perKey = http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey;
   const total = http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight;
-  if (perKey < bodyLimit) throw new ConfigError(source, 'http.max_body_bytes_in_flight_per_key', `must be at least http.body_limit_bytes (${bodyLimit})`);
-  if (total < perKey) throw new ConfigError(source, 'http.max_body_bytes_in_flight', `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`);
+  if (perKey < bodyLimit)
+    throw new ConfigError(
+      source,
+      'http.max_body_bytes_in_flight_per_key',
+      `must be at least http.body_limit_bytes (${bodyLimit})`,
+    );
+  if (total < perKey)
+    throw new ConfigError(
+      source,
+      'http.max_body_bytes_in_flight',
+      `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`,
+    );
 }
 
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
 export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
   checkBodyBudgets(file.http, source);
-  requireUnique(source, 'nodes', file.nodes.map((node) => node.id));
-  requireUnique(source, 'models', file.models.map((model) => model.id));
-  requireUnique(source, 'accounts', (file.accounts ?? []).map((account) => account.id));
+  requireUnique(
+    source,
+    'nodes',
+    file.nodes.map((node) => node.id),
+  );
+  requireUnique(
+    source,
+    'models',
+    file.models.map((model) => model.id),
+  );
+  requireUnique(
+    source,
+    'accounts',
+    (file.accounts ?? []).map((account) => account.id),
+  );
 
   const nodeReplies = resolveReplyLimits(file.node_replies, DEFAULTS.nodeReplies);
-  const nodes: NodeConfig[] = file.nodes.map((node, index) => resolveNode(node, `nodes[${index}]`, source, timeouts, nodeReplies));
+  const nodes: NodeConfig[] = file.nodes.map((node, index) =>
+    resolveNode(node, `nodes[${index}]`, source, timeouts, nodeReplies),
+  );
   const nodesById = new Map(nodes.map((node) => [node.id, node]));
 
   const created = Math.floor(Date.now() / 1000);
   const models: ModelConfig[] = file.models.map((model, modelIndex) => {
     const resolved: ModelConfig = {
-    id: model.id,
-    ownedBy: model.owned_by ?? DEFAULTS.ownedBy,
-    created,
-    contextLength: model.context_length,
-    maxOutputTokens: model.max_output_tokens,
-    defaultMaxTokens: model.default_max_tokens,
-    reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
-    pricing: model.pricing && {
-      input: model.pricing.input,
-      output: model.pricing.output,
-      cachedInput: model.pricing.cached_input,
-      cacheWrite: model.pricing.cache_write,
-      cacheWrite1h: model.pricing.cache_write_1h,
-      reasoning: model.pricing.reasoning,
-    },
-    routes: model.routes.map((route, routeIndex) => {
-      if (!nodesById.has(route.node)) {
-        throw new ConfigError(source, `models[${modelIndex}].routes[${routeIndex}].node`, `unknown node "${route.node}"`);
-      }
-      return { nodeId: route.node, upstreamModel: route.model ?? model.id, weight: route.weight ?? DEFAULTS.weight, priority: route.priority ?? 0 };
-    }),
+      id: model.id,
+      ownedBy: model.owned_by ?? DEFAULTS.ownedBy,
+      created,
+      contextLength: model.context_length,
+      maxOutputTokens: model.max_output_tokens,
+      defaultMaxTokens: model.default_max_tokens,
+      reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
+      pricing: model.pricing && {
+        input: model.pricing.input,
+        output: model.pricing.output,
+        cachedInput: model.pricing.cached_input,
+        cacheWrite: model.pricing.cache_write,
+        cacheWrite1h: model.pricing.cache_write_1h,
+        reasoning: model.pricing.reasoning,
+      },
+      routes: model.routes.map((route, routeIndex) => {
+        if (!nodesById.has(route.node)) {
+          throw new ConfigError(
+            source,
+            `models[${modelIndex}].routes[${routeIndex}].node`,
+            `unknown node "${route.node}"`,
+          );
+        }
+        return {
+          nodeId: route.node,
+          upstreamModel: route.model ?? model.id,
+          weight: route.weight ?? DEFAULTS.weight,
+          priority: route.priority ?? 0,
+        };
+      }),
     };
     // Each protocol the model is routed to checks what it can express (levels, budgets…).
     for (const route of resolved.routes) {
       const node = nodesById.get(route.nodeId) as NodeConfig;
       const problem = adapterFor(node.protocol).checkModel?.(resolved);
       if (problem !== undefined) {
-        throw new ConfigError(source, `models[${modelIndex}].${problem.path}`, `${problem.problem} (node "${node.id}" speaks ${node.protocol})`);
+        throw new ConfigError(
+          source,
+          `models[${modelIndex}].${problem.path}`,
+          `${problem.problem} (node "${node.id}" speaks ${node.protocol})`,
+        );
       }
     }
     return resolved;
@@ -224,7 +281,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
   const seenKeys = new Set<string>();
   const keys: KeyConfig[] = (file.keys ?? []).map((key, index) => {
     key.allowed_models?.forEach((modelId, modelIndex) => {
-      if (!modelIds.has(modelId)) throw new ConfigError(source, `keys[${index}].allowed_models[${modelIndex}]`, `unknown model "${modelId}"`);
+      if (!modelIds.has(modelId))
+        throw new ConfigError(source, `keys[${index}].allowed_models[${modelIndex}]`, `unknown model "${modelId}"`);
     });
     if (key.account !== undefined && !accountIds.has(key.account)) {
       throw new ConfigError(source, `keys[${index}].account`, `unknown account "${key.account}"`);
@@ -250,7 +308,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     listen: { host: file.listen?.host ?? DEFAULTS.host, port: file.listen?.port ?? DEFAULTS.port },
     store,
     usage: {
-      journalDir: store === 'memory' ? undefined : file.usage?.journal_dir ?? DEFAULTS.usageJournalDir,
+      journalDir: store === 'memory' ? undefined : (file.usage?.journal_dir ?? DEFAULTS.usageJournalDir),
       flushIntervalMs: file.usage?.flush_interval_ms ?? DEFAULTS.usageFlushIntervalMs,
       maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
       maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
@@ -288,14 +346,18 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxChoices: file.http?.max_choices ?? DEFAULTS.http.maxChoices,
       maxJsonDepth: file.http?.max_json_depth ?? DEFAULTS.http.maxJsonDepth,
       maxBodyBytesInFlight: file.http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight,
-      maxBodyBytesInFlightPerKey: file.http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey,
+      maxBodyBytesInFlightPerKey:
+        file.http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey,
       maxDrainBytes: file.http?.max_drain_bytes ?? DEFAULTS.http.maxDrainBytes,
       drainTimeoutMs: file.http?.drain_timeout_ms ?? DEFAULTS.http.drainTimeoutMs,
     },
     log: { bodies: file.log?.bodies ?? false, format: file.log?.format ?? 'auto' },
     metrics: {
       enabled: file.metrics?.enabled ?? true,
-      listen: file.metrics?.listen && { host: file.metrics.listen.host ?? DEFAULTS.host, port: file.metrics.listen.port },
+      listen: file.metrics?.listen && {
+        host: file.metrics.listen.host ?? DEFAULTS.host,
+        port: file.metrics.listen.port,
+      },
     },
     shutdown: { graceMs: file.shutdown?.grace_ms ?? DEFAULTS.shutdownGraceMs },
     nodes,

@@ -111,8 +111,10 @@ export const ERROR_CODES = {
     retryable: false,
     wireCode: 'model_unavailable',
     message: {
-      en: (p) => `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions, GET /v1/models and GET /v1/models/{id}.`,
-      ru: (p) => `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions, GET /v1/models и GET /v1/models/{id}.`,
+      en: (p) =>
+        `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions, GET /v1/models and GET /v1/models/{id}.`,
+      ru: (p) =>
+        `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions, GET /v1/models и GET /v1/models/{id}.`,
     },
   },
   /** The client closed the connection: nothing more is sent, the request is only logged and booked (status 499 in the ledger). */
@@ -222,7 +224,8 @@ export const ERROR_CODES = {
     type: 'service_unavailable',
     retryable: true,
     message: {
-      en: () => 'The gateway cannot record usage right now (its store is unreachable and its backlog is full); retry later.',
+      en: () =>
+        'The gateway cannot record usage right now (its store is unreachable and its backlog is full); retry later.',
       ru: () => 'Шлюз сейчас не может учесть расход (хранилище недоступно, очередь записи заполнена); повторите позже.',
     },
   },
@@ -241,7 +244,8 @@ export const ERROR_CODES = {
     retryable: true,
     message: {
       en: (p) => `The gateway is receiving too many request bodies at once; retry in ${text(p.retry_after)} s.`,
-      ru: (p) => `Шлюз сейчас принимает слишком много тел запросов одновременно; повторите через ${text(p.retry_after)} с.`,
+      ru: (p) =>
+        `Шлюз сейчас принимает слишком много тел запросов одновременно; повторите через ${text(p.retry_after)} с.`,
     },
   },
   upstream_timeout: {

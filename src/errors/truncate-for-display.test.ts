@@ -6,7 +6,10 @@ import { MAX_DISPLAY_CHARS, truncateForDisplay } from './truncate-for-display.js
 test('short strings are unchanged; long ones keep their start and say how much was cut', () => {
   assert.equal(truncateForDisplay('gpt-4o'), 'gpt-4o');
   assert.equal(truncateForDisplay('x'.repeat(MAX_DISPLAY_CHARS)), 'x'.repeat(MAX_DISPLAY_CHARS));
-  assert.equal(truncateForDisplay('x'.repeat(1000)), `${'x'.repeat(MAX_DISPLAY_CHARS)}…[+${1000 - MAX_DISPLAY_CHARS} chars]`);
+  assert.equal(
+    truncateForDisplay('x'.repeat(1000)),
+    `${'x'.repeat(MAX_DISPLAY_CHARS)}…[+${1000 - MAX_DISPLAY_CHARS} chars]`,
+  );
 });
 
 test('never splits a surrogate pair, and a cut string is not cut again', () => {
@@ -23,5 +26,8 @@ test('an error handed on keeps the first cut: the count still tells the original
   const again = gatewayError('bad_gateway', { params: first.params });
   assert.equal(again.message, first.message);
   assert.match(again.message, /…\[\+8976 chars\]\.$/);
-  assert.equal(gatewayError('model_unavailable', { param: 'p'.repeat(10_000) }).param, `${'p'.repeat(MAX_DISPLAY_CHARS)}…[+${10_000 - MAX_DISPLAY_CHARS} chars]`);
+  assert.equal(
+    gatewayError('model_unavailable', { param: 'p'.repeat(10_000) }).param,
+    `${'p'.repeat(MAX_DISPLAY_CHARS)}…[+${10_000 - MAX_DISPLAY_CHARS} chars]`,
+  );
 });

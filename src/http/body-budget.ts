@@ -29,9 +29,12 @@ export class BodyBudget {
   take(keyId: string | undefined, bytes: number): void {
     if (bytes <= 0) return;
     const limits = this.limits();
-    const held = keyId === undefined ? 0 : this.perKey.get(keyId) ?? 0;
+    const held = keyId === undefined ? 0 : (this.perKey.get(keyId) ?? 0);
     if (keyId !== undefined && held + bytes > limits.maxBodyBytesInFlightPerKey) {
-      throw gatewayError('rate_limited', { retryAfter: RETRY_AFTER_S, params: { retry_after: RETRY_AFTER_S, limit: 'key.body_bytes_in_flight' } });
+      throw gatewayError('rate_limited', {
+        retryAfter: RETRY_AFTER_S,
+        params: { retry_after: RETRY_AFTER_S, limit: 'key.body_bytes_in_flight' },
+      });
     }
     if (this.total + bytes > limits.maxBodyBytesInFlight) {
       throw gatewayError('server_busy', { retryAfter: RETRY_AFTER_S, params: { retry_after: RETRY_AFTER_S } });

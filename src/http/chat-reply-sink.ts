@@ -33,13 +33,21 @@ export class ChatReplySink implements ReplySink {
 
   json(reply: GatewayReply): void {
     const body = reply.usageSent ? reply.body : withUsage(reply.body, reply.usage);
-    this.response.writeHead(200, withResponseHeaders(this.context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }));
+    this.response.writeHead(
+      200,
+      withResponseHeaders(this.context, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      }),
+    );
     this.response.end(body);
   }
 
   stream(): StreamSink {
     const sse = new SseResponse(this.response, this.context, this.keepaliveMs);
-    return this.separateUsageChunk ? new ChatStreamSink(sse, this.context) : new UsageOnFinishStreamSink(sse, this.context);
+    return this.separateUsageChunk
+      ? new ChatStreamSink(sse, this.context)
+      : new UsageOnFinishStreamSink(sse, this.context);
   }
 }
 
@@ -114,7 +122,10 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
       const choices = (JSON.parse(data) as { choices?: unknown }).choices;
       if (Array.isArray(choices) && choices.length === 0) {
         // The node's usage chunk: its usage (booked) rides on the finish chunk instead.
-      } else if (Array.isArray(choices) && choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)) {
+      } else if (
+        Array.isArray(choices) &&
+        choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)
+      ) {
         if (this.heldFinish !== undefined) out += `data: ${this.heldFinish}\n\n`;
         this.heldFinish = data;
       } else {
@@ -133,7 +144,13 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
     if (held === undefined && end.usage === undefined) return '';
     const chunk: Record<string, unknown> =
       held === undefined
-        ? { id: end.identity.id, object: 'chat.completion.chunk', created: end.identity.created, model: end.identity.model, choices: [{ index: 0, delta: {}, finish_reason: null }] }
+        ? {
+            id: end.identity.id,
+            object: 'chat.completion.chunk',
+            created: end.identity.created,
+            model: end.identity.model,
+            choices: [{ index: 0, delta: {}, finish_reason: null }],
+          }
         : (JSON.parse(held) as Record<string, unknown>);
     if (end.usage !== undefined) chunk.usage = end.usage;
     return `data: ${JSON.stringify(chunk)}\n\n`;

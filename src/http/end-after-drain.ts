@@ -26,7 +26,12 @@ export function canDrain(request: IncomingMessage, limits: DrainLimits): boolean
  * stays usable when keep-alive). Past `maxDrainBytes` discarded bytes or `drainTimeoutMs`,
  * the response is ended and the connection destroyed. The head must already be written.
  */
-export function endAfterDrain(request: IncomingMessage, response: ServerResponse, body: string, limits: DrainLimits): void {
+export function endAfterDrain(
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: string,
+  limits: DrainLimits,
+): void {
   let drained = 0;
   const timer = setTimeout(cut, limits.drainTimeoutMs);
   response.write(body);

@@ -12,7 +12,12 @@ import { responseHeaders } from './response-headers.js';
  * read in full is ended after draining the rest within `drain` (see `endAfterDrain`), or
  * closes the connection when it cannot be drained.
  */
-export function renderError(response: ServerResponse, error: GatewayError, context: RequestContext, drain?: DrainLimits): void {
+export function renderError(
+  response: ServerResponse,
+  error: GatewayError,
+  context: RequestContext,
+  drain?: DrainLimits,
+): void {
   context.record.status = error.upstream?.passThrough ? error.upstream.status : error.status;
   context.record.errorCode = error.upstream?.passThrough ? `upstream_${error.upstream.status}` : error.code;
   if (response.headersSent) {
@@ -39,7 +44,8 @@ export function renderError(response: ServerResponse, error: GatewayError, conte
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
   const request = response.req;
   // A silent client (408) is not drained; a stopping gateway does not wait for bodies.
-  const drained = drain !== undefined && error.status !== 408 && error.code !== 'shutting_down' && canDrain(request, drain);
+  const drained =
+    drain !== undefined && error.status !== 408 && error.code !== 'shutting_down' && canDrain(request, drain);
   // The rest of the body will not be read, or the gateway is stopping: do not reuse the connection.
   if (!drained && (!request.complete || error.code === 'shutting_down')) headers.connection = 'close';
   response.writeHead(error.status, headers);

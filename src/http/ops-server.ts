@@ -25,7 +25,12 @@ export function createOpsServer(services: GatewayServices, shuttingDown: () => b
       handler === undefined
         ? Promise.reject(gatewayError('no_route', { params: { method: request.method, path } }))
         : request.method !== 'GET'
-          ? Promise.reject(gatewayError('method_not_allowed', { params: { method: request.method, path, allow: 'GET' }, headers: { allow: 'GET' } }))
+          ? Promise.reject(
+              gatewayError('method_not_allowed', {
+                params: { method: request.method, path, allow: 'GET' },
+                headers: { allow: 'GET' },
+              }),
+            )
           : handler(request, response, context);
     handled.catch((error: unknown) => renderError(response, asGatewayError(error), context));
   });

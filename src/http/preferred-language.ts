@@ -11,7 +11,9 @@ export function preferredLanguage(header: string | undefined): Language {
   let wildcard = -1;
   for (const part of header.toLowerCase().split(',')) {
     const [range = '', ...parameters] = part.trim().split(';');
-    const qualityParameter = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    const qualityParameter = parameters
+      .map((parameter) => parameter.trim())
+      .find((parameter) => parameter.startsWith('q='));
     const quality = qualityParameter === undefined ? 1 : Number(qualityParameter.slice(2)) || 0;
     if (range === 'ru' || range.startsWith('ru-')) russian = Math.max(russian, quality);
     else if (range === 'en' || range.startsWith('en-')) english = Math.max(english, quality);

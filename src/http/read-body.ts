@@ -15,7 +15,13 @@ const BUDGET_STEP_BYTES = 64 * 1024;
  * chunked body as it grows: 429/503 when over) and given back however the read ends. On a
  * refusal the rest of the body is left unread (the server drains a bounded amount of it).
  */
-export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs = NO_IDLE_LIMIT, budget?: BodyBudget, keyId?: string): Promise<string> {
+export function readBody(
+  request: IncomingMessage,
+  limit: number,
+  idleTimeoutMs = NO_IDLE_LIMIT,
+  budget?: BodyBudget,
+  keyId?: string,
+): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return Promise.reject(gatewayError('payload_too_large', { params: { limit } }));
   if (request.readableEnded) return Promise.resolve('');
@@ -63,7 +69,9 @@ export function readBody(request: IncomingMessage, limit: number, idleTimeoutMs 
     }
     function onEnd(): void {
       stop();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      resolve(
+        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
+      );
     }
     function onIdle(): void {
       refuse(gatewayError('request_timeout', { params: { what: 'body', timeout_ms: idleTimeoutMs } }));

@@ -12,7 +12,10 @@ export function responseHeaders(context: RequestContext): Record<string, string>
 }
 
 /** `headers` (a response's own) with those of `responseHeaders` added: one object per response. */
-export function withResponseHeaders(context: RequestContext, headers: Record<string, string | number>): Record<string, string | number> {
+export function withResponseHeaders(
+  context: RequestContext,
+  headers: Record<string, string | number>,
+): Record<string, string | number> {
   addResponseHeaders(context, headers);
   return headers;
 }

@@ -19,7 +19,11 @@ import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
 import type { adminRoute } from './admin/admin-route.js';
 
-export type RouteHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext) => Promise<void>;
+export type RouteHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+) => Promise<void>;
 
 interface Route {
   readonly method: string;
@@ -53,7 +57,10 @@ export interface GatewayHttpServer {
 }
 
 /** A fresh per-request context: ids, language, cancellation. */
-export function newRequestContext(request: IncomingMessage, cancellation: Cancellation = new Cancellation()): RequestContext {
+export function newRequestContext(
+  request: IncomingMessage,
+  cancellation: Cancellation = new Cancellation(),
+): RequestContext {
   const requestId = newRequestId();
   return {
     requestId,
@@ -95,7 +102,12 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   let onIdle: (() => void) | undefined;
 
   /** The route's promise; throws at once for a request no route takes. */
-  function dispatch(request: IncomingMessage, response: ServerResponse, context: RequestContext, path: string): Promise<void> {
+  function dispatch(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+    path: string,
+  ): Promise<void> {
     if (shuttingDown && !OPS_PATHS.has(path)) throw gatewayError('shutting_down', { retryAfter: 1 });
     const route = routes.get(path);
     if (route === undefined) {
@@ -112,14 +124,20 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       // GET /v1/models/{id}: the id may itself hold slashes, so the rest of the path is the id.
       if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length) {
         if (request.method !== 'GET') {
-          throw gatewayError('method_not_allowed', { params: { method: request.method, path, allow: 'GET' }, headers: { allow: 'GET' } });
+          throw gatewayError('method_not_allowed', {
+            params: { method: request.method, path, allow: 'GET' },
+            headers: { allow: 'GET' },
+          });
         }
         return oneModel(request, response, context, path);
       }
       throw gatewayError('no_route', { params: { method: request.method, path } });
     }
     if (route.method !== request.method) {
-      throw gatewayError('method_not_allowed', { params: { method: request.method, path, allow: route.method }, headers: { allow: route.method } });
+      throw gatewayError('method_not_allowed', {
+        params: { method: request.method, path, allow: route.method },
+        headers: { allow: route.method },
+      });
     }
     return route.handler(request, response, context);
   }
@@ -127,7 +145,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (requestLog.isLevelEnabled('debug')) requestLog.write('debug', { context, method: request.method, path, totalMs });
+      if (requestLog.isLevelEnabled('debug'))
+        requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
     if (requestLog.isLevelEnabled('info')) requestLog.write('info', { context, method: request.method, path, totalMs });
@@ -179,7 +198,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         try {
           if (context.abortCause === 'client' || isClientGone(error)) return;
           const gatewayFailure = asGatewayError(error);
-          if (gatewayFailure.code === 'internal_error') logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
+          if (gatewayFailure.code === 'internal_error')
+            logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
           renderError(response, gatewayFailure, context, http);
         } catch (renderFailure) {
           logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
@@ -198,7 +218,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   );
   server.maxConnections = http.maxConnections > 0 ? http.maxConnections : Number.POSITIVE_INFINITY;
   server.on('drop', () => services.metrics.connectionDropped());
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, logger, services));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, logger, services),
+  );
 
   const waitIdle = (timeoutMs: number) =>
     new Promise<boolean>((resolve) => {
@@ -251,7 +273,12 @@ export function pathOf(url: string | undefined): string {
  * too large, header or request time-out): answered in the spec's error format when the
  * socket can still take it, then closed. Logged and counted like a request.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger, services: GatewayServices): void {
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  logger: Logger,
+  services: GatewayServices,
+): void {
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (!socket.writable || pending?.headersSent === true || error.code === 'ECONNRESET') {
     socket.destroy();
@@ -265,9 +292,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger:
         : 'validation_failed';
   const failure: GatewayError =
     code === 'request_timeout'
-      ? gatewayError(code, { params: { what: 'request', timeout_ms: services.config.http.requestTimeoutMs || services.config.http.headersTimeoutMs } })
+      ? gatewayError(code, {
+          params: {
+            what: 'request',
+            timeout_ms: services.config.http.requestTimeoutMs || services.config.http.headersTimeoutMs,
+          },
+        })
       : code === 'validation_failed'
-        ? gatewayError(code, { params: { detail_en: 'The HTTP request is malformed.', detail_ru: 'HTTP-запрос составлен некорректно.' } })
+        ? gatewayError(code, {
+            params: { detail_en: 'The HTTP request is malformed.', detail_ru: 'HTTP-запрос составлен некорректно.' },
+          })
         : gatewayError(code);
   const requestId = newRequestId();
   const context: RequestContext = {
@@ -285,6 +319,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger:
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\nx-correlation-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );
-  logger.info({ request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code }, 'request');
+  logger.info(
+    { request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code },
+    'request',
+  );
   services.metrics.observeRequest(context.record, 0);
 }

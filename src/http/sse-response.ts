@@ -75,7 +75,11 @@ export class SseResponse {
     this.context.record.status = 200;
     this.response.writeHead(
       200,
-      withResponseHeaders(this.context, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }),
+      withResponseHeaders(this.context, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      }),
     );
     // No flushHeaders(): every caller writes right after, and the headers leave with it.
   }

@@ -8,7 +8,10 @@ test('sets --heap-growing-percent unless the operator gave one', () => {
   assert.equal(limitHeapGrowth({ execArgv: [], nodeOptions: '', setFlags }), true);
   assert.deepEqual(set, [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`]);
   assert.equal(limitHeapGrowth({ execArgv: ['--heap-growing-percent=0'], nodeOptions: '', setFlags }), false);
-  assert.equal(limitHeapGrowth({ execArgv: [], nodeOptions: '--max-old-space-size=512 --heap_growing_percent=20', setFlags }), false);
+  assert.equal(
+    limitHeapGrowth({ execArgv: [], nodeOptions: '--max-old-space-size=512 --heap_growing_percent=20', setFlags }),
+    false,
+  );
   assert.equal(limitHeapGrowth({ execArgv: ['--heap-growing-percentage=1'], nodeOptions: '', setFlags }), true);
   assert.equal(set.length, 2);
 });

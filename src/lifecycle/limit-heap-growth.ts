@@ -23,7 +23,9 @@ export interface HeapGrowthOptions {
 export function limitHeapGrowth(options: HeapGrowthOptions = {}): boolean {
   const execArgv = options.execArgv ?? process.execArgv;
   const nodeOptions = options.nodeOptions ?? process.env.NODE_OPTIONS ?? '';
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)].some((argument) => /^--heap[-_]growing[-_]percent(=|$)/.test(argument));
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)].some((argument) =>
+    /^--heap[-_]growing[-_]percent(=|$)/.test(argument),
+  );
   if (given) return false;
   (options.setFlags ?? setFlagsFromString)(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;

@@ -49,12 +49,17 @@ export class ReadinessChecks {
 async function runOne(check: ReadinessCheck, timeoutMs: number): Promise<ReadinessResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ReadinessResult>((resolve) => {
-    timer = setTimeout(() => resolve({ name: check.name, ok: false, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
+    timer = setTimeout(
+      () => resolve({ name: check.name, ok: false, reason: `timed out after ${timeoutMs} ms` }),
+      timeoutMs,
+    );
   });
   const verdict = (async (): Promise<ReadinessResult> => {
     try {
       const outcome = await check.check();
-      return outcome === false ? { name: check.name, ok: false, reason: 'returned false' } : { name: check.name, ok: true };
+      return outcome === false
+        ? { name: check.name, ok: false, reason: 'returned false' }
+        : { name: check.name, ok: true };
     } catch (error) {
       return { name: check.name, ok: false, reason: error instanceof Error ? error.message : String(error) };
     }

@@ -11,14 +11,22 @@ const request = (remoteAddress: string | undefined, forwardedFor?: string | stri
 test('an untrusted peer is the client, whatever X-Forwarded-For says', () => {
   assert.equal(clientIp(request('203.0.113.9', '1.2.3.4'), trusted), '203.0.113.9');
   assert.equal(clientIp(request('203.0.113.9', '1.2.3.4'), undefined), '203.0.113.9');
-  assert.equal(clientIp(request('10.1.2.3', '1.2.3.4'), undefined), '10.1.2.3', 'no trusted list: never believe the header');
+  assert.equal(
+    clientIp(request('10.1.2.3', '1.2.3.4'), undefined),
+    '10.1.2.3',
+    'no trusted list: never believe the header',
+  );
 });
 
 test('behind trusted proxies: the right-most address that is not a trusted proxy', () => {
   assert.equal(clientIp(request('10.0.0.5', '198.51.100.1'), trusted), '198.51.100.1');
   // The client forged "6.6.6.6"; the proxies appended the real address then themselves.
   assert.equal(clientIp(request('10.0.0.5', '6.6.6.6, 198.51.100.1, 10.9.9.9'), trusted), '198.51.100.1');
-  assert.equal(clientIp(request('::1', ['6.6.6.6', '198.51.100.2 , 192.168.1.1']), trusted), '198.51.100.2', 'several header lines');
+  assert.equal(
+    clientIp(request('::1', ['6.6.6.6', '198.51.100.2 , 192.168.1.1']), trusted),
+    '198.51.100.2',
+    'several header lines',
+  );
   assert.equal(clientIp(request('2001:db8::7', '2001:DB8::9, 2a00:1450::1'), trusted), '2a00:1450::1');
 });
 

@@ -51,7 +51,7 @@ export function clientIp(request: ClientIpSource, trustedProxies: BlockList | un
   const peer = peerAddress(request.socket);
   if (trustedProxies === undefined || !isTrusted(peer, trustedProxies)) return peer;
   const header = request.headers['x-forwarded-for'];
-  const chain = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
+  const chain = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
   let client = peer;
   for (let index = chain.length - 1; index >= 0; index--) {
     const text = (chain[index] ?? '').trim();

@@ -4,7 +4,15 @@ import { applyGcra, type BucketState } from './gcra.js';
 import type { LimitRule } from './limit-rule.js';
 
 const NOW = 1_700_000_000_000;
-const rpm = (limit: number, extra: Partial<LimitRule> = {}): LimitRule => ({ name: 'r', key: 'r', limit, periodMs: 60_000, cost: 1, mode: 'consume', ...extra });
+const rpm = (limit: number, extra: Partial<LimitRule> = {}): LimitRule => ({
+  name: 'r',
+  key: 'r',
+  limit,
+  periodMs: 60_000,
+  cost: 1,
+  mode: 'consume',
+  ...extra,
+});
 
 /** Runs `count` single-rule batches at the given instants, carrying state like a store. */
 function run(rule: LimitRule, instants: readonly number[]) {
@@ -17,7 +25,10 @@ function run(rule: LimitRule, instants: readonly number[]) {
 }
 
 test('an empty bucket lets `limit` through at once, then one per period/limit', () => {
-  const results = run(rpm(600), Array.from({ length: 601 }, () => NOW));
+  const results = run(
+    rpm(600),
+    Array.from({ length: 601 }, () => NOW),
+  );
   assert.equal(results.filter((result) => result.allowed).length, 600);
   assert.equal(results[599]!.outcomes[0]!.remaining, 0);
   assert.equal(results[600]!.outcomes[0]!.retryAfterMs, 100, '600 RPM drains one request per 100 ms');
@@ -26,7 +37,15 @@ test('an empty bucket lets `limit` through at once, then one per period/limit', 
 test('remaining, reset and retry-after arithmetic', () => {
   const rule = rpm(4);
   const [first, second] = run(rule, [NOW, NOW + 3_000]);
-  assert.deepEqual(first!.outcomes[0], { name: 'r', limit: 4, periodMs: 60_000, fits: true, remaining: 3, resetMs: 15_000, retryAfterMs: 0 });
+  assert.deepEqual(first!.outcomes[0], {
+    name: 'r',
+    limit: 4,
+    periodMs: 60_000,
+    fits: true,
+    remaining: 3,
+    resetMs: 15_000,
+    retryAfterMs: 0,
+  });
   // 3 s later the first request has drained by 0.2: level 1.8 → remaining floor(4 - 1.8) = 2, full again in 27 s.
   assert.equal(second!.outcomes[0]!.remaining, 2);
   assert.ok(Math.abs(second!.outcomes[0]!.resetMs - 27_000) < 1e-6);

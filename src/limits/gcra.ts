@@ -37,7 +37,11 @@ export interface GcraResult {
  * Applies `rules` all-or-nothing at time `nowMs`, given each bucket's stored state
  * (`undefined` for an empty bucket). Pure: the caller stores `newStates`.
  */
-export function applyGcra(rules: readonly LimitRule[], stored: readonly (BucketState | undefined)[], nowMs: number): GcraResult {
+export function applyGcra(
+  rules: readonly LimitRule[],
+  stored: readonly (BucketState | undefined)[],
+  nowMs: number,
+): GcraResult {
   // Plain loops and preallocated arrays: this runs for every request.
   const count = rules.length;
   const levels = new Array<number>(count);

@@ -29,7 +29,8 @@ export class MemoryLimitStore implements LimitStore {
     const now = this.clock();
     if (++this.batches % SWEEP_EVERY === 0) this.sweep(now);
     const stored = new Array<StoredBucket | undefined>(rules.length);
-    for (let index = 0; index < rules.length; index++) stored[index] = this.buckets.get((rules[index] as LimitRule).key);
+    for (let index = 0; index < rules.length; index++)
+      stored[index] = this.buckets.get((rules[index] as LimitRule).key);
     const result = applyGcra(rules, stored, now);
     for (let index = 0; index < rules.length; index++) {
       const state = result.newStates[index];

@@ -11,7 +11,11 @@ const silent = pino({ level: 'silent' });
 
 function limiter(settings: Partial<LimitSettings>) {
   const clock = manualClock();
-  const instance = new RateLimiter({ settings: { key: NONE, account: NONE, ip: NONE, ...settings }, logger: silent, clock: clock.read });
+  const instance = new RateLimiter({
+    settings: { key: NONE, account: NONE, ip: NONE, ...settings },
+    logger: silent,
+    clock: clock.read,
+  });
   return { limiter: instance, clock };
 }
 
@@ -22,14 +26,23 @@ async function allowedOf(instance: RateLimiter, subject: RateLimitSubject, count
 }
 
 test('defaults apply per key, per account and per IP; overrides replace them field by field', async () => {
-  const { limiter: instance } = limiter({ key: { rpm: 5, rps: 100, tpm: undefined }, ip: { rpm: 7, rps: undefined, tpm: undefined } });
+  const { limiter: instance } = limiter({
+    key: { rpm: 5, rps: 100, tpm: undefined },
+    ip: { rpm: 7, rps: undefined, tpm: undefined },
+  });
   assert.equal(await allowedOf(instance, { keyId: 'k1' }, 10), 5);
   assert.equal(await allowedOf(instance, { keyId: 'k2', keyLimits: { rpm: 2 } }, 10), 2);
   assert.equal(await allowedOf(instance, { ip: '10.0.0.1' }, 10), 7);
   assert.equal(await allowedOf(instance, { accountId: 'a' }, 10), 10, 'no account default: unlimited');
   assert.equal(await allowedOf(instance, { accountId: 'b', accountLimits: { rpm: 3 } }, 10), 3);
   const decision = await instance.acquire({ keyId: 'k3', keyLimits: { rpm: 2 } });
-  assert.deepEqual(decision.outcomes.map((outcome) => [outcome.name, outcome.limit]), [['key.rpm', 2], ['key.rps', 100]]);
+  assert.deepEqual(
+    decision.outcomes.map((outcome) => [outcome.name, outcome.limit]),
+    [
+      ['key.rpm', 2],
+      ['key.rps', 100],
+    ],
+  );
 });
 
 test('key, account and IP limits are counted together, all or nothing', async () => {
@@ -51,10 +64,17 @@ test('key, account and IP limits are counted together, all or nothing', async ()
 });
 
 test('headers describe the request limit with the least remaining; a refusal the limit that refused', async () => {
-  const { limiter: instance, clock } = limiter({ key: { rpm: 600, rps: 2, tpm: undefined }, ip: { rpm: 1200, rps: undefined, tpm: undefined } });
+  const { limiter: instance, clock } = limiter({
+    key: { rpm: 600, rps: 2, tpm: undefined },
+    ip: { rpm: 1200, rps: undefined, tpm: undefined },
+  });
   const subject = { keyId: 'k', ip: '198.51.100.7' };
   const first = await instance.acquire(subject);
-  assert.deepEqual(rateLimitHeaders(first), { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1' });
+  assert.deepEqual(rateLimitHeaders(first), {
+    'x-ratelimit-limit': '2',
+    'x-ratelimit-remaining': '1',
+    'x-ratelimit-reset': '1',
+  });
   await instance.acquire(subject);
   const refused = await instance.acquire(subject);
   assert.equal(refused.allowed, false);
@@ -64,7 +84,11 @@ test('headers describe the request limit with the least remaining; a refusal the
   clock.now += 10_000;
   const later = await instance.acquire(subject);
   // 3 requests in: rps bucket has room 1, rpm 600 has 597: rps is the most restrictive.
-  assert.deepEqual(rateLimitHeaders(later), { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1' });
+  assert.deepEqual(rateLimitHeaders(later), {
+    'x-ratelimit-limit': '2',
+    'x-ratelimit-remaining': '1',
+    'x-ratelimit-reset': '1',
+  });
 });
 
 test('TPM: a key is charged its actual tokens after the reply and refused while in debt', async () => {
@@ -84,7 +108,11 @@ test('TPM: a key is charged its actual tokens after the reply and refused while 
   assert.equal(error.status, 429);
   assert.equal(error.code, 'rate_limited');
   assert.equal(error.retryAfter, 31);
-  assert.deepEqual(error.headers, { 'x-ratelimit-limit': '6000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '90' });
+  assert.deepEqual(error.headers, {
+    'x-ratelimit-limit': '6000',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': '90',
+  });
   assert.match(error.message, /retry in 31 s/);
   clock.now += 30_010;
   assert.equal((await instance.acquire(subject)).allowed, true);

@@ -86,13 +86,17 @@ export class RateLimiter {
    * Until it is called, every check is answered in-process.
    */
   start(): Promise<boolean> {
-    this.started ??= this.options.redisUrl === undefined ? Promise.resolve(false) : this.startRedis(this.options.redisUrl);
+    this.started ??=
+      this.options.redisUrl === undefined ? Promise.resolve(false) : this.startRedis(this.options.redisUrl);
     return this.started;
   }
 
   /** ioredis is loaded only here, so a gateway without `redis:` never loads it. */
   private async startRedis(url: string): Promise<boolean> {
-    const [{ RedisLimitStore }, { FallbackLimitStore }] = await Promise.all([import('./redis-limit-store.js'), import('./fallback-limit-store.js')]);
+    const [{ RedisLimitStore }, { FallbackLimitStore }] = await Promise.all([
+      import('./redis-limit-store.js'),
+      import('./fallback-limit-store.js'),
+    ]);
     if (this.closed) return false;
     const redis = new RedisLimitStore({ ...this.options.redis, url });
     this.fallback = new FallbackLimitStore(redis, this.local, this.options.logger, this.options.redisRetryDelayMs);
@@ -106,9 +110,17 @@ export class RateLimiter {
   }
 
   /** For readiness and metrics: which backend counts, and whether Redis is configured at all. */
-  health(): { readonly redisConfigured: boolean; readonly shared: boolean; readonly state: 'memory' | 'connecting' | 'shared' | 'local' } {
+  health(): {
+    readonly redisConfigured: boolean;
+    readonly shared: boolean;
+    readonly state: 'memory' | 'connecting' | 'shared' | 'local';
+  } {
     const redisConfigured = this.options.redisUrl !== undefined;
-    return { redisConfigured, shared: this.shared, state: this.fallback?.state ?? (redisConfigured ? 'connecting' : 'memory') };
+    return {
+      redisConfigured,
+      shared: this.shared,
+      state: this.fallback?.state ?? (redisConfigured ? 'connecting' : 'memory'),
+    };
   }
 
   /**
@@ -144,9 +156,13 @@ export class RateLimiter {
   countsTokens(subject: RateLimitSubject): boolean {
     const defaults = this.options.settings;
     return (
-      (subject.keyId !== undefined && this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).countsTokens) ||
-      (subject.accountId !== undefined && this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits).countsTokens) ||
-      (subject.ip !== undefined && this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).countsTokens)
+      (subject.keyId !== undefined &&
+        this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).countsTokens) ||
+      (subject.accountId !== undefined &&
+        this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits)
+          .countsTokens) ||
+      (subject.ip !== undefined &&
+        this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).countsTokens)
     );
   }
 
@@ -168,14 +184,27 @@ export class RateLimiter {
   private acquireRules(subject: RateLimitSubject): LimitRule[] {
     const defaults = this.options.settings;
     const rules: LimitRule[] = [];
-    if (subject.keyId !== undefined) append(rules, this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).acquire);
-    if (subject.accountId !== undefined) append(rules, this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits).acquire);
-    if (subject.ip !== undefined) append(rules, this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).acquire);
+    if (subject.keyId !== undefined)
+      append(rules, this.scopeRules(this.keyRules, KEY_SCOPE, subject.keyId, defaults.key, subject.keyLimits).acquire);
+    if (subject.accountId !== undefined)
+      append(
+        rules,
+        this.scopeRules(this.accountRules, ACCOUNT_SCOPE, subject.accountId, defaults.account, subject.accountLimits)
+          .acquire,
+      );
+    if (subject.ip !== undefined)
+      append(rules, this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).acquire);
     return rules;
   }
 
   /** A subject's rules in one scope, made on first use and again when its own limits object changes (a reload). */
-  private scopeRules(cache: Map<string, ScopeRules>, scope: Scope, id: string, defaults: RateLimitSettings, override: Partial<RateLimitSettings> | undefined): ScopeRules {
+  private scopeRules(
+    cache: Map<string, ScopeRules>,
+    scope: Scope,
+    id: string,
+    defaults: RateLimitSettings,
+    override: Partial<RateLimitSettings> | undefined,
+  ): ScopeRules {
     const cached = cache.get(id);
     if (cached !== undefined && cached.override === override) return cached;
     const limits = merge(defaults, override);
@@ -188,11 +217,34 @@ export class RateLimiter {
   }
 
   /** The rules of a subject: request limits in `requestMode` (none if undefined), token limits in `tokenMode`. */
-  private rules(subject: RateLimitSubject, tokenCost: number, requestMode: LimitMode | undefined, tokenMode: LimitMode): LimitRule[] {
+  private rules(
+    subject: RateLimitSubject,
+    tokenCost: number,
+    requestMode: LimitMode | undefined,
+    tokenMode: LimitMode,
+  ): LimitRule[] {
     const defaults = this.options.settings;
     const rules: LimitRule[] = [];
-    if (subject.keyId !== undefined) addRules(rules, KEY_SCOPE, subject.keyId, merge(defaults.key, subject.keyLimits), tokenCost, requestMode, tokenMode);
-    if (subject.accountId !== undefined) addRules(rules, ACCOUNT_SCOPE, subject.accountId, merge(defaults.account, subject.accountLimits), tokenCost, requestMode, tokenMode);
+    if (subject.keyId !== undefined)
+      addRules(
+        rules,
+        KEY_SCOPE,
+        subject.keyId,
+        merge(defaults.key, subject.keyLimits),
+        tokenCost,
+        requestMode,
+        tokenMode,
+      );
+    if (subject.accountId !== undefined)
+      addRules(
+        rules,
+        ACCOUNT_SCOPE,
+        subject.accountId,
+        merge(defaults.account, subject.accountLimits),
+        tokenCost,
+        requestMode,
+        tokenMode,
+      );
     if (subject.ip !== undefined) addRules(rules, IP_SCOPE, subject.ip, defaults.ip, tokenCost, requestMode, tokenMode);
     return rules;
   }
@@ -221,7 +273,12 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
   else if (consumed === 0) headline = leastRemaining(result.outcomes);
-  else headline = leastRemaining(consumed === rules.length ? result.outcomes : result.outcomes.filter((_, index) => (rules[index] as LimitRule).mode === 'consume'));
+  else
+    headline = leastRemaining(
+      consumed === rules.length
+        ? result.outcomes
+        : result.outcomes.filter((_, index) => (rules[index] as LimitRule).mode === 'consume'),
+    );
   return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
 }
 
@@ -252,10 +309,34 @@ function addRules(
   tokenMode: LimitMode,
 ): void {
   if (requestMode !== undefined) {
-    if (limits.rpm !== undefined) rules.push({ name: scope.rpm, key: `${scope.name}:${id}:rpm`, limit: limits.rpm, periodMs: MINUTE_MS, cost: 1, mode: requestMode });
-    if (limits.rps !== undefined) rules.push({ name: scope.rps, key: `${scope.name}:${id}:rps`, limit: limits.rps, periodMs: SECOND_MS, cost: 1, mode: requestMode });
+    if (limits.rpm !== undefined)
+      rules.push({
+        name: scope.rpm,
+        key: `${scope.name}:${id}:rpm`,
+        limit: limits.rpm,
+        periodMs: MINUTE_MS,
+        cost: 1,
+        mode: requestMode,
+      });
+    if (limits.rps !== undefined)
+      rules.push({
+        name: scope.rps,
+        key: `${scope.name}:${id}:rps`,
+        limit: limits.rps,
+        periodMs: SECOND_MS,
+        cost: 1,
+        mode: requestMode,
+      });
   }
-  if (limits.tpm !== undefined) rules.push({ name: scope.tpm, key: `${scope.name}:${id}:tpm`, limit: limits.tpm, periodMs: MINUTE_MS, cost: tokenCost, mode: tokenMode });
+  if (limits.tpm !== undefined)
+    rules.push({
+      name: scope.tpm,
+      key: `${scope.name}:${id}:tpm`,
+      limit: limits.tpm,
+      periodMs: MINUTE_MS,
+      cost: tokenCost,
+      mode: tokenMode,
+    });
 }
 
 /** Creates a rate limiter; call `start()` to connect to Redis when one is configured. */
@@ -271,7 +352,12 @@ function merge(base: RateLimitSettings, override: Partial<RateLimitSettings> | u
 function leastRemaining(outcomes: readonly LimitOutcome[]): LimitOutcome | undefined {
   let best: LimitOutcome | undefined;
   for (const outcome of outcomes) {
-    if (best === undefined || outcome.remaining < best.remaining || (outcome.remaining === best.remaining && outcome.resetMs > best.resetMs)) best = outcome;
+    if (
+      best === undefined ||
+      outcome.remaining < best.remaining ||
+      (outcome.remaining === best.remaining && outcome.resetMs > best.resetMs)
+    )
+      best = outcome;
   }
   return best;
 }

@@ -9,7 +9,11 @@ const url = await sharedRedisOrSkip('the Redis rate-limit backend tests (src/lim
 const prefix = uniquePrefix();
 
 if (url === undefined) {
-  test('Redis rate-limit backend (skipped: Redis unreachable, see the warning above)', { skip: 'Redis unreachable' }, () => {});
+  test(
+    'Redis rate-limit backend (skipped: Redis unreachable, see the warning above)',
+    { skip: 'Redis unreachable' },
+    () => {},
+  );
 } else {
   const redisUrl = url;
   after(() => deleteKeys(redisUrl, prefix));
@@ -27,7 +31,14 @@ if (url === undefined) {
       await store.connect();
       return store;
     };
-    const rule = (key: string, limit: number): LimitRule => ({ name: key, key, limit, periodMs: 60_000, cost: 1, mode: 'consume' });
+    const rule = (key: string, limit: number): LimitRule => ({
+      name: key,
+      key,
+      limit,
+      periodMs: 60_000,
+      cost: 1,
+      mode: 'consume',
+    });
 
     test('counts on the server clock and expires drained buckets', async () => {
       const store = await serverTimeStore();
@@ -47,7 +58,9 @@ if (url === undefined) {
       const [first, second] = [await serverTimeStore(), await serverTimeStore()];
       try {
         const limit = rule('server-time:shared', 20);
-        const answers = await Promise.all(Array.from({ length: 60 }, (_, index) => (index % 2 === 0 ? first : second).apply([limit])));
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, (_, index) => (index % 2 === 0 ? first : second).apply([limit])),
+        );
         assert.equal(answers.filter((answer) => answer.allowed).length, 20);
         assert.ok(answers.every((answer) => answer.shared));
       } finally {

@@ -23,7 +23,10 @@ setTimeout(() => {
 `;
 
 test('JSON lines: request lines batched in order with other records, one JSON object a line, flushed at exit', () => {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+    cwd: new URL('../..', import.meta.url),
+    encoding: 'utf8',
+  });
   assert.equal(child.status, 0, child.stderr);
   const lines = child.stdout.split('\n').filter((line) => line !== '');
   const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);

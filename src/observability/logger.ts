@@ -10,7 +10,14 @@ const requireModule = createRequire(import.meta.url);
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
 const REDACT = {
-  paths: ['*.authorization', '*.headers.authorization', '*.headers["x-api-key"]', '*.headers["x-goog-api-key"]', 'api_key', '*.api_key'],
+  paths: [
+    '*.authorization',
+    '*.headers.authorization',
+    '*.headers["x-api-key"]',
+    '*.headers["x-goog-api-key"]',
+    'api_key',
+    '*.api_key',
+  ],
   censor: '[redacted]',
 };
 
@@ -24,7 +31,10 @@ export function createLogger(level: string, format: LogFormat = 'auto', isTty = 
   const options = { level, base: { service: 'switchyard' }, redact: REDACT };
   if (format === 'pretty' || (format === 'auto' && isTty)) {
     const pinoPretty = requireModule('pino-pretty') as typeof import('pino-pretty');
-    return pino(options, pinoPretty({ colorize: isTty, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+    return pino(
+      options,
+      pinoPretty({ colorize: isTty, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+    );
   }
   return pino(options, new BatchedStdout());
 }

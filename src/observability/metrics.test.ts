@@ -22,7 +22,7 @@ test('process metrics (event-loop lag, memory) are collected by default', async 
   assert.match(text, /^switchyard_requests_in_flight /m);
 });
 
-test('processMetrics: false leaves out the process metrics but keeps the gateway\'s own', async () => {
+test("processMetrics: false leaves out the process metrics but keeps the gateway's own", async () => {
   const text = await metrics(false).render();
   assert.doesNotMatch(text, /nodejs_eventloop_lag/);
   assert.doesNotMatch(text, /process_resident_memory_bytes/);

@@ -129,7 +129,12 @@ export class GatewayMetrics {
       labelNames: ['model', 'kind'],
       registers,
     });
-    this.cost = new Counter({ name: 'switchyard_cost_usd_total', help: 'Cost booked, in USD, by model.', labelNames: ['model'], registers });
+    this.cost = new Counter({
+      name: 'switchyard_cost_usd_total',
+      help: 'Cost booked, in USD, by model.',
+      labelNames: ['model'],
+      registers,
+    });
     this.attempts = new Counter({
       name: 'switchyard_node_attempts_total',
       help: 'Node attempts, by node and outcome (ok, failed, aborted).',
@@ -295,7 +300,8 @@ export class GatewayMetrics {
       const attempt = attempts[index] as (typeof attempts)[number];
       const node = this.nodeChildrenFor(attempt.node);
       if (attempt.error === undefined) node.ok.inc();
-      else if (attempt.error === 'client aborted' || attempt.error === 'deadline' || attempt.error === 'shutdown') node.aborted.inc();
+      else if (attempt.error === 'client aborted' || attempt.error === 'deadline' || attempt.error === 'shutdown')
+        node.aborted.inc();
       else {
         node.failed.inc();
         if (index < attempts.length - 1) node.failovers.inc();

@@ -21,7 +21,10 @@ function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): 
 /** The request's line as the logger writes it: one line of JSON, its fields after `level` and before `msg`. */
 function written(source: RequestLineSource): Record<string, unknown> {
   const lines: string[] = [];
-  const logger = pino({ level: 'info', base: undefined, timestamp: false }, { write: (line: string) => lines.push(line) });
+  const logger = pino(
+    { level: 'info', base: undefined, timestamp: false },
+    { write: (line: string) => lines.push(line) },
+  );
   requestLineLogger(logger).write('info', source);
   assert.equal(lines.length, 1);
   const line = lines[0] as string;
@@ -42,7 +45,13 @@ test('a served request: every field, in order, as JSON', () => {
       { node: 'a', ms: 1.25, status: 503 },
       { node: 'b', ms: 30.5, status: 200 },
     ],
-    usage: { prompt_tokens: 57, completion_tokens: 41, total_tokens: 98, prompt_tokens_details: { cached_tokens: 7, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 12 } },
+    usage: {
+      prompt_tokens: 57,
+      completion_tokens: 41,
+      total_tokens: 98,
+      prompt_tokens_details: { cached_tokens: 7, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 12 },
+    },
     costUsd: 0.000123,
     finishReason: 'stop',
     firstByteMs: 31.75,
@@ -106,7 +115,13 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
   assert.equal(line.path, '/v1/a"b\\c');
   assert.equal(line.status, undefined);
   assert.deepEqual(line.attempts, [{ node: 'n', ms: 1, error: `bad "reply"\n${hostile}` }]);
-  assert.deepEqual(line.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cached_tokens: 0, reasoning_tokens: 0 });
+  assert.deepEqual(line.usage, {
+    prompt_tokens: 1,
+    completion_tokens: 2,
+    total_tokens: 3,
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+  });
   assert.equal(line.usage_estimated, true);
   assert.equal(line.client_aborted, true);
   assert.equal(line.request_body, `{"model":${JSON.stringify(hostile)}}`);
@@ -116,14 +131,25 @@ test('a number that is not finite is written as null, as JSON.stringify would', 
   const context = contextWith({
     status: Number.NaN,
     attempts: [{ node: 'n', ms: Number.POSITIVE_INFINITY, status: 200 }],
-    usage: { prompt_tokens: Number.NaN, completion_tokens: 1, total_tokens: 1, prompt_tokens_details: { cached_tokens: Number.NEGATIVE_INFINITY } },
+    usage: {
+      prompt_tokens: Number.NaN,
+      completion_tokens: 1,
+      total_tokens: 1,
+      prompt_tokens_details: { cached_tokens: Number.NEGATIVE_INFINITY },
+    },
     costUsd: Number.NaN,
     firstByteMs: Number.NaN,
   });
   const line = written({ context, method: 'POST', path: '/', totalMs: Number.NaN });
   assert.equal(line.status, null);
   assert.deepEqual(line.attempts, [{ node: 'n', ms: null, status: 200 }]);
-  assert.deepEqual(line.usage, { prompt_tokens: null, completion_tokens: 1, total_tokens: 1, cached_tokens: null, reasoning_tokens: 0 });
+  assert.deepEqual(line.usage, {
+    prompt_tokens: null,
+    completion_tokens: 1,
+    total_tokens: 1,
+    cached_tokens: null,
+    reasoning_tokens: 0,
+  });
   assert.equal(line.cost_usd, null);
   assert.equal(line.first_byte_ms, null);
   assert.equal(line.total_ms, null);

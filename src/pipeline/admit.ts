@@ -26,7 +26,11 @@ export interface Credentials {
  * limits of the key, its account and the client's address (429), so a refused request
  * never gets to pin a body in memory. A promise only when the limits live in Redis.
  */
-export function admit(services: GatewayServices, credentials: Credentials, context: RequestContext): Admission | Promise<Admission> {
+export function admit(
+  services: GatewayServices,
+  credentials: Credentials,
+  context: RequestContext,
+): Admission | Promise<Admission> {
   const principal = authenticate(credentials.authorization, services.accounts, context);
   const { key, account } = services.billing.entriesOf(principal);
   const subject = rateLimitSubject(credentials.clientIp, key, account);

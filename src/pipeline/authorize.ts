@@ -16,9 +16,14 @@ export interface Authorization {
  * the account's and key's policy over it (403 access_denied: models, streaming, the effort
  * ceiling), with the reasoning effort resolved against the model (PRODUCT.md decision 6).
  */
-export function authorize(models: ReadonlyMap<string, ModelConfig>, admission: Admission, request: GatewayRequest): Authorization {
+export function authorize(
+  models: ReadonlyMap<string, ModelConfig>,
+  admission: Admission,
+  request: GatewayRequest,
+): Authorization {
   const model = models.get(request.chat.model);
-  if (model === undefined) throw gatewayError('model_unavailable', { param: 'model', params: { model: request.chat.model } });
+  if (model === undefined)
+    throw gatewayError('model_unavailable', { param: 'model', params: { model: request.chat.model } });
   const effort = checkAccess(admission.key.record, admission.account?.record, model, {
     stream: request.stream,
     effort: resolveReasoningEffort(request.chat, model),

@@ -24,7 +24,8 @@ export interface StreamExecution {
 }
 
 /** How a request reached a node and what came back, ready to relay. */
-export type Execution = { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary } | StreamExecution;
+export type Execution =
+  { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary } | StreamExecution;
 
 export interface ExecuteOptions {
   readonly request: ChatRequest;
@@ -81,9 +82,15 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
   });
 }
 
-type AttemptOutcome = { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
+type AttemptOutcome =
+  { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
 
-async function attempt(context: RequestContext, options: ExecuteOptions, candidate: NodeCandidate, lease: 'slot' | 'probe'): Promise<AttemptOutcome> {
+async function attempt(
+  context: RequestContext,
+  options: ExecuteOptions,
+  candidate: NodeCandidate,
+  lease: 'slot' | 'probe',
+): Promise<AttemptOutcome> {
   const { node, state } = candidate;
   const started = performance.now();
   const callContext: CallContext = {
@@ -101,7 +108,10 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
   const adapter = adapterFor(node.protocol);
   // `reasoning.exclude` (PRODUCT.md decision 19): the reply goes out without reasoning text, billed with it.
   const excludeReasoning = options.request.reasoning?.exclude === true;
-  const cancellation = node.timeouts.totalMs < options.totalTimeoutMs ? context.cancellation.withTimeout(node.timeouts.totalMs) : context.cancellation;
+  const cancellation =
+    node.timeouts.totalMs < options.totalTimeoutMs
+      ? context.cancellation.withTimeout(node.timeouts.totalMs)
+      : context.cancellation;
   let status: number | undefined;
   let firstByteMs: number | undefined;
   let keepSlot = false;
@@ -126,7 +136,11 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
       throw invalidReply(node.id, `asked for a stream, got ${contentType ?? 'no content type'}`);
     }
     const mapper = ownCode(() => adapter.streamMapper(callContext));
-    const reader = new UpstreamEventReader(response.body, excludeReasoning ? withoutReasoningStream(mapper) : mapper, node.replies.maxEventBytes);
+    const reader = new UpstreamEventReader(
+      response.body,
+      excludeReasoning ? withoutReasoningStream(mapper) : mapper,
+      node.replies.maxEventBytes,
+    );
     try {
       const first = await reader.read();
       if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
@@ -146,7 +160,13 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     }
   } catch (error) {
     if (context.cancellation.aborted) {
-      record(context, candidate, started, status, context.abortCause === 'client' ? 'client aborted' : (context.abortCause ?? 'deadline'));
+      record(
+        context,
+        candidate,
+        started,
+        status,
+        context.abortCause === 'client' ? 'client aborted' : (context.abortCause ?? 'deadline'),
+      );
       throw context.cancellation.reason;
     }
     const failure = asNodeFailure(node.id, error);
@@ -157,7 +177,13 @@ async function attempt(context: RequestContext, options: ExecuteOptions, candida
     }
     if (failure.retryable) state.recordFailure();
     else state.recordSuccess(firstByteMs);
-    record(context, candidate, started, failure.upstream?.status ?? status, String(failure.params.reason ?? failure.code));
+    record(
+      context,
+      candidate,
+      started,
+      failure.upstream?.status ?? status,
+      String(failure.params.reason ?? failure.code),
+    );
     return { ok: false, failure };
   } finally {
     if (!keepSlot) {
@@ -192,14 +218,32 @@ async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<
   return text;
 }
 
-function succeed(context: RequestContext, candidate: NodeCandidate, started: number, status: number, firstByteMs: number, execution: Execution): AttemptOutcome {
+function succeed(
+  context: RequestContext,
+  candidate: NodeCandidate,
+  started: number,
+  status: number,
+  firstByteMs: number,
+  execution: Execution,
+): AttemptOutcome {
   candidate.state.recordSuccess(firstByteMs);
   record(context, candidate, started, status);
   return { ok: true, execution };
 }
 
-function record(context: RequestContext, candidate: NodeCandidate, started: number, status?: number, error?: string): void {
-  context.record.attempts.push({ node: candidate.node.id, ms: Math.round((performance.now() - started) * 100) / 100, status, error });
+function record(
+  context: RequestContext,
+  candidate: NodeCandidate,
+  started: number,
+  status?: number,
+  error?: string,
+): void {
+  context.record.attempts.push({
+    node: candidate.node.id,
+    ms: Math.round((performance.now() - started) * 100) / 100,
+    status,
+    error,
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

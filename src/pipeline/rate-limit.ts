@@ -20,7 +20,11 @@ export function rateLimitSubject(ip: string, key: CachedKey, account: CachedAcco
  * applies (one atomic step, in process or one Redis round trip); a refusal is 429
  * rate_limited with Retry-After. Either way the response carries X-RateLimit-*.
  */
-export async function applyRateLimits(limiter: RateLimiter, subject: RateLimitSubject, context: RequestContext): Promise<void> {
+export async function applyRateLimits(
+  limiter: RateLimiter,
+  subject: RateLimitSubject,
+  context: RequestContext,
+): Promise<void> {
   applyDecision(await limiter.acquire(subject), context);
 }
 
@@ -28,7 +32,11 @@ export async function applyRateLimits(limiter: RateLimiter, subject: RateLimitSu
  * `applyRateLimits` without waiting a turn when the limits are in this process: returns
  * undefined once applied (or throws the 429), a promise only when Redis decides.
  */
-export function applyRateLimitsNow(limiter: RateLimiter, subject: RateLimitSubject, context: RequestContext): Promise<void> | undefined {
+export function applyRateLimitsNow(
+  limiter: RateLimiter,
+  subject: RateLimitSubject,
+  context: RequestContext,
+): Promise<void> | undefined {
   const decision = limiter.acquireNow(subject);
   if (decision === undefined) return applyRateLimits(limiter, subject, context);
   applyDecision(decision, context);

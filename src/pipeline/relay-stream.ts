@@ -22,7 +22,12 @@ export type RelayOutcome =
  * the node's stream at once. The stream's last bytes are left to the caller, which sends
  * them once the charge is settled.
  */
-export async function relayStream(context: RequestContext, execution: StreamExecution, sink: StreamSink, request: ChatRequest): Promise<RelayOutcome> {
+export async function relayStream(
+  context: RequestContext,
+  execution: StreamExecution,
+  sink: StreamSink,
+  request: ChatRequest,
+): Promise<RelayOutcome> {
   const { reader } = execution;
   context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   try {
@@ -54,7 +59,12 @@ export async function relayStream(context: RequestContext, execution: StreamExec
 }
 
 /** Books the stream's usage in the record and says how the front door closes it. */
-function streamEnd(context: RequestContext, execution: StreamExecution, request: ChatRequest, lastEvents = ''): StreamEnd {
+function streamEnd(
+  context: RequestContext,
+  execution: StreamExecution,
+  request: ChatRequest,
+  lastEvents = '',
+): StreamEnd {
   const { summary, identity } = execution.reader.mapper;
   context.record.finishReason = summary.finishReason;
   const usage = bookUsage(context.record, request, summary);

@@ -10,7 +10,13 @@ import type { Admission } from './admit.js';
  * balance (402; PRODUCT.md decisions 12, 20). Every request that reaches a node is booked:
  * with no room left to keep its row, none is sent (503 usage_backlog_full).
  */
-export function reserve(services: GatewayServices, admission: Admission, model: ModelConfig, request: ChatRequest, effort: ReasoningEffort | undefined): RequestCharge | Promise<RequestCharge> {
+export function reserve(
+  services: GatewayServices,
+  admission: Admission,
+  model: ModelConfig,
+  request: ChatRequest,
+  effort: ReasoningEffort | undefined,
+): RequestCharge | Promise<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
   // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
   return services.billing.reserve(admission.key, admission.account, model, request, effort);

@@ -99,5 +99,8 @@ export async function runRequest(
 function failureOutcome(error: unknown, context: RequestContext): RequestOutcome {
   if (context.abortCause === 'client' || isClientGone(error)) return { status: 499, errorCode: 'client_aborted' };
   const failure = asGatewayError(error);
-  return { status: failure.upstream?.passThrough ? (failure.upstream.status ?? failure.status) : failure.status, errorCode: failure.code };
+  return {
+    status: failure.upstream?.passThrough ? (failure.upstream.status ?? failure.status) : failure.status,
+    errorCode: failure.code,
+  };
 }

@@ -27,7 +27,13 @@ export function settle(
   if (over !== undefined) {
     services.metrics.nodeOutputOverCap(over.node);
     logger.warn(
-      { request_id: context.requestId, node: over.node, model: context.record.model, output_cap: over.capTokens, completion_tokens: over.completionTokens },
+      {
+        request_id: context.requestId,
+        node: over.node,
+        model: context.record.model,
+        output_cap: over.capTokens,
+        completion_tokens: over.completionTokens,
+      },
       'node reported more output tokens than the cap it was sent; charged what it reported',
     );
   }

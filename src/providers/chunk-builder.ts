@@ -36,8 +36,10 @@ export class ChunkBuilder {
 
   private frame(choices: unknown[], usage?: Usage): string {
     const { id, created, model } = this.identity;
-    return JSON.stringify(usage === undefined
-      ? { id, object: 'chat.completion.chunk', created, model, choices }
-      : { id, object: 'chat.completion.chunk', created, model, choices, usage });
+    return JSON.stringify(
+      usage === undefined
+        ? { id, object: 'chat.completion.chunk', created, model, choices }
+        : { id, object: 'chat.completion.chunk', created, model, choices, usage },
+    );
   }
 }

@@ -7,7 +7,13 @@ import type { CallContext } from './types.js';
  * mean "try another node". Anything else is the client's fault and goes back with the
  * node's original status and body (spec 7.3).
  */
-export function classifyNodeError(status: number, body: Buffer, contentType: string | undefined, context: CallContext, upstreamRequestId?: string): GatewayError {
+export function classifyNodeError(
+  status: number,
+  body: Buffer,
+  contentType: string | undefined,
+  context: CallContext,
+  upstreamRequestId?: string,
+): GatewayError {
   const retryable = context.retryOnStatus.has(status) || status >= 500;
   return gatewayError('bad_gateway', {
     retryable,
@@ -18,5 +24,8 @@ export function classifyNodeError(status: number, body: Buffer, contentType: str
 
 /** An error event inside a node's stream (Anthropic `event: error`, a Gemini error object): the gateway's error event. */
 export function inStreamNodeError(context: CallContext, detail: string): GatewayError {
-  return gatewayError('bad_gateway', { params: { reason: `node ${context.node.id}: ${detail.replace(/\.$/, '')}` }, upstream: { nodeId: context.node.id } });
+  return gatewayError('bad_gateway', {
+    params: { reason: `node ${context.node.id}: ${detail.replace(/\.$/, '')}` },
+    upstream: { nodeId: context.node.id },
+  });
 }

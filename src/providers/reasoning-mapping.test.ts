@@ -24,14 +24,39 @@ function model(style: 'budget' | 'level'): ModelConfig {
     budgets: BUDGETS,
     levels: { low: 'low', medium: 'medium', high: 'high' },
   };
-  return { id: 'client-model', ownedBy: 'test', created: 0, contextLength: undefined, maxOutputTokens: undefined, defaultMaxTokens: undefined, reasoning, pricing: undefined, routes: [] };
+  return {
+    id: 'client-model',
+    ownedBy: 'test',
+    created: 0,
+    contextLength: undefined,
+    maxOutputTokens: undefined,
+    defaultMaxTokens: undefined,
+    reasoning,
+    pricing: undefined,
+    routes: [],
+  };
 }
 
 /** The node body for one effort, with the output cap the gateway computes for the request. */
-function sent(adapter: ProviderAdapter, style: 'budget' | 'level', effort: ReasoningEffort, extra: Partial<ChatRequest> = {}, node: NodeConfig = fixtureNode(adapter.protocol as NodeConfig['protocol'])): Record<string, unknown> {
-  const request = { model: 'client-model', messages: [{ role: 'user' as const, content: 'Plan a three-step proof.' }], reasoning_effort: effort, ...extra } as ChatRequest;
+function sent(
+  adapter: ProviderAdapter,
+  style: 'budget' | 'level',
+  effort: ReasoningEffort,
+  extra: Partial<ChatRequest> = {},
+  node: NodeConfig = fixtureNode(adapter.protocol as NodeConfig['protocol']),
+): Record<string, unknown> {
+  const request = {
+    model: 'client-model',
+    messages: [{ role: 'user' as const, content: 'Plan a three-step proof.' }],
+    reasoning_effort: effort,
+    ...extra,
+  } as ChatRequest;
   const configured = model(style);
-  const context = fixtureContext(node, { model: configured, effort, outputCap: outputCapOf(request, configured, 0, effort) }, request);
+  const context = fixtureContext(
+    node,
+    { model: configured, effort, outputCap: outputCapOf(request, configured, 0, effort) },
+    request,
+  );
   return JSON.parse(adapter.toUpstream(request, context).body) as Record<string, unknown>;
 }
 
@@ -88,25 +113,34 @@ test('Gemini: thinkingBudget (style budget) or thinkingLevel (style level) per e
     const generation = sent(geminiAdapter, style, effort, extra).generationConfig as Record<string, unknown>;
     return [generation.maxOutputTokens, generation.thinkingConfig];
   };
-  assert.deepEqual(EFFORTS.map((effort) => thinking('budget', effort)), [
-    [4096, { thinkingBudget: 0, includeThoughts: false }],
-    [5120, { thinkingBudget: 1024, includeThoughts: true }],
-    [5120, { thinkingBudget: 1024, includeThoughts: true }],
-    [12288, { thinkingBudget: 8192, includeThoughts: true }],
-    [28672, { thinkingBudget: 24576, includeThoughts: true }],
-    [36864, { thinkingBudget: 32768, includeThoughts: true }],
-    [69632, { thinkingBudget: 65536, includeThoughts: true }],
+  assert.deepEqual(
+    EFFORTS.map((effort) => thinking('budget', effort)),
+    [
+      [4096, { thinkingBudget: 0, includeThoughts: false }],
+      [5120, { thinkingBudget: 1024, includeThoughts: true }],
+      [5120, { thinkingBudget: 1024, includeThoughts: true }],
+      [12288, { thinkingBudget: 8192, includeThoughts: true }],
+      [28672, { thinkingBudget: 24576, includeThoughts: true }],
+      [36864, { thinkingBudget: 32768, includeThoughts: true }],
+      [69632, { thinkingBudget: 65536, includeThoughts: true }],
+    ],
+  );
+  assert.deepEqual(thinking('budget', 'low', { reasoning: { max_tokens: 2048 } }), [
+    6144,
+    { thinkingBudget: 2048, includeThoughts: true },
   ]);
-  assert.deepEqual(thinking('budget', 'low', { reasoning: { max_tokens: 2048 } }), [6144, { thinkingBudget: 2048, includeThoughts: true }]);
-  assert.deepEqual(EFFORTS.map((effort) => thinking('level', effort)[1]), [
-    { thinkingLevel: 'MINIMAL', includeThoughts: false },
-    { thinkingLevel: 'MINIMAL', includeThoughts: true },
-    { thinkingLevel: 'LOW', includeThoughts: true },
-    { thinkingLevel: 'MEDIUM', includeThoughts: true },
-    { thinkingLevel: 'HIGH', includeThoughts: true },
-    { thinkingLevel: 'HIGH', includeThoughts: true },
-    { thinkingLevel: 'HIGH', includeThoughts: true },
-  ]);
+  assert.deepEqual(
+    EFFORTS.map((effort) => thinking('level', effort)[1]),
+    [
+      { thinkingLevel: 'MINIMAL', includeThoughts: false },
+      { thinkingLevel: 'MINIMAL', includeThoughts: true },
+      { thinkingLevel: 'LOW', includeThoughts: true },
+      { thinkingLevel: 'MEDIUM', includeThoughts: true },
+      { thinkingLevel: 'HIGH', includeThoughts: true },
+      { thinkingLevel: 'HIGH', includeThoughts: true },
+      { thinkingLevel: 'HIGH', includeThoughts: true },
+    ],
+  );
 });
 
 test('OpenAI protocol: the effort word as it came; OpenRouter-style nodes get the reasoning object, max_tokens standing for the effort, exclude passed on', () => {
@@ -117,10 +151,19 @@ test('OpenAI protocol: the effort word as it came; OpenRouter-style nodes get th
   }
   const openRouter = { ...fixtureNode('openai'), reasoningParam: 'reasoning' as const };
   assert.deepEqual(sent(openaiAdapter, 'budget', 'xhigh', {}, openRouter).reasoning, { effort: 'xhigh' });
-  const withBudget = sent(openaiAdapter, 'budget', 'high', { reasoning_effort: undefined, reasoning: { max_tokens: 3000, exclude: true, effort: null } }, openRouter);
+  const withBudget = sent(
+    openaiAdapter,
+    'budget',
+    'high',
+    { reasoning_effort: undefined, reasoning: { max_tokens: 3000, exclude: true, effort: null } },
+    openRouter,
+  );
   assert.deepEqual(withBudget.reasoning, { max_tokens: 3000, exclude: true });
   assert.equal(withBudget.reasoning_effort, undefined);
-  assert.deepEqual(sent(openaiAdapter, 'budget', 'low', { reasoning: { exclude: true } }, openRouter).reasoning, { exclude: true, effort: 'low' });
+  assert.deepEqual(sent(openaiAdapter, 'budget', 'low', { reasoning: { exclude: true } }, openRouter).reasoning, {
+    exclude: true,
+    effort: 'low',
+  });
   // Without a client cap, the node is sent the same cap: room for the budget and an answer.
   assert.equal(sent(openaiAdapter, 'budget', 'high').max_tokens, 28672);
 });

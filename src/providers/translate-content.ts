@@ -54,7 +54,11 @@ export function imageUrlOf(part: ContentPart, param: string): string {
   const imageUrl = part.image_url;
   const url = typeof imageUrl === 'string' ? imageUrl : isRecord(imageUrl) ? imageUrl.url : undefined;
   if (typeof url !== 'string' || url === '') {
-    throw validationFailed(`${param}.image_url.url`, `Invalid parameter '${param}.image_url.url': it must be a URL.`, `Некорректный параметр '${param}.image_url.url': ожидается URL.`);
+    throw validationFailed(
+      `${param}.image_url.url`,
+      `Invalid parameter '${param}.image_url.url': it must be a URL.`,
+      `Некорректный параметр '${param}.image_url.url': ожидается URL.`,
+    );
   }
   return url;
 }
@@ -68,32 +72,49 @@ export function cacheControlOf(holder: Record<string, unknown>, param: string): 
   const value = holder.cache_control;
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) {
-    throw validationFailed(`${param}.cache_control`, `Invalid parameter '${param}.cache_control': expected an object such as {"type": "ephemeral", "ttl": "1h"}.`,
-      `Некорректный параметр '${param}.cache_control': ожидается объект, например {"type": "ephemeral", "ttl": "1h"}.`);
+    throw validationFailed(
+      `${param}.cache_control`,
+      `Invalid parameter '${param}.cache_control': expected an object such as {"type": "ephemeral", "ttl": "1h"}.`,
+      `Некорректный параметр '${param}.cache_control': ожидается объект, например {"type": "ephemeral", "ttl": "1h"}.`,
+    );
   }
   return value;
 }
 
 /** The inline data of a `file` part (`file.file_data`, a base64 data URL); a file by id cannot be sent to a node of another protocol. */
-export function fileDataOf(part: ContentPart, param: string, protocol: string): { mediaType: string; data: string; filename: string | undefined } {
+export function fileDataOf(
+  part: ContentPart,
+  param: string,
+  protocol: string,
+): { mediaType: string; data: string; filename: string | undefined } {
   const file = isRecord(part.file) ? part.file : {};
   const filename = typeof file.filename === 'string' && file.filename !== '' ? file.filename : undefined;
   if (typeof file.file_data === 'string') {
     const data = parseDataUrl(file.file_data);
     if (data !== undefined) return { ...data, filename };
-    throw validationFailed(`${param}.file.file_data`, `Invalid parameter '${param}.file.file_data': it must be a base64 data URL (data:application/pdf;base64,…).`,
-      `Некорректный параметр '${param}.file.file_data': ожидается data URL в base64 (data:application/pdf;base64,…).`);
+    throw validationFailed(
+      `${param}.file.file_data`,
+      `Invalid parameter '${param}.file.file_data': it must be a base64 data URL (data:application/pdf;base64,…).`,
+      `Некорректный параметр '${param}.file.file_data': ожидается data URL в base64 (data:application/pdf;base64,…).`,
+    );
   }
   if (file.file_id !== undefined) throw notExpressible(param, protocol, 'a file by id (send it as base64 file_data)');
-  throw validationFailed(`${param}.file`, `Invalid parameter '${param}.file': it needs file_data.`, `Некорректный параметр '${param}.file': нужно поле file_data.`);
+  throw validationFailed(
+    `${param}.file`,
+    `Invalid parameter '${param}.file': it needs file_data.`,
+    `Некорректный параметр '${param}.file': нужно поле file_data.`,
+  );
 }
 
 /** The `input_audio` of a part: base64 data and its format (`wav`, `mp3`, …). */
 export function inputAudioOf(part: ContentPart, param: string): { data: string; format: string } {
   const audio = isRecord(part.input_audio) ? part.input_audio : {};
   if (typeof audio.data !== 'string' || audio.data === '' || typeof audio.format !== 'string') {
-    throw validationFailed(`${param}.input_audio`, `Invalid parameter '${param}.input_audio': expected {data: <base64>, format: "wav" | "mp3"}.`,
-      `Некорректный параметр '${param}.input_audio': ожидается {data: <base64>, format: "wav" | "mp3"}.`);
+    throw validationFailed(
+      `${param}.input_audio`,
+      `Invalid parameter '${param}.input_audio': expected {data: <base64>, format: "wav" | "mp3"}.`,
+      `Некорректный параметр '${param}.input_audio': ожидается {data: <base64>, format: "wav" | "mp3"}.`,
+    );
   }
   return { data: audio.data, format: audio.format };
 }
@@ -117,7 +138,11 @@ export function readToolCalls(value: unknown, param: string, protocol: string): 
     }
     const name = call.function.name;
     if (typeof name !== 'string' || name === '') {
-      throw validationFailed(`${where}.function.name`, `Invalid parameter '${where}.function.name': it must be a non-empty string.`, `Некорректный параметр '${where}.function.name': ожидается непустая строка.`);
+      throw validationFailed(
+        `${where}.function.name`,
+        `Invalid parameter '${where}.function.name': it must be a non-empty string.`,
+        `Некорректный параметр '${where}.function.name': ожидается непустая строка.`,
+      );
     }
     const text = call.function.arguments;
     let parsed: unknown = {};
@@ -129,7 +154,11 @@ export function readToolCalls(value: unknown, param: string, protocol: string): 
       }
     }
     if (!isRecord(parsed)) {
-      throw validationFailed(`${where}.function.arguments`, `Invalid parameter '${where}.function.arguments': it must be a JSON object in a string.`, `Некорректный параметр '${where}.function.arguments': ожидается JSON-объект в строке.`);
+      throw validationFailed(
+        `${where}.function.arguments`,
+        `Invalid parameter '${where}.function.arguments': it must be a JSON object in a string.`,
+        `Некорректный параметр '${where}.function.arguments': ожидается JSON-объект в строке.`,
+      );
     }
     return { id: typeof call.id === 'string' ? call.id : `call_${index}`, name, arguments: parsed, raw: call };
   });
@@ -162,12 +191,18 @@ export function readFunctionTools(tools: unknown, protocol: string): FunctionToo
 }
 
 /** `tool_choice` normalised: auto | none | required | a function name. */
-export type ToolChoice = { readonly kind: 'auto' | 'none' | 'required' } | { readonly kind: 'function'; readonly name: string };
+export type ToolChoice =
+  { readonly kind: 'auto' | 'none' | 'required' } | { readonly kind: 'function'; readonly name: string };
 
 export function readToolChoice(value: unknown, protocol: string): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return { kind: value };
-  if (isRecord(value) && value.type === 'function' && isRecord(value.function) && typeof value.function.name === 'string') {
+  if (
+    isRecord(value) &&
+    value.type === 'function' &&
+    isRecord(value.function) &&
+    typeof value.function.name === 'string'
+  ) {
     return { kind: 'function', name: value.function.name };
   }
   throw notExpressible('tool_choice', protocol, 'this tool_choice');

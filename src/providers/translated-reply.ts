@@ -11,7 +11,11 @@ export function parseNodeObject(text: string, context: CallContext, what: 'reply
   } catch {
     throw invalidReply(context.node.id, what === 'reply' ? 'the reply is not JSON' : 'sent an event that is not JSON');
   }
-  if (!isRecord(value)) throw invalidReply(context.node.id, what === 'reply' ? 'the reply is not a JSON object' : 'sent an event that is not an object');
+  if (!isRecord(value))
+    throw invalidReply(
+      context.node.id,
+      what === 'reply' ? 'the reply is not a JSON object' : 'sent an event that is not an object',
+    );
   return value;
 }
 
@@ -40,7 +44,9 @@ export function translatedCompletion(reply: TranslatedReply, context: CallContex
   const content = reply.text === '' && reply.toolCalls.length > 0 ? null : reply.text;
   const refusal = reply.refusal === undefined || reply.refusal === '' ? null : reply.refusal;
   const message: ChatCompletionMessage =
-    reply.reasoning === '' ? { role: 'assistant', content, refusal } : { role: 'assistant', reasoning_content: reply.reasoning, content, refusal };
+    reply.reasoning === ''
+      ? { role: 'assistant', content, refusal }
+      : { role: 'assistant', reasoning_content: reply.reasoning, content, refusal };
   if (reply.extra !== undefined) Object.assign(message, reply.extra);
   if (reply.toolCalls.length > 0) message.tool_calls = reply.toolCalls;
   const completion: ChatCompletion = {

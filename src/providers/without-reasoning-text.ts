@@ -39,7 +39,8 @@ export function withoutReasoningBody(body: string): string {
   if (!MAY_CARRY_REASONING.test(body)) return body;
   const completion = JSON.parse(body) as { choices?: Choice[] };
   let removed = false;
-  for (const choice of Array.isArray(completion.choices) ? completion.choices : []) if (strip(choice?.message)) removed = true;
+  for (const choice of Array.isArray(completion.choices) ? completion.choices : [])
+    if (strip(choice?.message)) removed = true;
   return removed ? JSON.stringify(completion) : body;
 }
 
@@ -56,7 +57,12 @@ export function withoutReasoningChunk(json: string): string | undefined {
   for (const choice of chunk.choices) {
     if (strip(choice?.delta)) removed = true;
     const delta = choice?.delta;
-    if ((delta !== null && delta !== undefined && Object.keys(delta).length > 0) || (choice?.finish_reason ?? null) !== null || (choice?.logprobs ?? null) !== null) left = true;
+    if (
+      (delta !== null && delta !== undefined && Object.keys(delta).length > 0) ||
+      (choice?.finish_reason ?? null) !== null ||
+      (choice?.logprobs ?? null) !== null
+    )
+      left = true;
   }
   if (!removed) return json;
   return left ? JSON.stringify(chunk) : undefined;
@@ -69,10 +75,12 @@ export function withoutReasoningChunk(json: string): string | undefined {
  * stream cut short is estimated with it.
  */
 export function withoutReasoningStream(mapper: StreamMapper): StreamMapper {
-  const filtered = (emit: (chunkJson: string) => void) => (json: string): void => {
-    const kept = withoutReasoningChunk(json);
-    if (kept !== undefined) emit(kept);
-  };
+  const filtered =
+    (emit: (chunkJson: string) => void) =>
+    (json: string): void => {
+      const kept = withoutReasoningChunk(json);
+      if (kept !== undefined) emit(kept);
+    };
   const finish = mapper.finish?.bind(mapper);
   return {
     map: (record, emit) => mapper.map(record, filtered(emit)),

@@ -103,7 +103,8 @@ export class NodeState {
     const recovered = this.ejectedUntil !== 0;
     this.ejectedUntil = 0;
     if (latencyMs !== undefined) {
-      this.latencyMs = this.latencyMs === undefined ? latencyMs : this.latencyMs + LATENCY_SMOOTHING * (latencyMs - this.latencyMs);
+      this.latencyMs =
+        this.latencyMs === undefined ? latencyMs : this.latencyMs + LATENCY_SMOOTHING * (latencyMs - this.latencyMs);
     }
     if (recovered) this.links.changed(this.id, { ejectedForMs: null });
   }

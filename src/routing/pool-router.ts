@@ -60,7 +60,8 @@ export class PoolRouter implements Router {
     if (available.length <= 1) return available;
     const ordered: NodeCandidate[] = [];
     const tiers = [...new Set(available.map((candidate) => candidate.priority))].sort((a, b) => a - b);
-    for (const tier of tiers) ordered.push(...this.orderTier(available.filter((candidate) => candidate.priority === tier)));
+    for (const tier of tiers)
+      ordered.push(...this.orderTier(available.filter((candidate) => candidate.priority === tier)));
     return ordered;
   }
 

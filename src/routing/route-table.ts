@@ -3,7 +3,12 @@ import type { ModelConfig, ModelRoute, NodeConfig } from '../config/gateway-conf
 /** A node added through the admin API, with the models it serves. */
 export interface RuntimeNode {
   readonly node: NodeConfig;
-  readonly routes: ReadonlyArray<{ readonly model: string; readonly upstreamModel: string; readonly weight: number; readonly priority: number }>;
+  readonly routes: ReadonlyArray<{
+    readonly model: string;
+    readonly upstreamModel: string;
+    readonly weight: number;
+    readonly priority: number;
+  }>;
 }
 
 /**
@@ -61,7 +66,14 @@ export class RouteTable {
     for (const [modelId, routes] of this.configRoutes) merged.set(modelId, [...routes]);
     for (const { node, routes } of this.runtimeNodes.values()) {
       for (const route of routes) {
-        merged.get(route.model)?.push({ nodeId: node.id, upstreamModel: route.upstreamModel, weight: route.weight, priority: route.priority });
+        merged
+          .get(route.model)
+          ?.push({
+            nodeId: node.id,
+            upstreamModel: route.upstreamModel,
+            weight: route.weight,
+            priority: route.priority,
+          });
       }
     }
     this.merged = merged;

@@ -39,8 +39,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseAnthropicRequest(body: unknown): AnthropicRequest {
   if (!isRecord(body)) throw invalidRequest('The request body must be a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model: Field required');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) throw invalidRequest('max_tokens: Field required');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidRequest('messages: at least one message is required');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    throw invalidRequest('max_tokens: Field required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    throw invalidRequest('messages: at least one message is required');
   body.messages.forEach((message, index) => {
     if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant')) {
       throw invalidRequest(`messages.${index}.role: Input should be 'user' or 'assistant'`);
@@ -51,24 +53,44 @@ export function parseAnthropicRequest(body: unknown): AnthropicRequest {
   const thinking = isRecord(body.thinking) ? body.thinking : undefined;
   if (thinking?.type === 'enabled') {
     const budget = thinking.budget_tokens;
-    if (typeof budget !== 'number' || budget < 1024) throw invalidRequest('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+    if (typeof budget !== 'number' || budget < 1024)
+      throw invalidRequest('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
     if (budget >= maxTokens) throw invalidRequest('`max_tokens` must be greater than `thinking.budget_tokens`');
     reasoningTokens = reasoningTokensForBudget(budget);
   } else if (thinking?.type === 'adaptive') {
     const effort = isRecord(body.output_config) ? body.output_config.effort : undefined;
-    reasoningTokens = REASONING_TOKENS_BY_EFFORT[(typeof effort === 'string' && effort in REASONING_TOKENS_BY_EFFORT ? effort : 'high') as ReasoningEffort];
+    reasoningTokens =
+      REASONING_TOKENS_BY_EFFORT[
+        (typeof effort === 'string' && effort in REASONING_TOKENS_BY_EFFORT ? effort : 'high') as ReasoningEffort
+      ];
   }
   if (reasoningTokens > 0 && body.temperature !== undefined && body.temperature !== 1) {
     throw invalidRequest('`temperature` may only be set to 1 when thinking is enabled.');
   }
-  const system = typeof body.system === 'string' ? [{ content: body.system }] : Array.isArray(body.system) ? [{ content: body.system }] : [];
-  return { model: body.model, messages: [...system, ...body.messages], stream: body.stream === true, maxTokens, reasoningTokens, controls: anthropicControls(body) };
+  const system =
+    typeof body.system === 'string'
+      ? [{ content: body.system }]
+      : Array.isArray(body.system)
+        ? [{ content: body.system }]
+        : [];
+  return {
+    model: body.model,
+    messages: [...system, ...body.messages],
+    stream: body.stream === true,
+    maxTokens,
+    reasoningTokens,
+    controls: anthropicControls(body),
+  };
 }
 
 function readTools(value: unknown): OfferedTool[] {
   if (!Array.isArray(value)) return [];
   // Client tools have an input_schema; server tools (web search, …) have a `type` and none.
-  return value.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' && isRecord(tool.input_schema) ? [{ name: tool.name, parameters: tool.input_schema }] : []));
+  return value.flatMap((tool) =>
+    isRecord(tool) && typeof tool.name === 'string' && isRecord(tool.input_schema)
+      ? [{ name: tool.name, parameters: tool.input_schema }]
+      : [],
+  );
 }
 
 function readToolChoice(value: unknown): ToolChoice {
@@ -81,7 +103,9 @@ function readToolChoice(value: unknown): ToolChoice {
 
 function readFormat(body: Record<string, unknown>): OutputFormat {
   const format = isRecord(body.output_config) ? body.output_config.format : undefined;
-  return isRecord(format) && format.type === 'json_schema' ? { kind: 'json_schema', schema: format.schema } : { kind: 'text' };
+  return isRecord(format) && format.type === 'json_schema'
+    ? { kind: 'json_schema', schema: format.schema }
+    : { kind: 'text' };
 }
 
 /** Text of a `tool_result` block: its string content or its text blocks. */
@@ -96,7 +120,13 @@ function anthropicTurnFacts(messages: readonly unknown[]): TurnFacts {
   const blocks = Array.isArray(last?.content) ? last.content.filter(isRecord) : [];
   const results = blocks.filter((block) => block.type === 'tool_result');
   const isToolResult = last?.role === 'user' && results.length > 0;
-  const lastUser = [...turns].reverse().find((turn) => turn.role === 'user' && !(Array.isArray(turn.content) && turn.content.some((block) => isRecord(block) && block.type === 'tool_result')));
+  const lastUser = [...turns]
+    .reverse()
+    .find(
+      (turn) =>
+        turn.role === 'user' &&
+        !(Array.isArray(turn.content) && turn.content.some((block) => isRecord(block) && block.type === 'tool_result')),
+    );
   return {
     lastRole: isToolResult ? 'tool' : last?.role === 'assistant' ? 'assistant' : 'user',
     lastText: isToolResult ? results.map(toolResultText).join('\n') : messageText(last),
@@ -106,7 +136,9 @@ function anthropicTurnFacts(messages: readonly unknown[]): TurnFacts {
 }
 
 function anthropicControls(body: Record<string, unknown>): GenerationControls {
-  const stop = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((entry): entry is string => typeof entry === 'string') : [];
+  const stop = Array.isArray(body.stop_sequences)
+    ? body.stop_sequences.filter((entry): entry is string => typeof entry === 'string')
+    : [];
   return {
     tools: readTools(body.tools),
     toolChoice: readToolChoice(body.tool_choice),
@@ -158,7 +190,13 @@ export function anthropicMessageBody(plan: CompletionPlan, identity: AnthropicId
     content.push({ type: 'thinking', thinking, signature: signatureOf(identity, thinking) });
   }
   if (plan.contentTokens.length > 0) content.push({ type: 'text', text: plan.contentTokens.join(''), citations: null });
-  for (const call of plan.toolCalls) content.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input: JSON.parse(call.arguments) as unknown });
+  for (const call of plan.toolCalls)
+    content.push({
+      type: 'tool_use',
+      id: toolUseId(call.id),
+      name: call.name,
+      input: JSON.parse(call.arguments) as unknown,
+    });
   return {
     id: identity.id,
     type: 'message',
@@ -186,33 +224,64 @@ export function anthropicStreamEvents(plan: CompletionPlan, identity: AnthropicI
   const events = [
     sse('message_start', {
       message: {
-        id: identity.id, type: 'message', role: 'assistant', model: identity.model, content: [], stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        id: identity.id,
+        type: 'message',
+        role: 'assistant',
+        model: identity.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage.input_tokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 1,
+        },
       },
     }),
     sse('ping', {}),
   ];
   let index = 0;
   if (plan.reasoningTokens.length > 0) {
-    events.push(sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-    for (const token of plan.reasoningTokens) events.push(sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: token } }));
-    events.push(sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: signatureOf(identity, plan.reasoningTokens.join('')) } }));
+    events.push(
+      sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+    );
+    for (const token of plan.reasoningTokens)
+      events.push(sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: token } }));
+    events.push(
+      sse('content_block_delta', {
+        index,
+        delta: { type: 'signature_delta', signature: signatureOf(identity, plan.reasoningTokens.join('')) },
+      }),
+    );
     events.push(sse('content_block_stop', { index }));
     index++;
   }
   if (plan.contentTokens.length > 0) {
     events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-    for (const token of plan.contentTokens) events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: token } }));
+    for (const token of plan.contentTokens)
+      events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: token } }));
     events.push(sse('content_block_stop', { index }));
     index++;
   }
   for (const call of plan.toolCalls) {
-    events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id: toolUseId(call.id), name: call.name, input: {} } }));
-    for (const piece of call.argumentChunks) events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+    events.push(
+      sse('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: toolUseId(call.id), name: call.name, input: {} },
+      }),
+    );
+    for (const piece of call.argumentChunks)
+      events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
     events.push(sse('content_block_stop', { index }));
     index++;
   }
-  events.push(sse('message_delta', { delta: { stop_reason: stopReasonOf(plan), stop_sequence: plan.stopSequence ?? null }, usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details } }));
+  events.push(
+    sse('message_delta', {
+      delta: { stop_reason: stopReasonOf(plan), stop_sequence: plan.stopSequence ?? null },
+      usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details },
+    }),
+  );
   events.push(sse('message_stop', {}));
   return { events, tokenCount: events.length - 1 };
 }

@@ -20,10 +20,15 @@ export const DONE_EVENT = 'data: [DONE]\n\n';
  * of its arguments, the finish chunk; then the usage chunk (`choices: []`) only when
  * `includeUsage`, then `[DONE]`.
  */
-export function chatStreamEvents(plan: CompletionPlan, identity: CompletionIdentity, includeUsage: boolean): ChatStreamEvents {
+export function chatStreamEvents(
+  plan: CompletionPlan,
+  identity: CompletionIdentity,
+  includeUsage: boolean,
+): ChatStreamEvents {
   // Every chunk shares its head; only the choice differs, so build the head once.
-  const head = `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},`
-    + `"model":${JSON.stringify(identity.model)},"choices":[`;
+  const head =
+    `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},` +
+    `"model":${JSON.stringify(identity.model)},"choices":[`;
   const tail = includeUsage ? '],"usage":null}\n\n' : ']}\n\n';
   const reasoningKey = JSON.stringify(identity.reasoningField);
   const events: string[] = [];
@@ -33,16 +38,37 @@ export function chatStreamEvents(plan: CompletionPlan, identity: CompletionIdent
     const chunk = (delta: string, finishReason: string | null, logprobs = 'null'): string =>
       `${head}{"index":${index},"delta":${delta},"logprobs":${logprobs},"finish_reason":${JSON.stringify(finishReason)}}${tail}`;
     const hasCalls = choice.toolCalls.length > 0;
-    events.push(chunk(hasCalls && choice.contentTokens.length === 0 ? '{"role":"assistant","content":null}' : '{"role":"assistant","content":""}', null));
+    events.push(
+      chunk(
+        hasCalls && choice.contentTokens.length === 0
+          ? '{"role":"assistant","content":null}'
+          : '{"role":"assistant","content":""}',
+        null,
+      ),
+    );
     for (const token of choice.reasoningTokens) events.push(chunk(`{${reasoningKey}:${JSON.stringify(token)}}`, null));
     choice.contentTokens.forEach((token, position) => {
       const logprobs = choice.logprobs?.[position];
-      events.push(chunk(`{"content":${JSON.stringify(token)}}`, null, logprobs === undefined ? 'null' : JSON.stringify({ content: [logprobs], refusal: null })));
+      events.push(
+        chunk(
+          `{"content":${JSON.stringify(token)}}`,
+          null,
+          logprobs === undefined ? 'null' : JSON.stringify({ content: [logprobs], refusal: null }),
+        ),
+      );
     });
     choice.toolCalls.forEach((call, callIndex) => {
-      const opening = { index: callIndex, id: openaiCallId(call.id), type: 'function', function: { name: call.name, arguments: '' } };
+      const opening = {
+        index: callIndex,
+        id: openaiCallId(call.id),
+        type: 'function',
+        function: { name: call.name, arguments: '' },
+      };
       events.push(chunk(JSON.stringify({ tool_calls: [opening] }), null));
-      for (const piece of call.argumentChunks) events.push(chunk(JSON.stringify({ tool_calls: [{ index: callIndex, function: { arguments: piece } }] }), null));
+      for (const piece of call.argumentChunks)
+        events.push(
+          chunk(JSON.stringify({ tool_calls: [{ index: callIndex, function: { arguments: piece } }] }), null),
+        );
     });
     lastPaced = events.length - 1;
     events.push(chunk('{}', choice.finishReason));

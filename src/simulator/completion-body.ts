@@ -18,7 +18,13 @@ export interface ChatCompletionBody {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ToolCallBody[]; [reasoningField: string]: unknown };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      refusal: null;
+      tool_calls?: ToolCallBody[];
+      [reasoningField: string]: unknown;
+    };
     logprobs: { content: TokenLogprob[]; refusal: null } | null;
     finish_reason: ChoicePlan['finishReason'];
   }>;
@@ -30,8 +36,16 @@ export function openaiCallId(id: string): string {
   return `call_${id}`;
 }
 
-function choiceBody(choice: ChoicePlan, index: number, identity: CompletionIdentity): ChatCompletionBody['choices'][number] {
-  const calls = choice.toolCalls.map((call): ToolCallBody => ({ id: openaiCallId(call.id), type: 'function', function: { name: call.name, arguments: call.arguments } }));
+function choiceBody(
+  choice: ChoicePlan,
+  index: number,
+  identity: CompletionIdentity,
+): ChatCompletionBody['choices'][number] {
+  const calls = choice.toolCalls.map((call): ToolCallBody => ({
+    id: openaiCallId(call.id),
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
   const message: ChatCompletionBody['choices'][number]['message'] = {
     role: 'assistant',
     // With tool calls and no text, OpenAI sends `content: null` (provider-protocols 2.4).

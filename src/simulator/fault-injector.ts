@@ -52,9 +52,12 @@ export class FaultInjector {
     if (index < (settings.resetFirst ?? 0) || resetDraw < (settings.resetRatio ?? 0)) {
       return { action: 'reset', extraDelayMs };
     }
-    const failure = index < (settings.failFirst?.count ?? 0)
-      ? settings.failFirst
-      : failDraw < (settings.failRatio?.ratio ?? 0) ? settings.failRatio : undefined;
+    const failure =
+      index < (settings.failFirst?.count ?? 0)
+        ? settings.failFirst
+        : failDraw < (settings.failRatio?.ratio ?? 0)
+          ? settings.failRatio
+          : undefined;
     if (failure !== undefined) return failureDecision(failure, extraDelayMs);
     return { action: 'answer', extraDelayMs, cutAfterChunks: settings.cutAfterChunks };
   }

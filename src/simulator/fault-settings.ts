@@ -29,7 +29,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function invalid(param: string, expected: string): SimulatorError {
-  return new SimulatorError(400, `Invalid fault setting '${param}': expected ${expected}.`, { param, code: 'invalid_value' });
+  return new SimulatorError(400, `Invalid fault setting '${param}': expected ${expected}.`, {
+    param,
+    code: 'invalid_value',
+  });
 }
 
 function readCount(value: unknown, param: string): number | undefined {
@@ -52,7 +55,10 @@ function readFailure(value: unknown, param: string): FailureFault | undefined {
     throw invalid(`${param}.status`, 'an HTTP status between 200 and 599');
   }
   const headers = value.headers;
-  if (headers !== undefined && (!isRecord(headers) || Object.values(headers).some((header) => typeof header !== 'string'))) {
+  if (
+    headers !== undefined &&
+    (!isRecord(headers) || Object.values(headers).some((header) => typeof header !== 'string'))
+  ) {
     throw invalid(`${param}.headers`, 'an object of string values');
   }
   return {

@@ -47,15 +47,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** A Gemini `Content` as a `{content: [{type: "text", text}]}` record the simulator's tokenizer reads. */
 function asMessage(content: unknown): unknown {
   const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
-  return { content: parts.filter((part) => isRecord(part) && typeof part.text === 'string').map((part) => ({ type: 'text', text: (part as { text: string }).text })) };
+  return {
+    content: parts
+      .filter((part) => isRecord(part) && typeof part.text === 'string')
+      .map((part) => ({ type: 'text', text: (part as { text: string }).text })),
+  };
 }
 
 export function parseGeminiRequest(model: string, body: unknown): GeminiRequest {
   if (!isRecord(body)) throw invalidRequest('Invalid JSON payload received.');
-  if (!Array.isArray(body.contents) || body.contents.length === 0) throw invalidRequest('* GenerateContentRequest.contents: contents is not specified');
+  if (!Array.isArray(body.contents) || body.contents.length === 0)
+    throw invalidRequest('* GenerateContentRequest.contents: contents is not specified');
   body.contents.forEach((content, index) => {
-    if (!isRecord(content) || (content.role !== undefined && content.role !== 'user' && content.role !== 'model') || !Array.isArray(content.parts)) {
-      throw invalidRequest(`* GenerateContentRequest.contents[${index}]: a content needs parts and the role user or model`);
+    if (
+      !isRecord(content) ||
+      (content.role !== undefined && content.role !== 'user' && content.role !== 'model') ||
+      !Array.isArray(content.parts)
+    ) {
+      throw invalidRequest(
+        `* GenerateContentRequest.contents[${index}]: a content needs parts and the role user or model`,
+      );
     }
   });
   const generation = isRecord(body.generationConfig) ? body.generationConfig : {};
@@ -66,10 +77,16 @@ export function parseGeminiRequest(model: string, body: unknown): GeminiRequest 
   }
   let reasoningTokens = 0;
   if (typeof thinking.thinkingBudget === 'number') {
-    reasoningTokens = thinking.thinkingBudget === -1 ? REASONING_TOKENS_BY_EFFORT.medium : reasoningTokensForBudget(Math.max(0, thinking.thinkingBudget));
+    reasoningTokens =
+      thinking.thinkingBudget === -1
+        ? REASONING_TOKENS_BY_EFFORT.medium
+        : reasoningTokensForBudget(Math.max(0, thinking.thinkingBudget));
   } else if (typeof thinking.thinkingLevel === 'string') {
     const tokens = LEVEL_TOKENS[thinking.thinkingLevel.toUpperCase()];
-    if (tokens === undefined) throw invalidRequest(`Invalid value at 'generation_config.thinking_config.thinking_level' (${thinking.thinkingLevel})`);
+    if (tokens === undefined)
+      throw invalidRequest(
+        `Invalid value at 'generation_config.thinking_config.thinking_level' (${thinking.thinkingLevel})`,
+      );
     reasoningTokens = tokens;
   }
   const system = isRecord(body.systemInstruction) ? [asMessage(body.systemInstruction)] : [];
@@ -85,17 +102,24 @@ export function parseGeminiRequest(model: string, body: unknown): GeminiRequest 
 
 function readTools(value: unknown): OfferedTool[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isRecord).flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : []))
-    .flatMap((declaration) => (isRecord(declaration) && typeof declaration.name === 'string'
-      ? [{ name: declaration.name, parameters: declaration.parametersJsonSchema ?? declaration.parameters }]
-      : []));
+  return value
+    .filter(isRecord)
+    .flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : []))
+    .flatMap((declaration) =>
+      isRecord(declaration) && typeof declaration.name === 'string'
+        ? [{ name: declaration.name, parameters: declaration.parametersJsonSchema ?? declaration.parameters }]
+        : [],
+    );
 }
 
 function readToolChoice(value: unknown): ToolChoice {
   const config = isRecord(value) && isRecord(value.functionCallingConfig) ? value.functionCallingConfig : {};
-  const only = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames.filter((name): name is string => typeof name === 'string') : undefined;
+  const only = Array.isArray(config.allowedFunctionNames)
+    ? config.allowedFunctionNames.filter((name): name is string => typeof name === 'string')
+    : undefined;
   if (config.mode === 'NONE') return { mode: 'none' };
-  if (config.mode === 'ANY' || config.mode === 'VALIDATED') return only === undefined ? { mode: 'required' } : { mode: 'required', only };
+  if (config.mode === 'ANY' || config.mode === 'VALIDATED')
+    return only === undefined ? { mode: 'required' } : { mode: 'required', only };
   return { mode: 'auto' };
 }
 
@@ -108,18 +132,22 @@ function readFormat(generation: Record<string, unknown>): OutputFormat {
 /** A `functionResponse` as text: its lone `result` string, else its JSON. */
 function functionResponseText(part: Record<string, unknown>): string {
   const response = isRecord(part.functionResponse) ? part.functionResponse.response : undefined;
-  if (isRecord(response) && Object.keys(response).length === 1 && typeof response.result === 'string') return response.result;
+  if (isRecord(response) && Object.keys(response).length === 1 && typeof response.result === 'string')
+    return response.result;
   return JSON.stringify(response ?? {});
 }
 
 /** Facts about the end of `contents`: a user turn of `functionResponse` parts is a tool result. */
 function geminiTurnFacts(contents: readonly unknown[]): TurnFacts {
   const turns = contents.filter(isRecord);
-  const partsOf = (turn: Record<string, unknown> | undefined) => (Array.isArray(turn?.parts) ? turn.parts.filter(isRecord) : []);
+  const partsOf = (turn: Record<string, unknown> | undefined) =>
+    Array.isArray(turn?.parts) ? turn.parts.filter(isRecord) : [];
   const last = turns[turns.length - 1];
   const results = partsOf(last).filter((part) => part.functionResponse !== undefined);
   const isToolResult = last?.role !== 'model' && results.length > 0;
-  const lastUser = [...turns].reverse().find((turn) => turn.role !== 'model' && !partsOf(turn).some((part) => part.functionResponse !== undefined));
+  const lastUser = [...turns]
+    .reverse()
+    .find((turn) => turn.role !== 'model' && !partsOf(turn).some((part) => part.functionResponse !== undefined));
   const toolResult = results.map(functionResponseText).join('\n');
   return {
     lastRole: isToolResult ? 'tool' : last?.role === 'model' ? 'assistant' : 'user',
@@ -129,7 +157,11 @@ function geminiTurnFacts(contents: readonly unknown[]): TurnFacts {
   };
 }
 
-function geminiControls(body: Record<string, unknown>, generation: Record<string, unknown>, contents: readonly unknown[]): GenerationControls {
+function geminiControls(
+  body: Record<string, unknown>,
+  generation: Record<string, unknown>,
+  contents: readonly unknown[],
+): GenerationControls {
   const count = generation.candidateCount ?? 1;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_CANDIDATES) {
     throw invalidRequest(`* GenerationConfig.candidate_count: must be from 1 to ${MAX_CANDIDATES}`);
@@ -157,7 +189,10 @@ export interface GeminiIdentity {
 
 function usageOf(plan: CompletionPlan): Record<string, number> {
   const reasoning = plan.choices.reduce((sum, choice) => sum + choice.reasoningTokens.length, 0);
-  const candidates = plan.choices.reduce((sum, choice) => sum + choiceOutputTokens(choice) - choice.reasoningTokens.length, 0);
+  const candidates = plan.choices.reduce(
+    (sum, choice) => sum + choiceOutputTokens(choice) - choice.reasoningTokens.length,
+    0,
+  );
   const usage: Record<string, number> = {
     promptTokenCount: plan.promptTokens,
     candidatesTokenCount: candidates,
@@ -178,17 +213,22 @@ function signatureOf(identity: GeminiIdentity, text: string): string {
 
 /** Function calls come back whole, arguments as an object and without an id (as the Gemini Developer API sends them). */
 function functionCallParts(choice: ChoicePlan): Array<Record<string, unknown>> {
-  return choice.toolCalls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } }));
+  return choice.toolCalls.map((call) => ({
+    functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown },
+  }));
 }
 
 /** The non-streaming `GenerateContentResponse`: one candidate per choice. */
 export function geminiResponseBody(plan: CompletionPlan, identity: GeminiIdentity, includeThoughts: boolean): unknown {
   const candidates = plan.choices.map((choice, index) => {
     const parts: unknown[] = [];
-    if (includeThoughts && choice.reasoningTokens.length > 0) parts.push({ text: choice.reasoningTokens.join(''), thought: true });
+    if (includeThoughts && choice.reasoningTokens.length > 0)
+      parts.push({ text: choice.reasoningTokens.join(''), thought: true });
     if (choice.contentTokens.length > 0) {
       const text = choice.contentTokens.join('');
-      parts.push(choice.reasoningTokens.length > 0 ? { text, thoughtSignature: signatureOf(identity, text) } : { text });
+      parts.push(
+        choice.reasoningTokens.length > 0 ? { text, thoughtSignature: signatureOf(identity, text) } : { text },
+      );
     }
     parts.push(...functionCallParts(choice));
     return { content: { role: 'model', parts }, finishReason: finishReasonOf(choice), index };
@@ -207,23 +247,35 @@ export function geminiResponseBody(plan: CompletionPlan, identity: GeminiIdentit
  * with only its new part; the first carries the prompt count, a candidate's last its
  * finish reason, the very last the full usage. No `[DONE]`.
  */
-export function geminiStreamEvents(plan: CompletionPlan, identity: GeminiIdentity, includeThoughts: boolean): ChatStreamEvents {
+export function geminiStreamEvents(
+  plan: CompletionPlan,
+  identity: GeminiIdentity,
+  includeThoughts: boolean,
+): ChatStreamEvents {
   const events: string[] = [];
   plan.choices.forEach((choice, candidateIndex) => {
     const parts: Array<Record<string, unknown>> = [];
     if (includeThoughts) for (const token of choice.reasoningTokens) parts.push({ text: token, thought: true });
     choice.contentTokens.forEach((token, index) => {
-      parts.push(index === 0 && choice.reasoningTokens.length > 0 ? { text: token, thoughtSignature: signatureOf(identity, token) } : { text: token });
+      parts.push(
+        index === 0 && choice.reasoningTokens.length > 0
+          ? { text: token, thoughtSignature: signatureOf(identity, token) }
+          : { text: token },
+      );
     });
     parts.push(...functionCallParts(choice));
     const last = Math.max(parts.length, 1) - 1;
     for (let index = 0; index <= last; index++) {
       const part = parts[index];
-      const candidate: Record<string, unknown> = { content: { role: 'model', parts: part === undefined ? [] : [part] }, index: candidateIndex };
+      const candidate: Record<string, unknown> = {
+        content: { role: 'model', parts: part === undefined ? [] : [part] },
+        index: candidateIndex,
+      };
       const chunk: Record<string, unknown> = { candidates: [candidate] };
       if (index === last) candidate.finishReason = finishReasonOf(choice);
       if (index === last && candidateIndex === plan.choices.length - 1) chunk.usageMetadata = usageOf(plan);
-      else if (events.length === 0) chunk.usageMetadata = { promptTokenCount: plan.promptTokens, totalTokenCount: plan.promptTokens };
+      else if (events.length === 0)
+        chunk.usageMetadata = { promptTokenCount: plan.promptTokens, totalTokenCount: plan.promptTokens };
       chunk.modelVersion = identity.model;
       chunk.responseId = identity.responseId;
       events.push(`data: ${JSON.stringify(chunk)}\r\n\r\n`);

@@ -21,7 +21,10 @@ export interface ToolChoice {
 }
 
 /** The answer's format: prose, any JSON object, or a value of a JSON schema. */
-export type OutputFormat = { readonly kind: 'text' } | { readonly kind: 'json_object' } | { readonly kind: 'json_schema'; readonly schema: unknown };
+export type OutputFormat =
+  | { readonly kind: 'text' }
+  | { readonly kind: 'json_object' }
+  | { readonly kind: 'json_schema'; readonly schema: unknown };
 
 /** Roles of the last turn as every protocol can express them (a tool result is `tool`). */
 export type TurnRole = 'user' | 'assistant' | 'tool' | 'system';

@@ -1,4 +1,11 @@
-import type { GenerationControls, OfferedTool, OutputFormat, ToolChoice, TurnFacts, TurnRole } from './generation-controls.js';
+import type {
+  GenerationControls,
+  OfferedTool,
+  OutputFormat,
+  ToolChoice,
+  TurnFacts,
+  TurnRole,
+} from './generation-controls.js';
 import { messageText } from './message-text.js';
 import { SimulatorError } from './simulator-error.js';
 
@@ -22,20 +29,30 @@ function readTools(value: unknown): OfferedTool[] {
     if (!isRecord(tool)) throw invalid(`Invalid 'tools[${index}]': expected an object.`, `tools[${index}]`);
     if (tool.type !== 'function') return [];
     const fn = isRecord(tool.function) ? tool.function : {};
-    if (typeof fn.name !== 'string' || fn.name === '') throw invalid(`Missing required parameter: 'tools[${index}].function.name'.`, `tools[${index}].function.name`);
+    if (typeof fn.name !== 'string' || fn.name === '')
+      throw invalid(`Missing required parameter: 'tools[${index}].function.name'.`, `tools[${index}].function.name`);
     return [{ name: fn.name, parameters: fn.parameters }];
   });
 }
 
 function readToolChoice(value: unknown): ToolChoice {
   if (value === 'none' || value === 'required' || value === 'auto') return { mode: value };
-  if (isRecord(value) && value.type === 'function' && isRecord(value.function) && typeof value.function.name === 'string') {
+  if (
+    isRecord(value) &&
+    value.type === 'function' &&
+    isRecord(value.function) &&
+    typeof value.function.name === 'string'
+  ) {
     return { mode: 'required', only: [value.function.name] };
   }
   if (isRecord(value) && value.type === 'allowed_tools' && isRecord(value.allowed_tools)) {
     const allowed = value.allowed_tools;
     const names = Array.isArray(allowed.tools)
-      ? allowed.tools.flatMap((tool) => (isRecord(tool) && isRecord(tool.function) && typeof tool.function.name === 'string' ? [tool.function.name] : []))
+      ? allowed.tools.flatMap((tool) =>
+          isRecord(tool) && isRecord(tool.function) && typeof tool.function.name === 'string'
+            ? [tool.function.name]
+            : [],
+        )
       : [];
     return { mode: allowed.mode === 'required' ? 'required' : 'auto', only: names };
   }
@@ -81,7 +98,8 @@ function roleOf(message: unknown): TurnRole {
 export function openaiTurnFacts(messages: readonly unknown[]): TurnFacts {
   const lastRole = messages.length === 0 ? 'user' : roleOf(messages[messages.length - 1]);
   const results: string[] = [];
-  for (let index = messages.length - 1; index >= 0 && roleOf(messages[index]) === 'tool'; index--) results.unshift(messageText(messages[index]));
+  for (let index = messages.length - 1; index >= 0 && roleOf(messages[index]) === 'tool'; index--)
+    results.unshift(messageText(messages[index]));
   const lastUser = [...messages].reverse().find((message) => roleOf(message) === 'user');
   return {
     lastRole,
@@ -96,14 +114,15 @@ export function openaiControls(request: unknown, messages: readonly unknown[]): 
   const body = isRecord(request) ? request : {};
   const logprobs = body.logprobs === true;
   const top = readInteger(body, 'top_logprobs', 0, MAX_TOP_LOGPROBS);
-  if (top !== undefined && !logprobs) throw invalid("Invalid 'top_logprobs': 'logprobs' must be true to use it.", 'top_logprobs');
+  if (top !== undefined && !logprobs)
+    throw invalid("Invalid 'top_logprobs': 'logprobs' must be true to use it.", 'top_logprobs');
   return {
     tools: readTools(body.tools),
     toolChoice: readToolChoice(body.tool_choice),
     choiceCount: readInteger(body, 'n', 1, MAX_CHOICES) ?? 1,
     stop: readStop(body.stop),
     format: readFormat(body.response_format),
-    topLogprobs: logprobs ? top ?? 0 : undefined,
+    topLogprobs: logprobs ? (top ?? 0) : undefined,
     turn: openaiTurnFacts(messages),
   };
 }

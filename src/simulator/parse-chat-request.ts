@@ -26,7 +26,10 @@ function invalid(message: string, param: string, code: string | null = 'invalid_
   return new SimulatorError(400, message, { param, code });
 }
 
-function readMaxTokens(body: Record<string, unknown>, field: 'max_completion_tokens' | 'max_tokens'): number | undefined {
+function readMaxTokens(
+  body: Record<string, unknown>,
+  field: 'max_completion_tokens' | 'max_tokens',
+): number | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -38,9 +41,10 @@ function readMaxTokens(body: Record<string, unknown>, field: 'max_completion_tok
 function readReasoningEffort(body: Record<string, unknown>): ReasoningEffort | undefined {
   // OpenAI spells it `reasoning_effort`; OpenRouter and Ollama also accept `reasoning: {effort}`.
   const nested = isRecord(body.reasoning) ? body.reasoning.effort : undefined;
-  const [param, value] = body.reasoning_effort !== undefined && body.reasoning_effort !== null
-    ? ['reasoning_effort', body.reasoning_effort]
-    : ['reasoning.effort', nested];
+  const [param, value] =
+    body.reasoning_effort !== undefined && body.reasoning_effort !== null
+      ? ['reasoning_effort', body.reasoning_effort]
+      : ['reasoning.effort', nested];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || !REASONING_EFFORTS.has(value)) {
     throw invalid(`Invalid '${param}': expected one of ${[...REASONING_EFFORTS].join(', ')}.`, param);
@@ -52,10 +56,18 @@ function readReasoningEffort(body: Record<string, unknown>): ReasoningEffort | u
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isRecord(body)) throw invalid('The request body must be a JSON object.', 'body', null);
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    throw invalid("'messages' must be a non-empty array.", 'messages', body.messages === undefined ? 'missing_required_parameter' : 'invalid_value');
+    throw invalid(
+      "'messages' must be a non-empty array.",
+      'messages',
+      body.messages === undefined ? 'missing_required_parameter' : 'invalid_value',
+    );
   }
   if (typeof body.model !== 'string' || body.model === '') {
-    throw invalid("'model' must be a non-empty string.", 'model', body.model === undefined ? 'missing_required_parameter' : 'invalid_value');
+    throw invalid(
+      "'model' must be a non-empty string.",
+      'model',
+      body.model === undefined ? 'missing_required_parameter' : 'invalid_value',
+    );
   }
   const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
   return {

@@ -29,7 +29,10 @@ test('answers are 12 to 48 tokens, chosen by the prompt, and end with stop', () 
 });
 
 test('the model name is part of the seed', () => {
-  assert.notDeepEqual(planCompletion(request()).contentTokens, planCompletion(request({ model: 'other' })).contentTokens);
+  assert.notDeepEqual(
+    planCompletion(request()).contentTokens,
+    planCompletion(request({ model: 'other' })).contentTokens,
+  );
 });
 
 test('reasoning length follows the effort and does not change the answer', () => {
@@ -39,7 +42,15 @@ test('reasoning length follows the effort and does not change the answer', () =>
     assert.equal(plan.reasoningTokens.length, REASONING_TOKENS_BY_EFFORT[effort]);
     assert.deepEqual(plan.contentTokens, plain.contentTokens);
   }
-  assert.deepEqual(REASONING_TOKENS_BY_EFFORT, { none: 0, minimal: 8, low: 16, medium: 48, high: 128, xhigh: 256, max: 512 });
+  assert.deepEqual(REASONING_TOKENS_BY_EFFORT, {
+    none: 0,
+    minimal: 8,
+    low: 16,
+    medium: 48,
+    high: 128,
+    xhigh: 256,
+    max: 512,
+  });
   assert.deepEqual(planCompletion(request({ reasoningEffort: 'none' })).reasoningTokens, []);
 });
 
@@ -76,7 +87,19 @@ test('a stop sequence inside a token cuts that token; the earliest of several wi
 test('tool arguments are always an object and fit the schema', () => {
   const tools = [
     { name: 'scalar', parameters: { type: 'string' } },
-    { name: 'nested', parameters: { type: 'object', properties: { files: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, mode: { const: 'r' } } } } }, required: ['files'] } },
+    {
+      name: 'nested',
+      parameters: {
+        type: 'object',
+        properties: {
+          files: {
+            type: 'array',
+            items: { type: 'object', properties: { path: { type: 'string' }, mode: { const: 'r' } } },
+          },
+        },
+        required: ['files'],
+      },
+    },
   ];
   for (const tool of tools) {
     const plan = planCompletion(request(), { ...DEFAULT_CONTROLS, tools: [tool], toolChoice: { mode: 'required' } });
@@ -86,8 +109,14 @@ test('tool arguments are always an object and fit the schema', () => {
     const value = JSON.parse(call?.arguments ?? '') as unknown;
     assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value));
   }
-  const nested = planCompletion(request(), { ...DEFAULT_CONTROLS, tools: [tools[1] as (typeof tools)[number]], toolChoice: { mode: 'required' } });
-  const files = (JSON.parse(nested.toolCalls[0]?.arguments ?? '{}') as { files: Array<{ path: unknown; mode: unknown }> }).files;
+  const nested = planCompletion(request(), {
+    ...DEFAULT_CONTROLS,
+    tools: [tools[1] as (typeof tools)[number]],
+    toolChoice: { mode: 'required' },
+  });
+  const files = (
+    JSON.parse(nested.toolCalls[0]?.arguments ?? '{}') as { files: Array<{ path: unknown; mode: unknown }> }
+  ).files;
   assert.equal(files.length, 1);
   assert.equal(typeof files[0]?.path, 'string');
   assert.equal(files[0]?.mode, 'r');

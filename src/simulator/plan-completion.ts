@@ -69,8 +69,11 @@ export function requestSeed(request: Pick<ChatRequest, 'model' | 'messages'>): n
 
 /** Output tokens of a choice: reasoning, answer, and one per streamed piece of tool arguments. */
 export function choiceOutputTokens(choice: ChoicePlan): number {
-  return choice.reasoningTokens.length + choice.contentTokens.length
-    + choice.toolCalls.reduce((sum, call) => sum + call.argumentChunks.length, 0);
+  return (
+    choice.reasoningTokens.length +
+    choice.contentTokens.length +
+    choice.toolCalls.reduce((sum, call) => sum + call.argumentChunks.length, 0)
+  );
 }
 
 /** Seed of choice `index`: the request's for the first, a distinct one for each other. */
@@ -79,7 +82,10 @@ function choiceSeed(seed: number, index: number): number {
 }
 
 /** Cuts the tokens before the earliest stop sequence; undefined when none occurs. */
-function cutAtStop(tokens: readonly string[], stop: readonly string[]): { tokens: string[]; sequence: string } | undefined {
+function cutAtStop(
+  tokens: readonly string[],
+  stop: readonly string[],
+): { tokens: string[]; sequence: string } | undefined {
   const text = tokens.join('');
   let earliest: { at: number; sequence: string } | undefined;
   for (const sequence of stop) {
@@ -102,7 +108,9 @@ function defaultDecision(callable: readonly OfferedTool[], controls: GenerationC
   const first = callable[0];
   if (first === undefined) return undefined;
   const mustCall = controls.toolChoice.mode === 'required';
-  return mustCall || controls.turn.lastRole !== 'tool' ? { kind: 'call', tool: first, arguments: undefined } : undefined;
+  return mustCall || controls.turn.lastRole !== 'tool'
+    ? { kind: 'call', tool: first, arguments: undefined }
+    : undefined;
 }
 
 /** The answer's text tokens before the cap: scripted text, a JSON value, or seeded prose. */
@@ -110,32 +118,56 @@ function answerTokens(decision: ScriptDecision | undefined, controls: Generation
   if (decision?.kind === 'answer') return splitTokens(decision.text);
   const wanted = MIN_ANSWER_TOKENS + (seed % (MAX_ANSWER_TOKENS - MIN_ANSWER_TOKENS + 1));
   const format = controls.format;
-  if (format.kind === 'json_object') return splitTokens(JSON.stringify({ answer: new DeterministicText(seed).tokens(wanted).join('') }));
-  if (format.kind === 'json_schema') return splitTokens(JSON.stringify(schemaValue(format.schema, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0))));
+  if (format.kind === 'json_object')
+    return splitTokens(JSON.stringify({ answer: new DeterministicText(seed).tokens(wanted).join('') }));
+  if (format.kind === 'json_schema')
+    return splitTokens(JSON.stringify(schemaValue(format.schema, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0))));
   return new DeterministicText(seed).tokens(wanted);
 }
 
-function planChoice(request: PlanRequest, controls: GenerationControls, seed: number, index: number, decision: ScriptDecision | undefined): ChoicePlan {
+function planChoice(
+  request: PlanRequest,
+  controls: GenerationControls,
+  seed: number,
+  index: number,
+  decision: ScriptDecision | undefined,
+): ChoicePlan {
   const cap = request.maxTokens ?? Number.POSITIVE_INFINITY;
-  const wantedReasoning = request.reasoningTokens
-    ?? (request.reasoningEffort === undefined ? 0 : REASONING_TOKENS_BY_EFFORT[request.reasoningEffort]);
+  const wantedReasoning =
+    request.reasoningTokens ??
+    (request.reasoningEffort === undefined ? 0 : REASONING_TOKENS_BY_EFFORT[request.reasoningEffort]);
   const reasoningCount = Math.min(wantedReasoning, cap);
-  const reasoningTokens = reasoningCount === 0
-    ? []
-    : new DeterministicText((seed ^ REASONING_SEED_SALT) >>> 0).tokens(wantedReasoning).slice(0, reasoningCount);
+  const reasoningTokens =
+    reasoningCount === 0
+      ? []
+      : new DeterministicText((seed ^ REASONING_SEED_SALT) >>> 0).tokens(wantedReasoning).slice(0, reasoningCount);
 
   if (decision?.kind === 'call') {
-    const value = decision.arguments ?? schemaValue(decision.tool.parameters, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0));
+    const value =
+      decision.arguments ?? schemaValue(decision.tool.parameters, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0));
     // Arguments are an object in every protocol (Anthropic `input`, Gemini `args`), whatever the schema says.
     const text = JSON.stringify(typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {});
-    const call = { id: `sim${fnv1aHash(`${seed}:call:${index}`).toString(16)}`, name: decision.tool.name, arguments: text, argumentChunks: splitArguments(text) };
-    return { reasoningTokens, contentTokens: [], toolCalls: [call], finishReason: 'tool_calls', stopSequence: undefined, logprobs: undefined };
+    const call = {
+      id: `sim${fnv1aHash(`${seed}:call:${index}`).toString(16)}`,
+      name: decision.tool.name,
+      arguments: text,
+      argumentChunks: splitArguments(text),
+    };
+    return {
+      reasoningTokens,
+      contentTokens: [],
+      toolCalls: [call],
+      finishReason: 'tool_calls',
+      stopSequence: undefined,
+      logprobs: undefined,
+    };
   }
 
   const wanted = answerTokens(decision, controls, seed);
   const answerCount = Math.min(wanted.length, cap - reasoningCount);
   let contentTokens = wanted.slice(0, answerCount);
-  let finishReason: ChoicePlan['finishReason'] = reasoningCount < wantedReasoning || answerCount < wanted.length ? 'length' : 'stop';
+  let finishReason: ChoicePlan['finishReason'] =
+    reasoningCount < wantedReasoning || answerCount < wanted.length ? 'length' : 'stop';
   const cut = cutAtStop(contentTokens, controls.stop);
   if (cut !== undefined) {
     contentTokens = cut.tokens;
@@ -158,7 +190,11 @@ function planChoice(request: PlanRequest, controls: GenerationControls, seed: nu
  * is prose, or JSON for a JSON output format. Reasoning comes first and, as with OpenAI's
  * `max_completion_tokens`, shares the cap with the answer; stop sequences cut the answer.
  */
-export function planCompletion(request: PlanRequest, controls: GenerationControls = DEFAULT_CONTROLS, script: readonly ScriptRule[] = []): CompletionPlan {
+export function planCompletion(
+  request: PlanRequest,
+  controls: GenerationControls = DEFAULT_CONTROLS,
+  script: readonly ScriptRule[] = [],
+): CompletionPlan {
   const seed = requestSeed(request);
   const callable = callableTools(controls);
   const decision = decideByScript(script, callable, controls.turn) ?? defaultDecision(callable, controls);

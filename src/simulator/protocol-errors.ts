@@ -5,15 +5,28 @@ export type SimulatedProtocol = 'openai' | 'anthropic' | 'gemini';
 
 /** Anthropic `error.type` by status (provider-protocols 4.6). */
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<number, string>> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
-  504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
 
 /** Google RPC status by HTTP status (provider-protocols 5.6). */
 const GOOGLE_STATUSES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 
 export function anthropicErrorType(status: number): string {
@@ -31,9 +44,14 @@ export function googleStatus(status: number): string {
  */
 export function errorBody(protocol: SimulatedProtocol, error: SimulatorError, requestId: string): unknown {
   if (protocol === 'anthropic') {
-    return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message }, request_id: requestId };
+    return {
+      type: 'error',
+      error: { type: anthropicErrorType(error.status), message: error.message },
+      request_id: requestId,
+    };
   }
-  if (protocol === 'gemini') return { error: { code: error.status, message: error.message, status: googleStatus(error.status) } };
+  if (protocol === 'gemini')
+    return { error: { code: error.status, message: error.message, status: googleStatus(error.status) } };
   return error.toBody();
 }
 

@@ -9,13 +9,16 @@ test('runSimulator starts a node from flags, prints its URL and stops on abort',
   const listening = new Promise<string>((resolve) => {
     printed = resolve;
   });
-  const running = runSimulator(['--port', '0', '--host', '127.0.0.1', '--reasoning-field', 'reasoning', '--first-byte-ms', '0'], {
-    signal: aborter.signal,
-    print: (line) => {
-      lines.push(line);
-      printed(line);
+  const running = runSimulator(
+    ['--port', '0', '--host', '127.0.0.1', '--reasoning-field', 'reasoning', '--first-byte-ms', '0'],
+    {
+      signal: aborter.signal,
+      print: (line) => {
+        lines.push(line);
+        printed(line);
+      },
     },
-  });
+  );
   const line = await listening;
   const match = /^simulated node listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line);
   assert.ok(match, line);

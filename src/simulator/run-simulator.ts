@@ -11,8 +11,9 @@ export interface RunSimulatorOptions {
 }
 
 /** `switchyard simulate`'s usage line (also its `--help`). */
-export const SIMULATE_USAGE = 'usage: switchyard simulate [--port N] [--host H] [--first-byte-ms N] [--tokens-per-second N]'
-  + ' [--reasoning-field reasoning_content|reasoning] [--context-length N] [--seed N]';
+export const SIMULATE_USAGE =
+  'usage: switchyard simulate [--port N] [--host H] [--first-byte-ms N] [--tokens-per-second N]' +
+  ' [--reasoning-field reasoning_content|reasoning] [--context-length N] [--seed N]';
 
 function readNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

@@ -30,13 +30,16 @@ export function schemaValue(schema: unknown, random: RandomSource, depth = 0): u
   if (depth > MAX_DEPTH) return null;
   if (!isRecord(schema)) return word(random);
   if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[Math.floor(random() * schema.enum.length)];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return schema.enum[Math.floor(random() * schema.enum.length)];
   const variants = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (variants !== undefined && variants.length > 0) return schemaValue(variants[0], random, depth + 1);
   switch (typeOf(schema)) {
     case 'object': {
       const properties = isRecord(schema.properties) ? schema.properties : {};
-      const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : Object.keys(properties);
+      const required = Array.isArray(schema.required)
+        ? schema.required.filter((name): name is string => typeof name === 'string')
+        : Object.keys(properties);
       const value: Record<string, unknown> = {};
       for (const name of required) value[name] = schemaValue(properties[name], random, depth + 1);
       return value;

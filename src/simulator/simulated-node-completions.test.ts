@@ -43,7 +43,11 @@ test('the same request gives byte-identical content', TIMEOUT, async (t) => {
 
 test('a JSON completion has the OpenAI shape and exact usage', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t);
-  const response = await client.post('/chat/completions', { model: 'sim-a', messages: MESSAGES, reasoning_effort: 'low' });
+  const response = await client.post('/chat/completions', {
+    model: 'sim-a',
+    messages: MESSAGES,
+    reasoning_effort: 'low',
+  });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('content-type'), 'application/json');
   assert.equal(Number(response.headers.get('content-length')), Buffer.byteLength(response.text));
@@ -82,7 +86,11 @@ test('reasoning length follows reasoning_effort or reasoning.effort; none withou
   ];
   for (const [extra, expected] of cases) {
     const completion = asCompletion((await client.chat({ model: 'm', messages: MESSAGES, ...extra })).json);
-    assert.equal(countTokens(String(completion.choices[0]?.message.reasoning_content)), expected, JSON.stringify(extra));
+    assert.equal(
+      countTokens(String(completion.choices[0]?.message.reasoning_content)),
+      expected,
+      JSON.stringify(extra),
+    );
     assert.equal(completion.usage.completion_tokens_details.reasoning_tokens, expected);
   }
   const plain = asCompletion((await client.chat({ model: 'm', messages: MESSAGES })).json);
@@ -98,7 +106,17 @@ test('max_tokens and max_completion_tokens cap the answer with finish_reason len
   assert.equal(capped.usage.completion_tokens, 5);
 
   // The cap is hit while reasoning: no visible content at all.
-  const inReasoning = asCompletion((await client.chat({ model: 'm', messages: MESSAGES, max_completion_tokens: 10, max_tokens: 1000, reasoning_effort: 'low' })).json);
+  const inReasoning = asCompletion(
+    (
+      await client.chat({
+        model: 'm',
+        messages: MESSAGES,
+        max_completion_tokens: 10,
+        max_tokens: 1000,
+        reasoning_effort: 'low',
+      })
+    ).json,
+  );
   assert.equal(inReasoning.choices[0]?.finish_reason, 'length');
   assert.equal(inReasoning.choices[0]?.message.content, '');
   assert.equal(countTokens(String(inReasoning.choices[0]?.message.reasoning_content)), 10);
@@ -111,7 +129,9 @@ test('max_tokens and max_completion_tokens cap the answer with finish_reason len
 
 test("reasoningField 'reasoning' puts the text under message.reasoning", TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t, { reasoningField: 'reasoning' });
-  const completion = asCompletion((await client.chat({ model: 'm', messages: MESSAGES, reasoning_effort: 'low' })).json);
+  const completion = asCompletion(
+    (await client.chat({ model: 'm', messages: MESSAGES, reasoning_effort: 'low' })).json,
+  );
   const message = completion.choices[0]?.message ?? {};
   assert.equal(countTokens(String(message.reasoning)), 16);
   assert.equal('reasoning_content' in message, false);
@@ -140,9 +160,15 @@ test('bad requests get 400 with an OpenAI error body', TIMEOUT, async (t) => {
 
 test('prompts over contextLength get 400 context_length_exceeded', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t, { contextLength: 20 });
-  const fits = await client.post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'short question' }] });
+  const fits = await client.post('/chat/completions', {
+    model: 'm',
+    messages: [{ role: 'user', content: 'short question' }],
+  });
   assert.equal(fits.status, 200);
-  const response = await client.post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'word '.repeat(30) }] });
+  const response = await client.post('/chat/completions', {
+    model: 'm',
+    messages: [{ role: 'user', content: 'word '.repeat(30) }],
+  });
   assert.equal(response.status, 400);
   const error = (JSON.parse(response.text) as { error: Record<string, unknown> }).error;
   assert.equal(error.code, 'context_length_exceeded');
@@ -157,7 +183,10 @@ test('GET /v1/models lists "simulated" and the models seen', TIMEOUT, async (t) 
   assert.equal(response.status, 200);
   const list = JSON.parse(response.text) as { object: string; data: Array<{ id: string; object: string }> };
   assert.equal(list.object, 'list');
-  assert.deepEqual(list.data.map((model) => model.id), ['simulated', 'qwen-sim']);
+  assert.deepEqual(
+    list.data.map((model) => model.id),
+    ['simulated', 'qwen-sim'],
+  );
   assert.ok(list.data.every((model) => model.object === 'model'));
 });
 
@@ -177,7 +206,10 @@ test('any path ending in /chat/completions is served; others are 404', TIMEOUT, 
 test('the official openai SDK reads JSON and streamed answers', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t);
   const openai = new OpenAI({ baseURL: client.baseUrl, apiKey: 'sk-simulated', maxRetries: 0 });
-  const completion = await openai.chat.completions.create({ model: 'sdk-model', messages: [{ role: 'user', content: 'Hi' }] });
+  const completion = await openai.chat.completions.create({
+    model: 'sdk-model',
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   assert.equal(completion.model, 'sdk-model');
   assert.equal(completion._request_id, 'sim-1');
 

@@ -33,7 +33,12 @@ test('GET /_simulator/stats reports traffic with credentials redacted', TIMEOUT,
   const response = await client.get('/_simulator/stats');
   assert.equal(response.status, 200);
   assert.doesNotMatch(response.text, /sk-secret/);
-  const stats = JSON.parse(response.text) as { requests: number; inFlight: number; maxInFlight: number; lastRequest: { headers: Record<string, string>; body: unknown; path: string } };
+  const stats = JSON.parse(response.text) as {
+    requests: number;
+    inFlight: number;
+    maxInFlight: number;
+    lastRequest: { headers: Record<string, string>; body: unknown; path: string };
+  };
   assert.equal(stats.requests, 1);
   assert.equal(stats.inFlight, 0);
   assert.equal(stats.maxInFlight, 1);

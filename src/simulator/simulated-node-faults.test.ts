@@ -38,7 +38,9 @@ test('failFirst answers N failures with status and body, then succeeds', TIMEOUT
 });
 
 test('a string failure body is sent verbatim as text/plain', TIMEOUT, async (t) => {
-  const client = await SimulatorClient.start(t, { faults: { failFirst: { count: 1, status: 502, body: '<html>Bad Gateway</html>' } } });
+  const client = await SimulatorClient.start(t, {
+    faults: { failFirst: { count: 1, status: 502, body: '<html>Bad Gateway</html>' } },
+  });
   const response = await client.post('/chat/completions', BODY);
   assert.equal(response.status, 502);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
@@ -69,7 +71,10 @@ test('resetFirst destroys the connection without an answer, then requests succee
 
 test('resetFirst and failFirst count from the same request index', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t, { faults: { resetFirst: 1, failFirst: { count: 2, status: 500 } } });
-  assert.deepEqual([await statusOrError(client), await statusOrError(client), await statusOrError(client)], ['error', 500, 200]);
+  assert.deepEqual(
+    [await statusOrError(client), await statusOrError(client), await statusOrError(client)],
+    ['error', 500, 200],
+  );
 });
 
 test('cutAfterChunks ends the stream after K events without [DONE]', TIMEOUT, async (t) => {
@@ -110,7 +115,10 @@ test('firstByteMs plus firstByteDelayMs delay the first byte, errors included', 
   assert.ok(performance.now() - started >= 140, 'error delayed');
 
   started = performance.now();
-  const response = await fetch(client.url('/chat/completions'), { method: 'POST', body: JSON.stringify({ ...BODY, stream: true }) });
+  const response = await fetch(client.url('/chat/completions'), {
+    method: 'POST',
+    body: JSON.stringify({ ...BODY, stream: true }),
+  });
   assert.ok(performance.now() - started >= 140, 'stream headers delayed');
   await response.text();
 });
@@ -123,7 +131,10 @@ test('maxInFlight counts concurrent requests; inFlight returns to 0', TIMEOUT, a
   const responses = await Promise.all(requests);
   assert.ok(responses.every((response) => response.status === 200));
   await waitFor(() => client.node.stats().inFlight === 0, 1000, { everyMs: 5 });
-  assert.deepEqual({ ...client.node.stats(), lastRequest: undefined }, { requests: 6, inFlight: 0, maxInFlight: 6, lastRequest: undefined });
+  assert.deepEqual(
+    { ...client.node.stats(), lastRequest: undefined },
+    { requests: 6, inFlight: 0, maxInFlight: 6, lastRequest: undefined },
+  );
 });
 
 test('setFaults rejects invalid settings', () => {

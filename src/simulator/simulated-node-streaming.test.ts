@@ -28,52 +28,65 @@ function parseChunks(data: string[]): Chunk[] {
   return data.slice(0, -1).map((payload) => JSON.parse(payload) as Chunk);
 }
 
-test('stream order: role, reasoning deltas, content deltas, finish, usage, [DONE]; usage is exact', TIMEOUT, async (t) => {
-  const client = await SimulatorClient.start(t);
-  const streamed = await client.chatStream({ model: 'm', messages: MESSAGES, reasoning_effort: 'low', stream_options: { include_usage: true } });
-  assert.equal(streamed.status, 200);
-  assert.equal(streamed.failure, undefined);
-  const chunks = parseChunks(streamed.data);
+test(
+  'stream order: role, reasoning deltas, content deltas, finish, usage, [DONE]; usage is exact',
+  TIMEOUT,
+  async (t) => {
+    const client = await SimulatorClient.start(t);
+    const streamed = await client.chatStream({
+      model: 'm',
+      messages: MESSAGES,
+      reasoning_effort: 'low',
+      stream_options: { include_usage: true },
+    });
+    assert.equal(streamed.status, 200);
+    assert.equal(streamed.failure, undefined);
+    const chunks = parseChunks(streamed.data);
 
-  const [roleChunk, ...rest] = chunks;
-  assert.deepEqual(roleChunk?.choices[0]?.delta, { role: 'assistant', content: '' });
-  const usageChunk = rest.pop();
-  const finishChunk = rest.pop();
-  assert.deepEqual(usageChunk?.choices, []);
-  assert.deepEqual(finishChunk?.choices[0]?.delta, {});
-  assert.equal(finishChunk?.choices[0]?.finish_reason, 'stop');
+    const [roleChunk, ...rest] = chunks;
+    assert.deepEqual(roleChunk?.choices[0]?.delta, { role: 'assistant', content: '' });
+    const usageChunk = rest.pop();
+    const finishChunk = rest.pop();
+    assert.deepEqual(usageChunk?.choices, []);
+    assert.deepEqual(finishChunk?.choices[0]?.delta, {});
+    assert.equal(finishChunk?.choices[0]?.finish_reason, 'stop');
 
-  // Every token chunk carries exactly one token: reasoning first, then content, never mixed.
-  const kinds = rest.map((chunk) => Object.keys(chunk.choices[0]?.delta ?? {}).join(','));
-  const firstContent = kinds.indexOf('content');
-  assert.ok(firstContent > 0);
-  assert.ok(kinds.slice(0, firstContent).every((kind) => kind === 'reasoning_content'));
-  assert.ok(kinds.slice(firstContent).every((kind) => kind === 'content'));
-  const tokens = rest.map((chunk) => String(Object.values(chunk.choices[0]?.delta ?? {})[0]));
-  tokens.forEach((token) => assert.equal(countTokens(token), 1));
-  assert.ok(rest.every((chunk) => chunk.choices[0]?.finish_reason === null));
+    // Every token chunk carries exactly one token: reasoning first, then content, never mixed.
+    const kinds = rest.map((chunk) => Object.keys(chunk.choices[0]?.delta ?? {}).join(','));
+    const firstContent = kinds.indexOf('content');
+    assert.ok(firstContent > 0);
+    assert.ok(kinds.slice(0, firstContent).every((kind) => kind === 'reasoning_content'));
+    assert.ok(kinds.slice(firstContent).every((kind) => kind === 'content'));
+    const tokens = rest.map((chunk) => String(Object.values(chunk.choices[0]?.delta ?? {})[0]));
+    tokens.forEach((token) => assert.equal(countTokens(token), 1));
+    assert.ok(rest.every((chunk) => chunk.choices[0]?.finish_reason === null));
 
-  const reasoning = tokens.slice(0, firstContent).join('');
-  const content = tokens.slice(firstContent).join('');
-  assert.equal(countTokens(reasoning), 16);
-  assert.deepEqual(usageChunk?.usage, {
-    prompt_tokens: countPromptTokens(MESSAGES),
-    completion_tokens: countTokens(reasoning) + countTokens(content),
-    total_tokens: countPromptTokens(MESSAGES) + countTokens(reasoning) + countTokens(content),
-    prompt_tokens_details: { cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: countTokens(reasoning) },
-  });
+    const reasoning = tokens.slice(0, firstContent).join('');
+    const content = tokens.slice(firstContent).join('');
+    assert.equal(countTokens(reasoning), 16);
+    assert.deepEqual(usageChunk?.usage, {
+      prompt_tokens: countPromptTokens(MESSAGES),
+      completion_tokens: countTokens(reasoning) + countTokens(content),
+      total_tokens: countPromptTokens(MESSAGES) + countTokens(reasoning) + countTokens(content),
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: countTokens(reasoning) },
+    });
 
-  // Shared fields, and `usage: null` on every chunk but the last when include_usage is on.
-  assert.ok(chunks.every((chunk) => chunk.id === roleChunk?.id && chunk.created === roleChunk.created && chunk.model === 'm'));
-  assert.ok(chunks.every((chunk) => chunk.object === 'chat.completion.chunk'));
-  assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null));
+    // Shared fields, and `usage: null` on every chunk but the last when include_usage is on.
+    assert.ok(
+      chunks.every((chunk) => chunk.id === roleChunk?.id && chunk.created === roleChunk.created && chunk.model === 'm'),
+    );
+    assert.ok(chunks.every((chunk) => chunk.object === 'chat.completion.chunk'));
+    assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null));
 
-  // The streamed text is the JSON answer's text.
-  const json = (await client.chat({ model: 'm', messages: MESSAGES, reasoning_effort: 'low' })).json as { choices: Array<{ message: Record<string, unknown> }> };
-  assert.equal(json.choices[0]?.message.content, content);
-  assert.equal(json.choices[0]?.message.reasoning_content, reasoning);
-});
+    // The streamed text is the JSON answer's text.
+    const json = (await client.chat({ model: 'm', messages: MESSAGES, reasoning_effort: 'low' })).json as {
+      choices: Array<{ message: Record<string, unknown> }>;
+    };
+    assert.equal(json.choices[0]?.message.content, content);
+    assert.equal(json.choices[0]?.message.reasoning_content, reasoning);
+  },
+);
 
 test('no usage chunk without stream_options.include_usage', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t);

@@ -9,12 +9,23 @@ const TIMEOUT = { timeout: 5000 };
 const ASK = [{ role: 'user', content: 'Where is the parcel?' }];
 const TRACK = {
   name: 'track_parcel',
-  parameters: { type: 'object', properties: { id: { type: 'string' }, express: { type: 'boolean' }, tries: { type: 'integer' } }, required: ['id', 'express'] },
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string' }, express: { type: 'boolean' }, tries: { type: 'integer' } },
+    required: ['id', 'express'],
+  },
 };
-const OPENAI_TOOLS = [{ type: 'function', function: { name: 'noop', parameters: { type: 'object', properties: {} } } }, { type: 'function', function: TRACK }];
+const OPENAI_TOOLS = [
+  { type: 'function', function: { name: 'noop', parameters: { type: 'object', properties: {} } } },
+  { type: 'function', function: TRACK },
+];
 
 /** The parts of the wire bodies these tests read. */
-interface ToolCall { id: string; type: string; function: { name: string; arguments: string } }
+interface ToolCall {
+  id: string;
+  type: string;
+  function: { name: string; arguments: string };
+}
 interface Completion {
   choices: Array<{
     index: number;
@@ -38,8 +49,13 @@ interface AnthropicEvent {
   content_block?: { type: string; id?: string };
   delta?: { type?: string; partial_json?: string; stop_reason?: string };
 }
-interface GeminiPart { text?: string; functionCall?: { name: string; args: Record<string, unknown> } }
-interface GeminiResponse { candidates: Array<{ index: number; content: { parts: GeminiPart[] } }> }
+interface GeminiPart {
+  text?: string;
+  functionCall?: { name: string; args: Record<string, unknown> };
+}
+interface GeminiResponse {
+  candidates: Array<{ index: number; content: { parts: GeminiPart[] } }>;
+}
 
 function completion(json: Record<string, unknown>): Completion {
   return json as unknown as Completion;
@@ -51,37 +67,73 @@ function firstCall(json: Record<string, unknown>): ToolCall {
   return call;
 }
 
-test('openai: tool_choice naming a function calls it with arguments from its schema; auto after a tool result answers', TIMEOUT, async (t) => {
-  const client = await SimulatorClient.start(t);
-  const { json } = await client.chat({ model: 'm', messages: ASK, tools: OPENAI_TOOLS, tool_choice: { type: 'function', function: { name: 'track_parcel' } } });
-  const choice = completion(json).choices[0];
-  assert.equal(choice?.finish_reason, 'tool_calls');
-  assert.equal(choice?.message.content, null);
-  const call = firstCall(json);
-  assert.equal(call.function.name, 'track_parcel');
-  const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(args), ['id', 'express'], 'the required properties');
-  assert.equal(args.express, true);
-  assert.ok(completion(json).usage.completion_tokens > 0);
+test(
+  'openai: tool_choice naming a function calls it with arguments from its schema; auto after a tool result answers',
+  TIMEOUT,
+  async (t) => {
+    const client = await SimulatorClient.start(t);
+    const { json } = await client.chat({
+      model: 'm',
+      messages: ASK,
+      tools: OPENAI_TOOLS,
+      tool_choice: { type: 'function', function: { name: 'track_parcel' } },
+    });
+    const choice = completion(json).choices[0];
+    assert.equal(choice?.finish_reason, 'tool_calls');
+    assert.equal(choice?.message.content, null);
+    const call = firstCall(json);
+    assert.equal(call.function.name, 'track_parcel');
+    const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(args), ['id', 'express'], 'the required properties');
+    assert.equal(args.express, true);
+    assert.ok(completion(json).usage.completion_tokens > 0);
 
-  const none = await client.chat({ model: 'm', messages: ASK, tools: OPENAI_TOOLS, tool_choice: 'none' });
-  assert.equal(completion(none.json).choices[0]?.finish_reason, 'stop');
-  const after = await client.chat({
-    model: 'm', tools: OPENAI_TOOLS,
-    messages: [...ASK, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'at the depot' }],
-  });
-  assert.equal(completion(after.json).choices[0]?.finish_reason, 'stop');
-  const required = await client.chat({
-    model: 'm', tools: OPENAI_TOOLS, tool_choice: 'required',
-    messages: [...ASK, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'at the depot' }],
-  });
-  assert.equal(completion(required.json).choices[0]?.finish_reason, 'tool_calls', 'required still calls after a result');
-});
+    const none = await client.chat({ model: 'm', messages: ASK, tools: OPENAI_TOOLS, tool_choice: 'none' });
+    assert.equal(completion(none.json).choices[0]?.finish_reason, 'stop');
+    const after = await client.chat({
+      model: 'm',
+      tools: OPENAI_TOOLS,
+      messages: [
+        ...ASK,
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, content: 'at the depot' },
+      ],
+    });
+    assert.equal(completion(after.json).choices[0]?.finish_reason, 'stop');
+    const required = await client.chat({
+      model: 'm',
+      tools: OPENAI_TOOLS,
+      tool_choice: 'required',
+      messages: [
+        ...ASK,
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, content: 'at the depot' },
+      ],
+    });
+    assert.equal(
+      completion(required.json).choices[0]?.finish_reason,
+      'tool_calls',
+      'required still calls after a result',
+    );
+  },
+);
 
 test('openai: n, stop, json_schema and logprobs in one stream', TIMEOUT, async (t) => {
   const client = await SimulatorClient.start(t);
-  const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] };
-  const body = { model: 'm', messages: ASK, n: 3, response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } }, logprobs: true, top_logprobs: 2, stream_options: { include_usage: true } };
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+  };
+  const body = {
+    model: 'm',
+    messages: ASK,
+    n: 3,
+    response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } },
+    logprobs: true,
+    top_logprobs: 2,
+    stream_options: { include_usage: true },
+  };
   const { json } = await client.chat(body);
   const stream = await client.chatStream(body);
   const chunks = stream.data.filter((data) => data !== '[DONE]').map((data) => JSON.parse(data) as Chunk);
@@ -94,14 +146,20 @@ test('openai: n, stop, json_schema and logprobs in one stream', TIMEOUT, async (
     }
   }
   const choices = completion(json).choices;
-  assert.deepEqual(texts, choices.map((choice) => choice.message.content));
+  assert.deepEqual(
+    texts,
+    choices.map((choice) => choice.message.content),
+  );
   for (const choice of choices) {
     const value = JSON.parse(choice.message.content ?? '') as Record<string, unknown>;
     assert.equal(typeof value.city, 'string');
     assert.equal(typeof value.days, 'number');
     assert.equal(choice.logprobs?.content.map((entry) => entry.token).join(''), choice.message.content);
   }
-  assert.equal(logprobCount, choices.reduce((sum, choice) => sum + (choice.logprobs?.content.length ?? 0), 0));
+  assert.equal(
+    logprobCount,
+    choices.reduce((sum, choice) => sum + (choice.logprobs?.content.length ?? 0), 0),
+  );
   assert.equal(chunks.at(-1)?.usage?.completion_tokens, logprobCount, 'usage counts every choice');
 
   const bad = await client.chat({ model: 'm', messages: ASK, stop: ['a', 'b', 'c', 'd', 'e'] });
@@ -112,22 +170,42 @@ test('anthropic: tool_use blocks (JSON and stream), stop_sequence, and forced to
   const node = new SimulatedNode({ protocol: 'anthropic' });
   const baseUrl = await node.listen(0);
   t.after(() => node.close());
-  const post = (body: Record<string, unknown>) => fetch(`${baseUrl}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const request = { model: 'claude-sim', max_tokens: 500, messages: ASK, tools: [{ name: TRACK.name, input_schema: TRACK.parameters }], tool_choice: { type: 'any' } };
-  const message = await (await post(request)).json() as AnthropicMessage;
+  const post = (body: Record<string, unknown>) =>
+    fetch(`${baseUrl}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const request = {
+    model: 'claude-sim',
+    max_tokens: 500,
+    messages: ASK,
+    tools: [{ name: TRACK.name, input_schema: TRACK.parameters }],
+    tool_choice: { type: 'any' },
+  };
+  const message = (await (await post(request)).json()) as AnthropicMessage;
   assert.equal(message.stop_reason, 'tool_use');
   const block = message.content.find((entry) => entry.type === 'tool_use');
   assert.equal(block?.name, 'track_parcel');
   assert.match(block?.id ?? '', /^toolu_/);
 
-  const events = sseData(await (await post({ ...request, stream: true })).text()).map((data) => JSON.parse(data) as AnthropicEvent);
-  const start = events.find((event) => event.type === 'content_block_start' && event.content_block?.type === 'tool_use');
+  const events = sseData(await (await post({ ...request, stream: true })).text()).map(
+    (data) => JSON.parse(data) as AnthropicEvent,
+  );
+  const start = events.find(
+    (event) => event.type === 'content_block_start' && event.content_block?.type === 'tool_use',
+  );
   assert.equal(start?.content_block?.id, block?.id);
-  const partial = events.filter((event) => event.delta?.type === 'input_json_delta').map((event) => event.delta?.partial_json).join('');
+  const partial = events
+    .filter((event) => event.delta?.type === 'input_json_delta')
+    .map((event) => event.delta?.partial_json)
+    .join('');
   assert.deepEqual(JSON.parse(partial), block?.input);
   assert.equal(events.find((event) => event.type === 'message_delta')?.delta?.stop_reason, 'tool_use');
 
-  const stopped = await (await post({ model: 'claude-sim', max_tokens: 500, messages: ASK, stop_sequences: ['.'] })).json() as AnthropicMessage;
+  const stopped = (await (
+    await post({ model: 'claude-sim', max_tokens: 500, messages: ASK, stop_sequences: ['.'] })
+  ).json()) as AnthropicMessage;
   assert.equal(stopped.stop_reason, 'stop_sequence');
   assert.equal(stopped.stop_sequence, '.');
   assert.ok(!(stopped.content[0]?.text ?? '.').includes('.'));
@@ -137,20 +215,42 @@ test('gemini: functionCall parts, candidateCount candidates, JSON mime type', TI
   const node = new SimulatedNode({ protocol: 'gemini' });
   const baseUrl = await node.listen(0);
   t.after(() => node.close());
-  const post = (method: string, body: Record<string, unknown>) => fetch(`${baseUrl}/models/gem:${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (method: string, body: Record<string, unknown>) =>
+    fetch(`${baseUrl}/models/gem:${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const contents = [{ role: 'user', parts: [{ text: 'Where is the parcel?' }] }];
   const tools = [{ functionDeclarations: [{ name: TRACK.name, parametersJsonSchema: TRACK.parameters }] }];
-  const called = await (await post('generateContent', { contents, tools, toolConfig: { functionCallingConfig: { mode: 'ANY' } } })).json() as GeminiResponse;
+  const called = (await (
+    await post('generateContent', { contents, tools, toolConfig: { functionCallingConfig: { mode: 'ANY' } } })
+  ).json()) as GeminiResponse;
   const call = called.candidates[0]?.content.parts.find((part) => part.functionCall !== undefined)?.functionCall;
   assert.equal(call?.name, 'track_parcel');
   assert.equal(call?.args.express, true);
 
-  const streamed = sseData(await (await post('streamGenerateContent?alt=sse', { contents, tools })).text()).map((data) => JSON.parse(data) as GeminiResponse);
-  assert.deepEqual(streamed.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []).find((part) => part.functionCall)?.functionCall, call);
+  const streamed = sseData(await (await post('streamGenerateContent?alt=sse', { contents, tools })).text()).map(
+    (data) => JSON.parse(data) as GeminiResponse,
+  );
+  assert.deepEqual(
+    streamed.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []).find((part) => part.functionCall)
+      ?.functionCall,
+    call,
+  );
 
-  const two = await (await post('generateContent', { contents, generationConfig: { candidateCount: 2, responseMimeType: 'application/json' } })).json() as GeminiResponse;
-  assert.deepEqual(two.candidates.map((candidate) => candidate.index), [0, 1]);
-  for (const candidate of two.candidates) assert.equal(typeof JSON.parse(candidate.content.parts[0]?.text ?? ''), 'object');
+  const two = (await (
+    await post('generateContent', {
+      contents,
+      generationConfig: { candidateCount: 2, responseMimeType: 'application/json' },
+    })
+  ).json()) as GeminiResponse;
+  assert.deepEqual(
+    two.candidates.map((candidate) => candidate.index),
+    [0, 1],
+  );
+  for (const candidate of two.candidates)
+    assert.equal(typeof JSON.parse(candidate.content.parts[0]?.text ?? ''), 'object');
 });
 
 test('scripts: per model with a "*" fallback; a call whose tool is not offered falls through', TIMEOUT, async (t) => {
@@ -166,7 +266,11 @@ test('scripts: per model with a "*" fallback; a call whose tool is not offered f
   const shell = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: {} } } }];
   const called = await client.chat({ model: 'scripted', messages: [{ role: 'user', content: 'a.txt' }], tools: shell });
   assert.deepEqual(JSON.parse(firstCall(called.json).function.arguments), { command: 'cat a.txt' });
-  const greeted = await client.chat({ model: 'scripted', messages: [{ role: 'user', content: 'hello you' }], tools: OPENAI_TOOLS });
+  const greeted = await client.chat({
+    model: 'scripted',
+    messages: [{ role: 'user', content: 'hello you' }],
+    tools: OPENAI_TOOLS,
+  });
   assert.equal(completion(greeted.json).choices[0]?.message.content, 'Hi there.', 'no offered tool matches shell|bash');
   const plain = await client.chat({ model: 'scripted', messages: [{ role: 'user', content: 'other' }] });
   assert.equal(completion(plain.json).choices[0]?.finish_reason, 'stop', 'no rule holds: the default answer');
@@ -184,6 +288,9 @@ test('scripts are checked when the node is made', () => {
     [{ m: [] }, /m: must be a non-empty list/],
   ];
   for (const [scripts, message] of cases) {
-    assert.throws(() => new SimulatedNode({ scripts: scripts as never }), (error: unknown) => error instanceof ScriptError && message.test(error.message));
+    assert.throws(
+      () => new SimulatedNode({ scripts: scripts as never }),
+      (error: unknown) => error instanceof ScriptError && message.test(error.message),
+    );
   }
 });

@@ -16,7 +16,12 @@ import { readRequestBody } from './read-request-body.js';
 import { redactHeaders } from './redact-headers.js';
 import { sendJson } from './send-json.js';
 import { SimulatorError } from './simulator-error.js';
-import { compileSimulatorScripts, scriptFor, type SimulatorScripts, type SimulatorScriptsFile } from './simulator-script.js';
+import {
+  compileSimulatorScripts,
+  scriptFor,
+  type SimulatorScripts,
+  type SimulatorScriptsFile,
+} from './simulator-script.js';
 import { writeChatStream } from './write-chat-stream.js';
 
 export type { FailureFault, FaultSettings } from './fault-settings.js';
@@ -149,7 +154,11 @@ export class SimulatedNode {
 
   /** A snapshot of the traffic counters. */
   stats(): SimulatedNodeStats {
-    const stats: SimulatedNodeStats = { requests: this.#requests, inFlight: this.#inFlight, maxInFlight: this.#maxInFlight };
+    const stats: SimulatedNodeStats = {
+      requests: this.#requests,
+      inFlight: this.#inFlight,
+      maxInFlight: this.#maxInFlight,
+    };
     if (this.#lastRequest !== undefined) stats.lastRequest = { ...this.#lastRequest };
     return stats;
   }
@@ -184,7 +193,15 @@ export class SimulatedNode {
         response.destroy();
       } else {
         const message = 'The simulator failed to answer.';
-        sendJson(response, 500, errorBody(this.#protocol, new SimulatorError(500, message, { type: 'server_error', code: 'internal_error' }), `req_sim${requestNumber}`));
+        sendJson(
+          response,
+          500,
+          errorBody(
+            this.#protocol,
+            new SimulatorError(500, message, { type: 'server_error', code: 'internal_error' }),
+            `req_sim${requestNumber}`,
+          ),
+        );
       }
     });
   }
@@ -242,7 +259,12 @@ export class SimulatedNode {
     return parsed.body;
   }
 
-  async #chatCompletion(request: IncomingMessage, response: ServerResponse, path: string, requestNumber: number): Promise<void> {
+  async #chatCompletion(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    requestNumber: number,
+  ): Promise<void> {
     // Decide the fault on arrival so failFirst/resetFirst follow arrival order.
     const decision = this.#faults.next();
     this.#requests++;
@@ -277,9 +299,11 @@ export class SimulatedNode {
 
     const answer = this.#answer(received.body, request.url ?? path, requestNumber);
     if (this.#contextLength !== undefined && answer.plan.promptTokens > this.#contextLength) {
-      throw new SimulatorError(400,
+      throw new SimulatorError(
+        400,
         `This model's maximum context length is ${this.#contextLength} tokens. However, your messages resulted in ${answer.plan.promptTokens} tokens.`,
-        { param: 'messages', code: 'context_length_exceeded' });
+        { param: 'messages', code: 'context_length_exceeded' },
+      );
     }
     if (answer.json !== undefined) return sendJson(response, 200, answer.json());
     await writeChatStream(response, answer.events(), {
@@ -290,26 +314,44 @@ export class SimulatedNode {
   }
 
   /** Parses the request in the node's protocol and plans the answer: a JSON body or stream events. */
-  #answer(body: unknown, url: string, requestNumber: number): { plan: CompletionPlan; json?: () => unknown; events: () => ChatStreamEvents } {
+  #answer(
+    body: unknown,
+    url: string,
+    requestNumber: number,
+  ): { plan: CompletionPlan; json?: () => unknown; events: () => ChatStreamEvents } {
     if (this.#protocol === 'anthropic') {
       const parsed = parseAnthropicRequest(body);
       this.#modelsSeen.add(parsed.model);
-      const plan = planCompletion({ ...parsed, reasoningEffort: undefined }, parsed.controls, scriptFor(this.#scripts, parsed.model));
+      const plan = planCompletion(
+        { ...parsed, reasoningEffort: undefined },
+        parsed.controls,
+        scriptFor(this.#scripts, parsed.model),
+      );
       const identity = { id: `msg_sim${requestNumber}`, model: parsed.model };
       return parsed.stream
         ? { plan, events: () => anthropicStreamEvents(plan, identity) }
-        : { plan, json: () => anthropicMessageBody(plan, identity), events: () => anthropicStreamEvents(plan, identity) };
+        : {
+            plan,
+            json: () => anthropicMessageBody(plan, identity),
+            events: () => anthropicStreamEvents(plan, identity),
+          };
     }
     if (this.#protocol === 'gemini') {
       const match = /\/models\/([^/?]+):(generateContent|streamGenerateContent)(\?|$)/.exec(url);
       const model = decodeURIComponent(match?.[1] ?? '');
       const parsed = parseGeminiRequest(model, body);
       this.#modelsSeen.add(model);
-      const plan = planCompletion({ ...parsed, reasoningEffort: undefined }, parsed.controls, scriptFor(this.#scripts, model));
+      const plan = planCompletion(
+        { ...parsed, reasoningEffort: undefined },
+        parsed.controls,
+        scriptFor(this.#scripts, model),
+      );
       const identity = { responseId: `sim-response-${requestNumber}`, model };
       const events = () => geminiStreamEvents(plan, identity, parsed.includeThoughts);
       // Gemini streams only on the streaming method, with alt=sse (js-genai's URL).
-      return match?.[2] === 'streamGenerateContent' ? { plan, events } : { plan, json: () => geminiResponseBody(plan, identity, parsed.includeThoughts), events };
+      return match?.[2] === 'streamGenerateContent'
+        ? { plan, events }
+        : { plan, json: () => geminiResponseBody(plan, identity, parsed.includeThoughts), events };
     }
     const chatRequest = parseChatRequest(body);
     this.#modelsSeen.add(chatRequest.model);
@@ -333,9 +375,11 @@ export class SimulatedNode {
       if (request.headers['x-api-key'] !== this.#apiKey && request.headers.authorization !== `Bearer ${this.#apiKey}`) {
         throw new SimulatorError(401, 'invalid x-api-key');
       }
-      if (request.headers['anthropic-version'] === undefined) throw new SimulatorError(400, 'anthropic-version: header is required');
+      if (request.headers['anthropic-version'] === undefined)
+        throw new SimulatorError(400, 'anthropic-version: header is required');
     } else if (this.#protocol === 'gemini') {
-      if (request.headers['x-goog-api-key'] !== this.#apiKey) throw new SimulatorError(400, 'API key not valid. Please pass a valid API key.');
+      if (request.headers['x-goog-api-key'] !== this.#apiKey)
+        throw new SimulatorError(400, 'API key not valid. Please pass a valid API key.');
     } else if (request.headers.authorization !== `Bearer ${this.#apiKey}`) {
       throw new SimulatorError(401, 'Incorrect API key provided.', { code: 'invalid_api_key' });
     }

@@ -18,9 +18,16 @@ test('countPromptTokens adds 4 per message and 2 per prompt', () => {
   assert.equal(
     countPromptTokens([
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'one two' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'three' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one two' },
+          { type: 'image_url', image_url: { url: 'x' } },
+          { type: 'text', text: 'three' },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [] },
     ]),
-    (2 + 4) + (3 + 4) + (0 + 4) + 2,
+    2 + 4 + (3 + 4) + (0 + 4) + 2,
   );
 });

@@ -5,9 +5,19 @@ const TOKENS_PER_PROMPT = 2;
 
 function isWhitespace(code: number): boolean {
   // ASCII whitespace plus the common Unicode spaces; matches what `\s` splits on in practice.
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029
-    || code === 0xfeff || code === 0x1680 || code === 0x202f || code === 0x205f || code === 0x3000
-    || (code >= 0x2000 && code <= 0x200a);
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0xfeff ||
+    code === 0x1680 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200a)
+  );
 }
 
 /** Simulated token count: the number of whitespace-separated words (punctuation stays attached); 0 for empty text. */

@@ -10,7 +10,11 @@ export class SimulatorError extends Error {
   readonly param: string | null;
   readonly code: string | null;
 
-  constructor(status: number, message: string, details: { type?: string; param?: string | null; code?: string | null } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    details: { type?: string; param?: string | null; code?: string | null } = {},
+  ) {
     super(message);
     this.name = 'SimulatorError';
     this.status = status;

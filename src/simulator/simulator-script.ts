@@ -46,7 +46,10 @@ export type SimulatorScripts = ReadonlyMap<string, readonly ScriptRule[]>;
 
 /** A script that cannot be used; `path` names the field under the scripts, e.g. `agent[1].call.tool`. */
 export class ScriptError extends Error {
-  constructor(readonly path: string, readonly problem: string) {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
     super(`${path}: ${problem}`);
     this.name = 'ScriptError';
   }
@@ -61,7 +64,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp {
-  if (typeof source !== 'string' || source === '') throw new ScriptError(path, 'must be a non-empty regular expression');
+  if (typeof source !== 'string' || source === '')
+    throw new ScriptError(path, 'must be a non-empty regular expression');
   try {
     return new RegExp(anchored ? `^(?:${source})$` : source, 'u');
   } catch (error) {
@@ -73,7 +77,11 @@ function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp
 function checkPlaceholders(value: unknown, path: string): void {
   if (typeof value === 'string') {
     for (const match of value.matchAll(PLACEHOLDER)) {
-      if (!PLACEHOLDERS.has(match[1] ?? '')) throw new ScriptError(path, `unknown placeholder {{${match[1] ?? ''}}} (known: {{tool_result}}, {{last_user}})`);
+      if (!PLACEHOLDERS.has(match[1] ?? ''))
+        throw new ScriptError(
+          path,
+          `unknown placeholder {{${match[1] ?? ''}}} (known: {{tool_result}}, {{last_user}})`,
+        );
     }
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => checkPlaceholders(item, `${path}[${index}]`));
@@ -84,25 +92,40 @@ function checkPlaceholders(value: unknown, path: string): void {
 
 function compileRule(rule: unknown, path: string): ScriptRule {
   if (!isRecord(rule)) throw new ScriptError(path, 'must be an object with `when` and `call` or `answer`');
-  for (const key of Object.keys(rule)) if (!['when', 'call', 'answer'].includes(key)) throw new ScriptError(`${path}.${key}`, 'is not a rule field (when, call, answer)');
+  for (const key of Object.keys(rule))
+    if (!['when', 'call', 'answer'].includes(key))
+      throw new ScriptError(`${path}.${key}`, 'is not a rule field (when, call, answer)');
   const when = rule.when === undefined ? {} : rule.when;
   if (!isRecord(when)) throw new ScriptError(`${path}.when`, 'must be an object');
   for (const key of Object.keys(when)) {
-    if (!['tools_offered', 'last_role', 'last_message_matches'].includes(key)) throw new ScriptError(`${path}.when.${key}`, 'is not a condition (tools_offered, last_role, last_message_matches)');
+    if (!['tools_offered', 'last_role', 'last_message_matches'].includes(key))
+      throw new ScriptError(
+        `${path}.when.${key}`,
+        'is not a condition (tools_offered, last_role, last_message_matches)',
+      );
   }
-  if (when.tools_offered !== undefined && typeof when.tools_offered !== 'boolean') throw new ScriptError(`${path}.when.tools_offered`, 'must be true or false');
+  if (when.tools_offered !== undefined && typeof when.tools_offered !== 'boolean')
+    throw new ScriptError(`${path}.when.tools_offered`, 'must be true or false');
   if (when.last_role !== undefined && (typeof when.last_role !== 'string' || !ROLES.has(when.last_role))) {
     throw new ScriptError(`${path}.when.last_role`, 'must be one of user, assistant, tool, system');
   }
-  const lastMessage = when.last_message_matches === undefined ? undefined : compileRegExp(when.last_message_matches, `${path}.when.last_message_matches`, false);
-  if ((rule.call === undefined) === (rule.answer === undefined)) throw new ScriptError(path, 'needs exactly one of `call` and `answer`');
+  const lastMessage =
+    when.last_message_matches === undefined
+      ? undefined
+      : compileRegExp(when.last_message_matches, `${path}.when.last_message_matches`, false);
+  if ((rule.call === undefined) === (rule.answer === undefined))
+    throw new ScriptError(path, 'needs exactly one of `call` and `answer`');
 
   let action: ScriptRule['action'];
   if (rule.call !== undefined) {
     const call = rule.call;
-    if (!isRecord(call)) throw new ScriptError(`${path}.call`, 'must be an object with `tool` and optional `arguments`');
-    for (const key of Object.keys(call)) if (key !== 'tool' && key !== 'arguments') throw new ScriptError(`${path}.call.${key}`, 'is not a call field (tool, arguments)');
-    if (call.arguments !== undefined && !isRecord(call.arguments)) throw new ScriptError(`${path}.call.arguments`, 'must be an object');
+    if (!isRecord(call))
+      throw new ScriptError(`${path}.call`, 'must be an object with `tool` and optional `arguments`');
+    for (const key of Object.keys(call))
+      if (key !== 'tool' && key !== 'arguments')
+        throw new ScriptError(`${path}.call.${key}`, 'is not a call field (tool, arguments)');
+    if (call.arguments !== undefined && !isRecord(call.arguments))
+      throw new ScriptError(`${path}.call.arguments`, 'must be an object');
     checkPlaceholders(call.arguments, `${path}.call.arguments`);
     action = { kind: 'call', tool: compileRegExp(call.tool, `${path}.call.tool`, true), arguments: call.arguments };
   } else {
@@ -124,7 +147,10 @@ export function compileSimulatorScripts(file: unknown): SimulatorScripts {
   const scripts = new Map<string, readonly ScriptRule[]>();
   for (const [model, rules] of Object.entries(file)) {
     if (!Array.isArray(rules) || rules.length === 0) throw new ScriptError(model, 'must be a non-empty list of rules');
-    scripts.set(model, rules.map((rule, index) => compileRule(rule, `${model}[${index}]`)));
+    scripts.set(
+      model,
+      rules.map((rule, index) => compileRule(rule, `${model}[${index}]`)),
+    );
   }
   return scripts;
 }
@@ -137,10 +163,13 @@ export function scriptFor(scripts: SimulatorScripts, model: string): readonly Sc
 /** Replaces the placeholders in the strings of `value` (recursively). */
 export function fillPlaceholders<T>(value: T, turn: TurnFacts): T {
   if (typeof value === 'string') {
-    return value.replace(PLACEHOLDER, (_whole, name: string) => (name === 'tool_result' ? turn.toolResult : turn.lastUserText)) as T;
+    return value.replace(PLACEHOLDER, (_whole, name: string) =>
+      name === 'tool_result' ? turn.toolResult : turn.lastUserText,
+    ) as T;
   }
   if (Array.isArray(value)) return value.map((item: unknown) => fillPlaceholders(item, turn)) as T;
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fillPlaceholders(item, turn)])) as T;
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fillPlaceholders(item, turn)])) as T;
   return value;
 }
 
@@ -150,7 +179,11 @@ export type ScriptDecision =
   | { readonly kind: 'answer'; readonly text: string };
 
 /** The first rule that holds and can act (a call needs a matching callable tool). */
-export function decideByScript(rules: readonly ScriptRule[], callable: readonly OfferedTool[], turn: TurnFacts): ScriptDecision | undefined {
+export function decideByScript(
+  rules: readonly ScriptRule[],
+  callable: readonly OfferedTool[],
+  turn: TurnFacts,
+): ScriptDecision | undefined {
   for (const rule of rules) {
     if (rule.toolsOffered !== undefined && rule.toolsOffered !== callable.length > 0) continue;
     if (rule.lastRole !== undefined && rule.lastRole !== turn.lastRole) continue;

@@ -19,6 +19,7 @@ const ARGUMENT_CHUNK_CHARACTERS = 16;
 /** The pieces a tool call's arguments are streamed in. */
 export function splitArguments(text: string): string[] {
   const chunks: string[] = [];
-  for (let start = 0; start < text.length; start += ARGUMENT_CHUNK_CHARACTERS) chunks.push(text.slice(start, start + ARGUMENT_CHUNK_CHARACTERS));
+  for (let start = 0; start < text.length; start += ARGUMENT_CHUNK_CHARACTERS)
+    chunks.push(text.slice(start, start + ARGUMENT_CHUNK_CHARACTERS));
   return chunks.length === 0 ? [''] : chunks;
 }

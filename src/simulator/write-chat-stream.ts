@@ -50,7 +50,11 @@ async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
  * Writes a 200 `text/event-stream` response from pre-encoded events. Consecutive events
  * that are due together go out in one write; a false `write` waits for 'drain'.
  */
-export async function writeChatStream(response: ServerResponse, stream: ChatStreamEvents, options: ChatStreamWriteOptions): Promise<void> {
+export async function writeChatStream(
+  response: ServerResponse,
+  stream: ChatStreamEvents,
+  options: ChatStreamWriteOptions,
+): Promise<void> {
   const { events, tokenCount } = stream;
   const { signal, cutAfterChunks } = options;
   const cutting = cutAfterChunks !== undefined && cutAfterChunks < events.length;

@@ -13,7 +13,8 @@ export type StoreLocation =
 
 export function parseStoreLocation(setting: string): StoreLocation {
   if (setting === 'memory') return { kind: 'memory' };
-  if (setting.startsWith('pglite:')) return { kind: 'pglite', dataDir: resolve(setting.slice('pglite:'.length) || './.switchyard/data') };
+  if (setting.startsWith('pglite:'))
+    return { kind: 'pglite', dataDir: resolve(setting.slice('pglite:'.length) || './.switchyard/data') };
   if (/^postgres(ql)?:\/\//.test(setting)) return { kind: 'postgres', url: setting };
   throw new Error(`"${setting}" is not a store: use memory, pglite:<directory> or postgres://…`);
 }

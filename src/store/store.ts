@@ -42,7 +42,12 @@ export interface Store {
   insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean>;
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined>;
   /** Adds (or, negative, removes) money with a ledger entry; undefined when there is no such account. */
-  adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string): Promise<BalanceEntry | undefined>;
+  adjustBalance(
+    accountId: string,
+    amountNano: number,
+    kind: LedgerKind,
+    reason: string,
+  ): Promise<BalanceEntry | undefined>;
   balanceEntries(accountId: string, limit: number): Promise<BalanceEntry[]>;
 
   /** Inserts a key unless one with the same hash exists; false when it does. */

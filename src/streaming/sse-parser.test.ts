@@ -36,7 +36,7 @@ test('gives the same records when fed one character at a time', () => {
 
 test('gives the same records at seeded random split points', () => {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let round = 0; round < 200; round++) {
     const pieces: string[] = [];
     let start = 0;
@@ -97,7 +97,10 @@ test('runs of plain `data: …\\n\\n` events are handed over whole; every other 
   );
   // Text with a carriage return anywhere ahead is left to the line parser (CR and CRLF line ends).
   const records = parseWithPlainEvents([STREAM]);
-  assert.deepEqual(records.map(({ event, data }) => ({ event, data })), EXPECTED);
+  assert.deepEqual(
+    records.map(({ event, data }) => ({ event, data })),
+    EXPECTED,
+  );
   assert.ok(records.every((record) => !record.plain));
 });
 
@@ -105,15 +108,19 @@ test('with plain events handed over in place, records are the same at seeded ran
   const stream = `data: {"a":1}\n\n${STREAM}data: {"z":26}\n\ndata: {"y":25}\n\n`;
   const expected = parseInPieces([stream]);
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let round = 0; round < 300; round++) {
     const pieces: string[] = [];
-    for (let start = 0; start < stream.length; ) {
+    for (let start = 0; start < stream.length;) {
       const size = 1 + Math.floor(random() * 30);
       pieces.push(stream.slice(start, start + size));
       start += size;
     }
-    assert.deepEqual(parseWithPlainEvents(pieces).map(({ event, data }) => ({ event, data })), expected, `split ${JSON.stringify(pieces)}`);
+    assert.deepEqual(
+      parseWithPlainEvents(pieces).map(({ event, data }) => ({ event, data })),
+      expected,
+      `split ${JSON.stringify(pieces)}`,
+    );
   }
 });
 

@@ -60,11 +60,17 @@ export class SseParser {
     // Nearly every node ends lines with LF alone: then the native indexOf finds them.
     const lineFeedOnly = buffer.indexOf('\r', start) === -1;
     while (start < length) {
-      if (lineFeedOnly && this.data === undefined && this.eventName === undefined && buffer.startsWith('data: ', start)) {
+      if (
+        lineFeedOnly &&
+        this.data === undefined &&
+        this.eventName === undefined &&
+        buffer.startsWith('data: ', start)
+      ) {
         // Whole `data: …\n\n` events, no event in progress: handed over as one run where they lie.
         const runEnd = this.plainRunEnd(buffer, start);
         if (runEnd !== start) {
-          if (onPlainEvents !== undefined) onPlainEvents(runEnd === length && start === 0 ? buffer : buffer.slice(start, runEnd));
+          if (onPlainEvents !== undefined)
+            onPlainEvents(runEnd === length && start === 0 ? buffer : buffer.slice(start, runEnd));
           else this.recordsOf(buffer, start, runEnd, onRecord);
           start = runEnd;
           continue;
@@ -122,7 +128,7 @@ export class SseParser {
   }
 
   private recordsOf(buffer: string, start: number, end: number, onRecord: (record: SseRecord) => void): void {
-    for (let at = start; at < end; ) {
+    for (let at = start; at < end;) {
       const lineEnd = buffer.indexOf('\n', at + PLAIN_EVENT_HEAD);
       onRecord({ event: undefined, data: buffer.slice(at + PLAIN_EVENT_HEAD, lineEnd) });
       at = lineEnd + PLAIN_EVENT_TAIL;
@@ -132,7 +138,8 @@ export class SseParser {
   private keepPending(piece: string): void {
     if (piece === '') return;
     this.pendingLength += piece.length;
-    if (this.pendingLength + (this.data?.length ?? 0) > this.maxEventLength) throw sseEventTooLarge(this.maxEventLength);
+    if (this.pendingLength + (this.data?.length ?? 0) > this.maxEventLength)
+      throw sseEventTooLarge(this.maxEventLength);
     this.pendingParts.push(piece);
   }
 
@@ -161,5 +168,8 @@ function hasLineEnd(text: string): boolean {
 
 /** A node's stream event over the limit: the node's fault (retryable, counted against it). */
 export function sseEventTooLarge(limit: number): GatewayError {
-  return gatewayError('bad_gateway', { retryable: true, params: { reason: `the node sent a stream event of more than ${limit} characters` } });
+  return gatewayError('bad_gateway', {
+    retryable: true,
+    params: { reason: `the node sent a stream event of more than ${limit} characters` },
+  });
 }

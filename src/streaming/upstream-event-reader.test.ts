@@ -48,7 +48,8 @@ function failingMapper(): StreamMapper {
   return {
     ...echo,
     map(record, emit) {
-      if (record.data.startsWith('{"error"')) throw gatewayError('bad_gateway', { params: { reason: `node error: ${record.data}` } });
+      if (record.data.startsWith('{"error"'))
+        throw gatewayError('bad_gateway', { params: { reason: `node error: ${record.data}` } });
       return echo.map(record, emit);
     },
   };
@@ -56,7 +57,10 @@ function failingMapper(): StreamMapper {
 
 test('after a first batch went out, events ahead of an in-stream error are returned, then the error', async () => {
   const reader = new UpstreamEventReader(
-    body([Buffer.from('data: {"n":1}\n\n'), Buffer.from('data: {"n":2}\n\ndata: {"n":3}\n\ndata: {"error":"overloaded"}\n\ndata: {"n":4}\n\n')]),
+    body([
+      Buffer.from('data: {"n":1}\n\n'),
+      Buffer.from('data: {"n":2}\n\ndata: {"n":3}\n\ndata: {"error":"overloaded"}\n\ndata: {"n":4}\n\n'),
+    ]),
     failingMapper(),
   );
   assert.deepEqual(await reader.read(), { text: 'data: {"n":1}\n\n', done: false });
@@ -65,11 +69,14 @@ test('after a first batch went out, events ahead of an in-stream error are retur
 });
 
 test('an in-stream error in the first batch is thrown at once and nothing of it is returned', async () => {
-  const reader = new UpstreamEventReader(body([Buffer.from('data: {"n":1}\n\ndata: {"error":"overloaded"}\n\n')]), failingMapper());
+  const reader = new UpstreamEventReader(
+    body([Buffer.from('data: {"n":1}\n\ndata: {"error":"overloaded"}\n\n')]),
+    failingMapper(),
+  );
   await assert.rejects(reader.read(), /node error/);
 });
 
-test('a mapper that breaks (a bug, not a node error) is a 500 internal_error, never the node\'s failure', async () => {
+test("a mapper that breaks (a bug, not a node error) is a 500 internal_error, never the node's failure", async () => {
   const broken: StreamMapper = {
     ...echoMapper(),
     map() {
@@ -83,13 +90,17 @@ test('a mapper that breaks (a bug, not a node error) is a 500 internal_error, ne
   });
 });
 
-test('an event over the size limit ends the stream as the node\'s failure, whether it came whole or in pieces', async () => {
+test("an event over the size limit ends the stream as the node's failure, whether it came whole or in pieces", async () => {
   const big = `data: ${'x'.repeat(5000)}\n\n`;
   for (const chunks of [[big], big.match(/[^]{1,700}/g) ?? []]) {
     const reader = new UpstreamEventReader(body(chunks.map((chunk) => Buffer.from(chunk))), echoMapper(), 4096);
     await assert.rejects(reader.read(), (error: unknown) => {
       const failure = error as { code?: string; retryable?: boolean; message?: string };
-      return failure.code === 'bad_gateway' && failure.retryable === true && /more than 4096 characters/.test(failure.message ?? '');
+      return (
+        failure.code === 'bad_gateway' &&
+        failure.retryable === true &&
+        /more than 4096 characters/.test(failure.message ?? '')
+      );
     });
   }
 });

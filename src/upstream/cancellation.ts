@@ -59,7 +59,10 @@ export class Cancellation {
     }
     const forward = (): void => child.abort(this.cause);
     this.onAbort(forward);
-    const timer = setTimeout(() => child.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+    const timer = setTimeout(
+      () => child.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      timeoutMs,
+    );
     timer.unref();
     child.detach = () => {
       clearTimeout(timer);

@@ -36,7 +36,10 @@ export class NodeClient {
   /** Sends the call; resolves once the node's response headers arrived. */
   send(call: UpstreamRequest, cancellation: Cancellation): Promise<UpstreamResponse> {
     const upstream = new UpstreamCall(cancellation);
-    this.pool.dispatch({ method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body }, upstream);
+    this.pool.dispatch(
+      { method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body },
+      upstream,
+    );
     return upstream.promise;
   }
 

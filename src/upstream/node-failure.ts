@@ -17,5 +17,9 @@ export function asNodeFailure(nodeId: string, error: unknown): GatewayError {
 
 /** A node's 2xx reply that is not what the protocol promises (an HTML page, an empty stream). */
 export function invalidReply(nodeId: string, reason: string): GatewayError {
-  return gatewayError('bad_gateway', { retryable: true, params: { reason: `node ${nodeId}: ${reason}` }, upstream: { nodeId } });
+  return gatewayError('bad_gateway', {
+    retryable: true,
+    params: { reason: `node ${nodeId}: ${reason}` },
+    upstream: { nodeId },
+  });
 }

@@ -77,7 +77,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     if (this.abortReason !== undefined) controller.abort(this.abortReason as Error);
   }
 
-  onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // undici calls this for each 1xx informational response (103 Early Hints…) before the
     // final one (Dispatcher.md, DispatchHandler): the reply is the final response.
     if (statusCode < 200) return;

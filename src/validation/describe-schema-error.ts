@@ -32,37 +32,69 @@ export function describeSchemaError(error: ErrorObject): SchemaProblem {
     case 'required':
       return { path: join(path, String(params.missingProperty)), expected: 'is required', expectedRu: 'обязателен' };
     case 'additionalProperties':
-      return { path: join(path, String(params.additionalProperty)), expected: 'is not a known field', expectedRu: 'не является известным полем' };
+      return {
+        path: join(path, String(params.additionalProperty)),
+        expected: 'is not a known field',
+        expectedRu: 'не является известным полем',
+      };
     case 'type':
-      return { path, expected: `must be ${article(String(params.type))}`, expectedRu: `должен иметь тип ${String(params.type)}` };
+      return {
+        path,
+        expected: `must be ${article(String(params.type))}`,
+        expectedRu: `должен иметь тип ${String(params.type)}`,
+      };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return { path, expected: `must be ${String(params.comparison)} ${String(params.limit)}`, expectedRu: `должен быть ${String(params.comparison)} ${String(params.limit)}` };
+      return {
+        path,
+        expected: `must be ${String(params.comparison)} ${String(params.limit)}`,
+        expectedRu: `должен быть ${String(params.comparison)} ${String(params.limit)}`,
+      };
     case 'minLength':
     case 'minItems':
       return params.limit === 1
         ? { path, expected: 'must not be empty', expectedRu: 'не должен быть пустым' }
-        : { path, expected: `must have at least ${String(params.limit)} ${error.keyword === 'minItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не меньше ${String(params.limit)} ${error.keyword === 'minItems' ? 'элементов' : 'символов'}` };
+        : {
+            path,
+            expected: `must have at least ${String(params.limit)} ${error.keyword === 'minItems' ? 'items' : 'characters'}`,
+            expectedRu: `должен содержать не меньше ${String(params.limit)} ${error.keyword === 'minItems' ? 'элементов' : 'символов'}`,
+          };
     case 'maxLength':
     case 'maxItems':
-      return { path, expected: `must have at most ${String(params.limit)} ${error.keyword === 'maxItems' ? 'items' : 'characters'}`, expectedRu: `должен содержать не больше ${String(params.limit)} ${error.keyword === 'maxItems' ? 'элементов' : 'символов'}` };
+      return {
+        path,
+        expected: `must have at most ${String(params.limit)} ${error.keyword === 'maxItems' ? 'items' : 'characters'}`,
+        expectedRu: `должен содержать не больше ${String(params.limit)} ${error.keyword === 'maxItems' ? 'элементов' : 'символов'}`,
+      };
     case 'enum':
     case 'const':
-      return { path, expected: `must be one of ${allowedValues(error)}`, expectedRu: `должен быть одним из: ${allowedValues(error)}` };
+      return {
+        path,
+        expected: `must be one of ${allowedValues(error)}`,
+        expectedRu: `должен быть одним из: ${allowedValues(error)}`,
+      };
     case 'anyOf':
     case 'oneOf':
       return { path, ...alternativesPhrase(error) };
     case 'pattern':
-      return { path, expected: `must match ${String(params.pattern)}`, expectedRu: `должен соответствовать шаблону ${String(params.pattern)}` };
+      return {
+        path,
+        expected: `must match ${String(params.pattern)}`,
+        expectedRu: `должен соответствовать шаблону ${String(params.pattern)}`,
+      };
     default:
       return { path, expected: error.message ?? 'is invalid', expectedRu: 'имеет недопустимое значение' };
   }
 }
 
 function article(type: string): string {
-  const names = type.split(',').map((name) => (name === 'integer' ? 'an integer' : name === 'object' || name === 'array' ? `an ${name}` : `a ${name}`));
+  const names = type
+    .split(',')
+    .map((name) =>
+      name === 'integer' ? 'an integer' : name === 'object' || name === 'array' ? `an ${name}` : `a ${name}`,
+    );
   return names.join(' or ');
 }
 
@@ -82,8 +114,12 @@ function flattenBranches(schema: unknown): unknown[] {
 /** For a union of literals (TypeBox's enum form), list the literals; else list the types. */
 function alternativesPhrase(error: ErrorObject): { expected: string; expectedRu: string } {
   const branches = flattenBranches(error.parentSchema);
-  const literals = branches.map((branch) => (branch as { const?: unknown }).const).filter((value) => value !== undefined);
-  const types = branches.map((branch) => (branch as { type?: unknown }).type).filter((type) => typeof type === 'string');
+  const literals = branches
+    .map((branch) => (branch as { const?: unknown }).const)
+    .filter((value) => value !== undefined);
+  const types = branches
+    .map((branch) => (branch as { type?: unknown }).type)
+    .filter((type) => typeof type === 'string');
   if (literals.length > 0 && literals.length + types.filter((type) => type === 'null').length === branches.length) {
     const list = literals.map((value) => JSON.stringify(value)).join(', ');
     return { expected: `must be one of ${list}`, expectedRu: `должен быть одним из: ${list}` };
@@ -107,7 +143,8 @@ export function pickSchemaError(errors: readonly ErrorObject[] | null | undefine
   const deeper = errors.filter((error) => error.instancePath.startsWith(`${last.instancePath}/`));
   if (deeper.length > 0) return pickSchemaError(deeper);
   const constraint = errors.find(
-    (error) => error.instancePath === last.instancePath && !['type', 'const', 'anyOf', 'oneOf', 'enum'].includes(error.keyword),
+    (error) =>
+      error.instancePath === last.instancePath && !['type', 'const', 'anyOf', 'oneOf', 'enum'].includes(error.keyword),
   );
   return constraint ?? last;
 }

@@ -11,7 +11,8 @@ export function findInfiniteNumber(root: unknown): string | undefined {
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) return path;
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], path: `${path}[${index}]` });
+      for (let index = value.length - 1; index >= 0; index--)
+        pending.push({ value: value[index], path: `${path}[${index}]` });
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
       for (let index = entries.length - 1; index >= 0; index--) {

@@ -21,7 +21,10 @@ test('the generated validators match the current schemas (else: npm run generate
 test('the generated validators load neither TypeBox nor Ajv itself, only its runtime helpers', () => {
   for (const [file, source] of generateValidators()) {
     const valueImports = [...source.matchAll(/^import (?!type )[^\n]* from '([^']+)';$/gm)].map((match) => match[1]);
-    assert.ok(valueImports.every((path) => path?.startsWith('ajv/dist/runtime/')), `${file}: ${valueImports.join(', ')}`);
+    assert.ok(
+      valueImports.every((path) => path?.startsWith('ajv/dist/runtime/')),
+      `${file}: ${valueImports.join(', ')}`,
+    );
     assert.doesNotMatch(source, /require\(/, file);
   }
 });

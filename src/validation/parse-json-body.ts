@@ -49,12 +49,21 @@ function parse(text: string): unknown {
         'Тело запроса содержит запрещённый ключ ("__proto__" или "constructor.prototype").',
       );
     }
-    throw validationFailed(null, `The request body is not valid JSON: ${detail}.`, `Тело запроса не является корректным JSON: ${detail}.`);
+    throw validationFailed(
+      null,
+      `The request body is not valid JSON: ${detail}.`,
+      `Тело запроса не является корректным JSON: ${detail}.`,
+    );
   }
 }
 
 function infiniteNumber(path: string): GatewayError {
-  if (path === '') return validationFailed(null, 'The request body is a number too large to be finite.', 'Тело запроса — число, слишком большое, чтобы быть конечным.');
+  if (path === '')
+    return validationFailed(
+      null,
+      'The request body is a number too large to be finite.',
+      'Тело запроса — число, слишком большое, чтобы быть конечным.',
+    );
   const shown = truncateForDisplay(path);
   return validationFailed(
     path,
@@ -64,7 +73,9 @@ function infiniteNumber(path: string): GatewayError {
 }
 
 function mayHideForbiddenKey(text: string): boolean {
-  return text.charCodeAt(0) === 0xfeff || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+  return (
+    text.charCodeAt(0) === 0xfeff || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')
+  );
 }
 
 function validationFailed(param: string | null, english: string, russian: string): GatewayError {

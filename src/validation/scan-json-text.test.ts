@@ -28,10 +28,25 @@ test('10,000 levels are refused without recursion, and the scan stops at the fir
 
 test('a number literal that overflows a double is found; finite ones, strings and words are not', () => {
   const infinite = (text: string) => scanJsonText(text, 64).hasInfiniteNumber;
-  for (const text of ['1e400', '[-1e400]', '{"a":1E+309}', '{"a":1e0000400}', `[${'9'.repeat(310)}]`, `[${'9'.repeat(211)}e99]`]) {
+  for (const text of [
+    '1e400',
+    '[-1e400]',
+    '{"a":1E+309}',
+    '{"a":1e0000400}',
+    `[${'9'.repeat(310)}]`,
+    `[${'9'.repeat(211)}e99]`,
+  ]) {
     assert.equal(infinite(text), true, text);
   }
-  for (const text of ['1e308', '[-1.7976931348623157e308]', '[1e-400]', '["1e400"]', '{"1e400":true}', '[true,false,null]', `[${'9'.repeat(200)}e99]`]) {
+  for (const text of [
+    '1e308',
+    '[-1.7976931348623157e308]',
+    '[1e-400]',
+    '["1e400"]',
+    '{"1e400":true}',
+    '[true,false,null]',
+    `[${'9'.repeat(200)}e99]`,
+  ]) {
     assert.equal(infinite(text), false, text);
   }
 });

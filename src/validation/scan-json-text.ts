@@ -59,7 +59,11 @@ export function scanJsonText(text: string, maxDepth: number): JsonTextScan {
         else if (next !== POINT && next !== PLUS && next !== MINUS) break;
       }
       // ±Infinity needs a value of 1.8e308 or more: an exponent of three digits or more, or a long literal.
-      if (!hasInfiniteNumber && (exponentDigits >= 3 || at - start > LONG_NUMBER_LENGTH) && !Number.isFinite(Number(text.slice(start, at)))) {
+      if (
+        !hasInfiniteNumber &&
+        (exponentDigits >= 3 || at - start > LONG_NUMBER_LENGTH) &&
+        !Number.isFinite(Number(text.slice(start, at)))
+      ) {
         hasInfiniteNumber = true;
       }
     } else {

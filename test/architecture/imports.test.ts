@@ -12,7 +12,9 @@ function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
   });
 }
 
@@ -31,8 +33,15 @@ function valueImports(text: string): string[] {
     const clause = match[3] ?? '';
     const braces = /\{([^}]*)\}/.exec(clause);
     const outsideBraces = braces === null ? clause : clause.replace(braces[0], '');
-    const named = braces === null ? [] : (braces[1] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-    const onlyTypes = outsideBraces.replace(/[\s,]/g, '') === '' && named.length > 0 && named.every((name) => name.startsWith('type '));
+    const named =
+      braces === null
+        ? []
+        : (braces[1] ?? '')
+            .split(',')
+            .map((name) => name.trim())
+            .filter((name) => name !== '');
+    const onlyTypes =
+      outsideBraces.replace(/[\s,]/g, '') === '' && named.length > 0 && named.every((name) => name.startsWith('type '));
     if (!onlyTypes) specifiers.push(match[4] as string);
   }
   for (const match of text.matchAll(/^import\s+'(\.[^']+)'/gm)) specifiers.push(match[1] as string);
@@ -51,7 +60,7 @@ test('no two folders of src/ import values from each other', () => {
       edges.set(from, targets);
     }
   }
-  assert.ok((edges.get('pipeline')?.size ?? 0) > 3, 'the scan finds the pipeline\'s imports');
+  assert.ok((edges.get('pipeline')?.size ?? 0) > 3, "the scan finds the pipeline's imports");
   const both: string[] = [];
   for (const [from, targets] of edges) {
     for (const [to, example] of targets) {

@@ -14,11 +14,18 @@ function writeConfig(text: string): string {
 }
 
 test('a bad config stops serve with one line naming the file, the path and the problem, and a non-zero exit', async () => {
-  const file = writeConfig('nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: nowhere }] }\n');
+  const file = writeConfig(
+    'nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: nowhere }] }\n',
+  );
   const result = await runCli(['serve', '--config', file]);
   assert.notEqual(result.code, 0);
   assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-  assert.match(result.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at models\\[0\\]\\.routes\\[0\\]\\.node: unknown node "nowhere"`));
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at models\\[0\\]\\.routes\\[0\\]\\.node: unknown node "nowhere"`,
+    ),
+  );
   assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
 });
 
@@ -29,7 +36,9 @@ test('SWITCHYARD_CONFIG is read when --config is absent; a missing file is repor
 });
 
 test('check validates a file without starting anything', async () => {
-  const file = writeConfig('nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: a }] }\n');
+  const file = writeConfig(
+    'nodes:\n  - { id: a, provider: openai, base_url: "http://x/v1" }\nmodels:\n  - { id: m, routes: [{ node: a }] }\n',
+  );
   const result = await runCli(['check', '--config', file]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /valid \(1 nodes, 1 models, 0 keys\)/);
@@ -84,7 +93,8 @@ keys: [{ key: ${KEY} }]
   const stdout = served.stdout;
   const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
   const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-  const until = (predicate: () => boolean) => waitFor(predicate, 5000, { everyMs: 50, what: () => `the log line; stdout so far:\n${stdout()}` });
+  const until = (predicate: () => boolean) =>
+    waitFor(predicate, 5000, { everyMs: 50, what: () => `the log line; stdout so far:\n${stdout()}` });
 
   await ask('first-model');
   await assert.rejects(ask('second-model'), (error: unknown) => error instanceof OpenAI.NotFoundError);

@@ -53,7 +53,9 @@ function proseOf(markdown: string): string {
 /** Inline links and images `[text](target)` and reference definitions `[label]: target`. */
 export function linkTargets(markdown: string): string[] {
   const prose = proseOf(markdown);
-  const inline = [...prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1] ?? '');
+  const inline = [...prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (match) => match[1] ?? '',
+  );
   const definitions = [...prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((match) => match[1] ?? '');
   return [...inline, ...definitions];
 }
@@ -117,12 +119,21 @@ describe('documentation links', () => {
   it('finds a broken file, a broken anchor and a good anchor as such', () => {
     const file = join(ROOT, 'README.md');
     const markdown = [
-      '# Title', '## A `code` heading, with punctuation!', '## Repeat', '## Repeat',
+      '# Title',
+      '## A `code` heading, with punctuation!',
+      '## Repeat',
+      '## Repeat',
       '[ok](#a-code-heading-with-punctuation) [ok](#repeat-1) [bad](#repeat-2)',
       '[gone](docs/no-such-file.md) [ok](package.json) `[not a link](nowhere.md)`',
-      '```', '[not a link either](nowhere.md)', '```', '[web](https://example.com/x)',
+      '```',
+      '[not a link either](nowhere.md)',
+      '```',
+      '[web](https://example.com/x)',
     ].join('\n');
-    assert.deepEqual(brokenLinks(file, markdown), ['#repeat-2: no heading makes #repeat-2', 'docs/no-such-file.md: no such file']);
+    assert.deepEqual(brokenLinks(file, markdown), [
+      '#repeat-2: no heading makes #repeat-2',
+      'docs/no-such-file.md: no such file',
+    ]);
   });
 
   it(`README.md is at most ${README_MAX_LINES} lines and links every topic in docs/`, () => {
@@ -130,8 +141,20 @@ describe('documentation links', () => {
     const lines = readme.endsWith('\n') ? readme.split('\n').length - 1 : readme.split('\n').length;
     assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines`);
     const linked = new Set(linkTargets(readme).map((target) => target.split('#')[0]));
-    const topics = ['configuration', 'keys-and-money', 'routing-and-failover', 'protocols', 'operations', 'several-instances', 'security-and-limits', 'architecture', 'performance'];
-    const missing = topics.map((topic) => `docs/${topic}.md`).filter((path) => !linked.has(path) || !existsSync(join(ROOT, path)));
+    const topics = [
+      'configuration',
+      'keys-and-money',
+      'routing-and-failover',
+      'protocols',
+      'operations',
+      'several-instances',
+      'security-and-limits',
+      'architecture',
+      'performance',
+    ];
+    const missing = topics
+      .map((topic) => `docs/${topic}.md`)
+      .filter((path) => !linked.has(path) || !existsSync(join(ROOT, path)));
     assert.deepEqual(missing, []);
   });
 });

@@ -37,7 +37,11 @@ function writeAllThenRead(port: number, head: string, body: Buffer): Promise<Raw
     socket.on('data', (chunk: Buffer) => {
       received.push(chunk);
       const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-      if (parsed.status !== 0 && Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)) done();
+      if (
+        parsed.status !== 0 &&
+        Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
+      )
+        done();
     });
     socket.on('error', done);
     socket.on('close', done);
@@ -55,11 +59,21 @@ function head(key: string, length: number, extra = ''): string {
  * connection or `maxBytes` were sent; resolves the bytes sent, whether it was closed, and
  * the response read.
  */
-function sendUntilClosed(port: number, key: string, chunkBytes: number, everyMs: number, maxBytes: number): Promise<{ sent: number; closed: boolean; response: RawResponse }> {
+function sendUntilClosed(
+  port: number,
+  key: string,
+  chunkBytes: number,
+  everyMs: number,
+  maxBytes: number,
+): Promise<{ sent: number; closed: boolean; response: RawResponse }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const received: Buffer[] = [];
-    const chunk = Buffer.concat([Buffer.from(`${chunkBytes.toString(16)}\r\n`), Buffer.alloc(chunkBytes, 32), Buffer.from('\r\n')]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${chunkBytes.toString(16)}\r\n`),
+      Buffer.alloc(chunkBytes, 32),
+      Buffer.from('\r\n'),
+    ]);
     let sent = 0;
     let finished = false;
     function finish(closed: boolean): void {
@@ -71,7 +85,9 @@ function sendUntilClosed(port: number, key: string, chunkBytes: number, everyMs:
     socket.on('data', (data: Buffer) => received.push(data));
     socket.on('error', () => finish(true));
     socket.on('close', () => finish(true));
-    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\ntransfer-encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
     const send = (): void => {
       if (finished) return;
       if (sent >= maxBytes) return finish(false);
@@ -101,17 +117,29 @@ describe('answers sent before the body was read reach clients that write their w
     await expectError(response, { status: 413, code: 'payload_too_large', type: 'invalid_request_error' });
   });
 
-  test('a client that writes 10 MB before reading gets the 413, with or without Connection: close', TIMEOUT, async () => {
-    for (const extra of ['', 'connection: close\r\n']) {
-      const response = await writeAllThenRead(gateway.port, head(KEY, 10 * MIB, extra), Buffer.alloc(10 * MIB, 32));
-      expectRawError(response, 413, 'payload_too_large');
-    }
-  });
+  test(
+    'a client that writes 10 MB before reading gets the 413, with or without Connection: close',
+    TIMEOUT,
+    async () => {
+      for (const extra of ['', 'connection: close\r\n']) {
+        const response = await writeAllThenRead(gateway.port, head(KEY, 10 * MIB, extra), Buffer.alloc(10 * MIB, 32));
+        expectRawError(response, 413, 'payload_too_large');
+      }
+    },
+  );
 
-  test('a client that writes 5 MB before reading gets the 401 for a bad key (urllib sends Connection: close)', TIMEOUT, async () => {
-    const response = await writeAllThenRead(gateway.port, head(BAD_KEY, 5_000_000, 'connection: close\r\n'), Buffer.alloc(5_000_000, 32));
-    expectRawError(response, 401, 'invalid_api_key');
-  });
+  test(
+    'a client that writes 5 MB before reading gets the 401 for a bad key (urllib sends Connection: close)',
+    TIMEOUT,
+    async () => {
+      const response = await writeAllThenRead(
+        gateway.port,
+        head(BAD_KEY, 5_000_000, 'connection: close\r\n'),
+        Buffer.alloc(5_000_000, 32),
+      );
+      expectRawError(response, 401, 'invalid_api_key');
+    },
+  );
 
   test('after a drained 413 the keep-alive connection serves the next request', TIMEOUT, async () => {
     const next = `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY}\r\n\r\n`;
@@ -136,16 +164,24 @@ describe('answers sent before the body was read reach clients that write their w
     assert.match(raw, /HTTP\/1\.1 200 [\s\S]*"data"/, 'the second response on the same connection');
   });
 
-  test('the drain is bounded in bytes: a client that keeps sending after its 401 is closed past http.max_drain_bytes', TIMEOUT, async () => {
-    const result = await sendUntilClosed(tight.port, BAD_KEY, 64 * 1024, 0, 64 * MIB);
-    assert.ok(result.closed, `closed (sent ${result.sent} bytes)`);
-    assert.ok(result.sent < 16 * MIB, `closed soon after 1 MiB, sent ${result.sent} bytes`);
-    expectRawError(result.response, 401, 'invalid_api_key');
-  });
+  test(
+    'the drain is bounded in bytes: a client that keeps sending after its 401 is closed past http.max_drain_bytes',
+    TIMEOUT,
+    async () => {
+      const result = await sendUntilClosed(tight.port, BAD_KEY, 64 * 1024, 0, 64 * MIB);
+      assert.ok(result.closed, `closed (sent ${result.sent} bytes)`);
+      assert.ok(result.sent < 16 * MIB, `closed soon after 1 MiB, sent ${result.sent} bytes`);
+      expectRawError(result.response, 401, 'invalid_api_key');
+    },
+  );
 
-  test('the drain is bounded in time: a client trickling its body after its 401 is closed past http.drain_timeout_ms', TIMEOUT, async () => {
-    const result = await sendUntilClosed(tight.port, BAD_KEY, 1024, 100, 100 * 1024);
-    assert.ok(result.closed, `closed (sent ${result.sent} bytes in about ${result.sent / 10} ms)`);
-    expectRawError(result.response, 401, 'invalid_api_key');
-  });
+  test(
+    'the drain is bounded in time: a client trickling its body after its 401 is closed past http.drain_timeout_ms',
+    TIMEOUT,
+    async () => {
+      const result = await sendUntilClosed(tight.port, BAD_KEY, 1024, 100, 100 * 1024);
+      assert.ok(result.closed, `closed (sent ${result.sent} bytes in about ${result.sent / 10} ms)`);
+      expectRawError(result.response, 401, 'invalid_api_key');
+    },
+  );
 });

@@ -20,7 +20,8 @@ describe('HTTP errors of the gateway', () => {
   let gateway: TestGateway;
   let origin: string;
 
-  const post = (body: unknown, headers: Record<string, string> = {}) => postChat(gateway.baseUrl, API_KEY, body, { headers, timeoutMs: 4000 });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    postChat(gateway.baseUrl, API_KEY, body, { headers, timeoutMs: 4000 });
 
   before(async () => {
     main = await startSimulator();
@@ -73,14 +74,22 @@ keys:
       { name: 'missing messages', body: { model: 'plain' }, param: 'messages' },
       { name: 'empty messages array', body: { ...valid, messages: [] }, param: 'messages' },
       { name: 'messages not an array', body: { ...valid, messages: 'hello' }, param: 'messages' },
-      { name: 'unknown role', body: { ...valid, messages: [{ role: 'wizard', content: 'hi' }] }, param: 'messages[0].role' },
+      {
+        name: 'unknown role',
+        body: { ...valid, messages: [{ role: 'wizard', content: 'hi' }] },
+        param: 'messages[0].role',
+      },
       { name: 'temperature 2.5', body: { ...valid, temperature: 2.5 }, param: 'temperature' },
       { name: 'temperature as a string', body: { ...valid, temperature: 'hot' }, param: 'temperature' },
       { name: 'top_p 1.5', body: { ...valid, top_p: 1.5 }, param: 'top_p' },
       { name: 'n 0', body: { ...valid, n: 0 }, param: 'n' },
       { name: 'max_tokens 0', body: { ...valid, max_tokens: 0 }, param: 'max_tokens' },
       { name: 'presence_penalty 3', body: { ...valid, presence_penalty: 3 }, param: 'presence_penalty' },
-      { name: 'reasoning_effort "extreme"', body: { ...valid, model: 'reasoner', reasoning_effort: 'extreme' }, param: 'reasoning_effort' },
+      {
+        name: 'reasoning_effort "extreme"',
+        body: { ...valid, model: 'reasoner', reasoning_effort: 'extreme' },
+        param: 'reasoning_effort',
+      },
       {
         name: 'conflicting reasoning_effort and reasoning.effort',
         body: { ...valid, model: 'reasoner', reasoning_effort: 'low', reasoning: { effort: 'high' } },
@@ -91,13 +100,23 @@ keys:
     for (const row of rows) {
       test(row.name, TIMEOUT, async () => {
         main.resetStats();
-        await expectError(await post(row.body), { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: row.param });
+        await expectError(await post(row.body), {
+          status: 400,
+          code: 'validation_failed',
+          type: 'invalid_request_error',
+          param: row.param,
+        });
         assert.equal(main.stats().requests, 0, 'nothing reached the node');
       });
     }
 
     test('Accept-Language: ru gives a Russian message with the same code, type and param', TIMEOUT, async () => {
-      const english = await expectError(await post({ ...valid, temperature: 2.5 }), { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'temperature' });
+      const english = await expectError(await post({ ...valid, temperature: 2.5 }), {
+        status: 400,
+        code: 'validation_failed',
+        type: 'invalid_request_error',
+        param: 'temperature',
+      });
       const russian = await expectError(await post({ ...valid, temperature: 2.5 }, { 'accept-language': 'ru' }), {
         status: 400,
         code: 'validation_failed',
@@ -106,8 +125,14 @@ keys:
       });
       assert.match(russian.error.message, CYRILLIC);
       assert.doesNotMatch(english.error.message, CYRILLIC);
-      const unauthorized = await postChat(gateway.baseUrl, undefined, valid, { headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' } });
-      const body = await expectError(unauthorized, { status: 401, code: 'authentication_required', type: 'authentication_error' });
+      const unauthorized = await postChat(gateway.baseUrl, undefined, valid, {
+        headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.5' },
+      });
+      const body = await expectError(unauthorized, {
+        status: 401,
+        code: 'authentication_required',
+        type: 'authentication_error',
+      });
       assert.match(body.error.message, CYRILLIC);
     });
   });
@@ -161,12 +186,17 @@ keys:
   });
 
   test('405 for GET /v1/chat/completions', TIMEOUT, async () => {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     await expectError(response, { status: 405, code: 'method_not_allowed', type: 'invalid_request_error' });
   });
 
   test('405 carries the Allow header (RFC 9110 §15.5.6)', TIMEOUT, async () => {
-    const response = await fetch(`${gateway.baseUrl}/chat/completions`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+    const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     await response.arrayBuffer();
     assert.equal(response.status, 405);
     assert.equal(response.headers.get('allow'), 'POST');
@@ -184,7 +214,8 @@ keys:
     const bytes = new TextEncoder().encode(text);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 1024) controller.enqueue(bytes.subarray(offset, offset + 1024));
+        for (let offset = 0; offset < bytes.length; offset += 1024)
+          controller.enqueue(bytes.subarray(offset, offset + 1024));
         controller.close();
       },
     });
@@ -195,7 +226,11 @@ keys:
       duplex: 'half',
       signal: AbortSignal.timeout(4000),
     };
-    await expectError(await fetch(`${gateway.baseUrl}/chat/completions`, init), { status: 413, code: 'payload_too_large', type: 'invalid_request_error' });
+    await expectError(await fetch(`${gateway.baseUrl}/chat/completions`, init), {
+      status: 413,
+      code: 'payload_too_large',
+      type: 'invalid_request_error',
+    });
   });
 
   test('503 router_unavailable with Retry-After when the only node answers 500', TIMEOUT, async () => {
@@ -221,9 +256,19 @@ keys:
 
   test('a node 401 or 429 is a node failure (failover set), not passed to the client', TIMEOUT, async () => {
     for (const status of [401, 429]) {
-      faulty.setFaults({ failFirst: { count: 1, status, body: { error: { message: 'node says no', type: 'x', param: null, code: 'node_code' } } } });
+      faulty.setFaults({
+        failFirst: {
+          count: 1,
+          status,
+          body: { error: { message: 'node says no', type: 'x', param: null, code: 'node_code' } },
+        },
+      });
       try {
-        await expectError(await post({ model: 'faulty-model', messages: MESSAGES }), { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
+        await expectError(await post({ model: 'faulty-model', messages: MESSAGES }), {
+          status: 503,
+          code: 'router_unavailable',
+          type: 'service_unavailable',
+        });
       } finally {
         faulty.setFaults({});
       }
@@ -252,7 +297,14 @@ keys:
       },
       {
         status: 404,
-        body: { error: { message: 'The model `upstream-x` does not exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } },
+        body: {
+          error: {
+            message: 'The model `upstream-x` does not exist',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'model_not_found',
+          },
+        },
         contentType: /^application\/json$/,
       },
     ];
@@ -279,12 +331,19 @@ keys:
 
   describe('GET /v1/models', () => {
     test('requires a key', TIMEOUT, async () => {
-      await expectError(await fetch(`${gateway.baseUrl}/models`), { status: 401, code: 'authentication_required', type: 'authentication_error' });
-      await expectError(await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${BLOCKED_KEY}` } }), {
+      await expectError(await fetch(`${gateway.baseUrl}/models`), {
         status: 401,
-        code: 'invalid_api_key',
+        code: 'authentication_required',
         type: 'authentication_error',
       });
+      await expectError(
+        await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${BLOCKED_KEY}` } }),
+        {
+          status: 401,
+          code: 'invalid_api_key',
+          type: 'authentication_error',
+        },
+      );
     });
 
     test('returns the OpenAI list shape with the gateway fields', TIMEOUT, async () => {
@@ -341,7 +400,12 @@ keys: [{ key: ${API_KEY} }]
 
   test('the whole-request deadline gives 504 upstream_timeout, promptly', TIMEOUT, async () => {
     const started = Date.now();
-    const response = await postChat(gateway.baseUrl, API_KEY, { model: 'slow-model', messages: MESSAGES }, { timeoutMs: 4000 });
+    const response = await postChat(
+      gateway.baseUrl,
+      API_KEY,
+      { model: 'slow-model', messages: MESSAGES },
+      { timeoutMs: 4000 },
+    );
     await expectError(response, { status: 504, code: 'upstream_timeout', type: 'service_unavailable' });
     const elapsed = Date.now() - started;
     assert.ok(elapsed >= 250 && elapsed < 1500, `answered after ${elapsed} ms`);

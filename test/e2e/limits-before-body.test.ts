@@ -37,7 +37,11 @@ function holdRequest(port: number, key: string, body: Buffer, sent: number, decl
     socket.on('data', (chunk: Buffer) => {
       received.push(chunk);
       const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-      if (parsed.status !== 0 && Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)) done();
+      if (
+        parsed.status !== 0 &&
+        Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
+      )
+        done();
     });
     socket.on('close', done);
   });
@@ -89,7 +93,9 @@ keys:
     expectRawError(refused, 401, 'invalid_api_key');
     // More than http.max_drain_bytes declared: not worth reading, the connection closes.
     assert.equal(refused.headers.connection, 'close');
-    const closed = request.socket.closed ? Promise.resolve() : new Promise((resolve) => request.socket.once('close', resolve));
+    const closed = request.socket.closed
+      ? Promise.resolve()
+      : new Promise((resolve) => request.socket.once('close', resolve));
     assert.ok(await settlesWithin(closed, 5_000), 'the gateway closes the connection');
   });
 
@@ -99,84 +105,112 @@ keys:
     await first.text();
     const request = holdRequest(gateway.port, ONE_RPM, bodyOfSize(HELD_BYTES), 1_000);
     held.push(request.socket);
-    assert.ok(await settlesWithin(request.response, 5_000), 'the 429 arrives while the body is still unsent (not a 408 after the body time-out)');
+    assert.ok(
+      await settlesWithin(request.response, 5_000),
+      'the 429 arrives while the body is still unsent (not a 408 after the body time-out)',
+    );
     const refused = await request.response;
     expectRawError(refused, 429, 'rate_limited');
     assert.ok(Number(refused.headers['retry-after']) >= 1, 'Retry-After');
     request.socket.destroy();
   });
 
-  test("the per-key body budget gives 429 with Retry-After while another key still gets through; it is released when a body's client leaves", TIMEOUT, async () => {
-    const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
-    held.push(first.socket);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
-    held.push(second.socket);
-    assert.ok(await settlesWithin(second.response, 5_000), "the second body over the key's budget is refused at once");
-    const refused = await second.response;
-    expectRawError(refused, 429, 'rate_limited');
-    assert.equal(refused.headers['retry-after'], '1');
-    second.socket.destroy();
+  test(
+    "the per-key body budget gives 429 with Retry-After while another key still gets through; it is released when a body's client leaves",
+    TIMEOUT,
+    async () => {
+      const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
+      held.push(first.socket);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
+      held.push(second.socket);
+      assert.ok(
+        await settlesWithin(second.response, 5_000),
+        "the second body over the key's budget is refused at once",
+      );
+      const refused = await second.response;
+      expectRawError(refused, 429, 'rate_limited');
+      assert.equal(refused.headers['retry-after'], '1');
+      second.socket.destroy();
 
-    const other = await chat(KEY_B, HELD_BYTES);
-    assert.equal(other.status, 200, 'another key is not held up by the first one');
-    await other.text();
+      const other = await chat(KEY_B, HELD_BYTES);
+      assert.equal(other.status, 200, 'another key is not held up by the first one');
+      await other.text();
 
-    first.socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const again = await chat(KEY_A, HELD_BYTES);
-    assert.equal(again.status, 200, 'the abandoned body gave its bytes back');
-    await again.text();
-  });
+      first.socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const again = await chat(KEY_A, HELD_BYTES);
+      assert.equal(again.status, 200, 'the abandoned body gave its bytes back');
+      await again.text();
+    },
+  );
 
-  test("a chunked body takes the key's budget as it arrives: over it, 429 while the body is still coming", TIMEOUT, async () => {
-    const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
-    held.push(first.socket);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const socket = connect(gateway.port, '127.0.0.1');
-    held.push(socket);
-    socket.on('error', () => undefined);
-    const received: Buffer[] = [];
-    const answered = new Promise<RawResponse>((resolve) => {
-      socket.on('data', (chunk: Buffer) => {
-        received.push(chunk);
-        const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-        if (parsed.status !== 0 && Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)) resolve(parsed);
+  test(
+    "a chunked body takes the key's budget as it arrives: over it, 429 while the body is still coming",
+    TIMEOUT,
+    async () => {
+      const first = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
+      held.push(first.socket);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const socket = connect(gateway.port, '127.0.0.1');
+      held.push(socket);
+      socket.on('error', () => undefined);
+      const received: Buffer[] = [];
+      const answered = new Promise<RawResponse>((resolve) => {
+        socket.on('data', (chunk: Buffer) => {
+          received.push(chunk);
+          const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
+          if (
+            parsed.status !== 0 &&
+            Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
+          )
+            resolve(parsed);
+        });
+        socket.on('close', () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8'))));
       });
-      socket.on('close', () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8'))));
-    });
-    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY_A}\r\ntransfer-encoding: chunked\r\n\r\n`);
-    const part = bodyOfSize(HELD_BYTES).subarray(0, 50_000);
-    socket.write(`${part.length.toString(16)}\r\n`);
-    socket.write(part);
-    socket.write('\r\n');
-    assert.ok(await settlesWithin(answered, 5_000), 'refused before the body ends');
-    const refused = await answered;
-    expectRawError(refused, 429, 'rate_limited');
-    assert.equal(refused.headers['retry-after'], '1');
-    socket.destroy();
-    first.socket.destroy();
-  });
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY_A}\r\ntransfer-encoding: chunked\r\n\r\n`,
+      );
+      const part = bodyOfSize(HELD_BYTES).subarray(0, 50_000);
+      socket.write(`${part.length.toString(16)}\r\n`);
+      socket.write(part);
+      socket.write('\r\n');
+      assert.ok(await settlesWithin(answered, 5_000), 'refused before the body ends');
+      const refused = await answered;
+      expectRawError(refused, 429, 'rate_limited');
+      assert.equal(refused.headers['retry-after'], '1');
+      socket.destroy();
+      first.socket.destroy();
+    },
+  );
 
-  test('the total body budget gives 503 server_busy with Retry-After; a finished body frees its share', TIMEOUT, async () => {
-    const a = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
-    const b = holdRequest(gateway.port, KEY_B, bodyOfSize(HELD_BYTES), 1_000);
-    held.push(a.socket, b.socket);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const busy = await chat(KEY_C, HELD_BYTES);
-    const retryAfter = busy.headers.get('retry-after');
-    assert.equal(busy.status, 503);
-    const body = (await busy.json()) as { error: { code: string; type: string } };
-    assert.equal(body.error.code, 'server_busy');
-    assert.equal(body.error.type, 'service_unavailable');
-    assert.equal(retryAfter, '1');
+  test(
+    'the total body budget gives 503 server_busy with Retry-After; a finished body frees its share',
+    TIMEOUT,
+    async () => {
+      const a = holdRequest(gateway.port, KEY_A, bodyOfSize(HELD_BYTES), 1_000);
+      const b = holdRequest(gateway.port, KEY_B, bodyOfSize(HELD_BYTES), 1_000);
+      held.push(a.socket, b.socket);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const busy = await chat(KEY_C, HELD_BYTES);
+      const retryAfter = busy.headers.get('retry-after');
+      assert.equal(busy.status, 503);
+      const body = (await busy.json()) as { error: { code: string; type: string } };
+      assert.equal(body.error.code, 'server_busy');
+      assert.equal(body.error.type, 'service_unavailable');
+      assert.equal(retryAfter, '1');
 
-    a.finish();
-    const answered = await a.response;
-    assert.equal(answered.status, 200, `the held request completes once its body does (raw: ${answered.raw.slice(0, 200)})`);
-    const admitted = await chat(KEY_C, HELD_BYTES);
-    assert.equal(admitted.status, 200, 'the read body gave its bytes back');
-    await admitted.text();
-    b.socket.destroy();
-  });
+      a.finish();
+      const answered = await a.response;
+      assert.equal(
+        answered.status,
+        200,
+        `the held request completes once its body does (raw: ${answered.raw.slice(0, 200)})`,
+      );
+      const admitted = await chat(KEY_C, HELD_BYTES);
+      assert.equal(admitted.status, 200, 'the read body gave its bytes back');
+      await admitted.text();
+      b.socket.destroy();
+    },
+  );
 });

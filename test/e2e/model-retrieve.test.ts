@@ -56,21 +56,35 @@ keys:
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
       assert.ok(response.headers.get('x-request-id'));
       const body = (await response.json()) as Record<string, unknown>;
-      assert.deepEqual(body, list.data.find((entry) => entry.id === 'Qwen/Qwen3-32B'));
+      assert.deepEqual(
+        body,
+        list.data.find((entry) => entry.id === 'Qwen/Qwen3-32B'),
+      );
       assert.equal(body.context_length, 32768);
     }
   });
 
   test('404 model_unavailable in the error format: unknown model, or one the key may not use', TIMEOUT, async () => {
-    await expectError(await get('/models/nope'), { status: 404, code: 'model_unavailable', type: 'invalid_request_error' });
+    await expectError(await get('/models/nope'), {
+      status: 404,
+      code: 'model_unavailable',
+      type: 'invalid_request_error',
+    });
     const hidden = await get('/models/Qwen%2FQwen3-32B', NARROW_KEY);
     const error = await expectError(hidden, { status: 404, code: 'model_unavailable', type: 'invalid_request_error' });
     assert.match(error.error.message, /Qwen\/Qwen3-32B/);
-    await assert.rejects(client(NARROW_KEY).models.retrieve('Qwen/Qwen3-32B'), (caught: unknown) => caught instanceof NotFoundError);
+    await assert.rejects(
+      client(NARROW_KEY).models.retrieve('Qwen/Qwen3-32B'),
+      (caught: unknown) => caught instanceof NotFoundError,
+    );
   });
 
   test('admitted like the list: 401 without a key; 405 for another method', TIMEOUT, async () => {
-    await expectError(await get('/models/plain', null), { status: 401, code: 'authentication_required', type: 'authentication_error' });
+    await expectError(await get('/models/plain', null), {
+      status: 401,
+      code: 'authentication_required',
+      type: 'authentication_error',
+    });
     const post = await get('/models/plain', OPEN_KEY, 'POST');
     await expectError(post, { status: 405, code: 'method_not_allowed', type: 'invalid_request_error' });
     assert.equal(post.headers.get('allow'), 'GET');

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { freePort } from '../support/free-port.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
@@ -111,79 +114,110 @@ keys:
     await response.arrayBuffer();
   });
 
-  test('streaming with reasoning: reasoning first, then content, then the usage on the finish chunk', TIMEOUT, async () => {
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'reasoner', messages: MESSAGES, stream: true })
-      .withResponse();
-    assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
-    assert.ok(response.headers.get('x-correlation-id'));
+  test(
+    'streaming with reasoning: reasoning first, then content, then the usage on the finish chunk',
+    TIMEOUT,
+    async () => {
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'reasoner', messages: MESSAGES, stream: true })
+        .withResponse();
+      assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+      assert.ok(response.headers.get('x-correlation-id'));
 
-    const kinds: Array<'reasoning' | 'content'> = [];
-    let reasoningText = '';
-    let contentText = '';
-    const chunks: OpenAI.ChatCompletionChunk[] = [];
-    for await (const chunk of stream) {
-      chunks.push(chunk);
-      for (const choice of chunk.choices) {
-        const delta = choice.delta as typeof choice.delta & WithReasoning;
-        assert.equal(delta.reasoning, undefined, 'never a `reasoning` field in a delta');
-        if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
-          kinds.push('reasoning');
-          reasoningText += delta.reasoning_content;
-        }
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          kinds.push('content');
-          contentText += delta.content;
+      const kinds: Array<'reasoning' | 'content'> = [];
+      let reasoningText = '';
+      let contentText = '';
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      for await (const chunk of stream) {
+        chunks.push(chunk);
+        for (const choice of chunk.choices) {
+          const delta = choice.delta as typeof choice.delta & WithReasoning;
+          assert.equal(delta.reasoning, undefined, 'never a `reasoning` field in a delta');
+          if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
+            kinds.push('reasoning');
+            reasoningText += delta.reasoning_content;
+          }
+          if (typeof delta.content === 'string' && delta.content !== '') {
+            kinds.push('content');
+            contentText += delta.content;
+          }
         }
       }
-    }
-    assert.ok(reasoningText.length > 0, 'reasoning was streamed');
-    assert.ok(contentText.length > 0, 'content was streamed');
-    const firstContent = kinds.indexOf('content');
-    assert.ok(kinds.slice(firstContent).every((kind) => kind === 'content'), 'no reasoning after the first content chunk');
-    assert.ok(kinds.slice(0, firstContent).every((kind) => kind === 'reasoning'));
+      assert.ok(reasoningText.length > 0, 'reasoning was streamed');
+      assert.ok(contentText.length > 0, 'content was streamed');
+      const firstContent = kinds.indexOf('content');
+      assert.ok(
+        kinds.slice(firstContent).every((kind) => kind === 'content'),
+        'no reasoning after the first content chunk',
+      );
+      assert.ok(kinds.slice(0, firstContent).every((kind) => kind === 'reasoning'));
 
-    const last = chunks[chunks.length - 1];
-    assert.ok(last !== undefined);
-    assert.equal(last.choices[0]?.finish_reason, 'stop', 'the usage rides on the finish chunk (PRODUCT.md decision 18)');
-    assert.ok(last.usage, 'the last chunk carries usage although the client did not ask for it');
-    assert.equal(last.usage.total_tokens, last.usage.prompt_tokens + last.usage.completion_tokens);
-    assert.ok((last.usage.completion_tokens_details?.reasoning_tokens ?? 0) > 0);
-    assert.equal(chunks.slice(0, -1).filter((chunk) => chunk.usage).length, 0, 'only the last chunk has usage');
+      const last = chunks[chunks.length - 1];
+      assert.ok(last !== undefined);
+      assert.equal(
+        last.choices[0]?.finish_reason,
+        'stop',
+        'the usage rides on the finish chunk (PRODUCT.md decision 18)',
+      );
+      assert.ok(last.usage, 'the last chunk carries usage although the client did not ask for it');
+      assert.equal(last.usage.total_tokens, last.usage.prompt_tokens + last.usage.completion_tokens);
+      assert.ok((last.usage.completion_tokens_details?.reasoning_tokens ?? 0) > 0);
+      assert.equal(chunks.slice(0, -1).filter((chunk) => chunk.usage).length, 0, 'only the last chunk has usage');
 
-    const body = lastBody(main);
-    assert.equal(body.stream, true);
-    assert.deepEqual(body.stream_options, { include_usage: true });
-  });
+      const body = lastBody(main);
+      assert.equal(body.stream, true);
+      assert.deepEqual(body.stream_options, { include_usage: true });
+    },
+  );
 
-  test('reasoning_effort and reasoning.effort reach the node the same way; high reasons longer than low', TIMEOUT, async () => {
-    const topLevel = await client.chat.completions.create({ model: 'reasoner', messages: MESSAGES, reasoning_effort: 'high' });
-    const topLevelBody = lastBody(main);
-    assert.equal(topLevelBody.reasoning_effort, 'high');
-    assert.equal(topLevelBody.reasoning, undefined);
+  test(
+    'reasoning_effort and reasoning.effort reach the node the same way; high reasons longer than low',
+    TIMEOUT,
+    async () => {
+      const topLevel = await client.chat.completions.create({
+        model: 'reasoner',
+        messages: MESSAGES,
+        reasoning_effort: 'high',
+      });
+      const topLevelBody = lastBody(main);
+      assert.equal(topLevelBody.reasoning_effort, 'high');
+      assert.equal(topLevelBody.reasoning, undefined);
 
-    const nestedParams: ChatCompletionCreateParamsNonStreaming & { reasoning: { effort: string } } = {
-      model: 'reasoner',
-      messages: MESSAGES,
-      reasoning: { effort: 'high' },
-    };
-    const nested = await client.chat.completions.create(nestedParams);
-    const nestedBody = lastBody(main);
-    assert.equal(nestedBody.reasoning_effort, 'high');
-    assert.equal(nestedBody.reasoning, undefined);
+      const nestedParams: ChatCompletionCreateParamsNonStreaming & { reasoning: { effort: string } } = {
+        model: 'reasoner',
+        messages: MESSAGES,
+        reasoning: { effort: 'high' },
+      };
+      const nested = await client.chat.completions.create(nestedParams);
+      const nestedBody = lastBody(main);
+      assert.equal(nestedBody.reasoning_effort, 'high');
+      assert.equal(nestedBody.reasoning, undefined);
 
-    const high = (topLevel.choices[0]?.message as WithReasoning).reasoning_content ?? '';
-    assert.equal((nested.choices[0]?.message as WithReasoning).reasoning_content, high, 'both forms give the same reply');
+      const high = (topLevel.choices[0]?.message as WithReasoning).reasoning_content ?? '';
+      assert.equal(
+        (nested.choices[0]?.message as WithReasoning).reasoning_content,
+        high,
+        'both forms give the same reply',
+      );
 
-    const low = await client.chat.completions.create({ model: 'reasoner', messages: MESSAGES, reasoning_effort: 'low' });
-    assert.equal(lastBody(main).reasoning_effort, 'low');
-    const lowText = (low.choices[0]?.message as WithReasoning).reasoning_content ?? '';
-    assert.ok(lowText.length > 0);
-    assert.ok(high.length > lowText.length, `high (${high.length} chars) reasons longer than low (${lowText.length})`);
-    assert.ok(
-      (topLevel.usage?.completion_tokens_details?.reasoning_tokens ?? 0) > (low.usage?.completion_tokens_details?.reasoning_tokens ?? 0),
-    );
-  });
+      const low = await client.chat.completions.create({
+        model: 'reasoner',
+        messages: MESSAGES,
+        reasoning_effort: 'low',
+      });
+      assert.equal(lastBody(main).reasoning_effort, 'low');
+      const lowText = (low.choices[0]?.message as WithReasoning).reasoning_content ?? '';
+      assert.ok(lowText.length > 0);
+      assert.ok(
+        high.length > lowText.length,
+        `high (${high.length} chars) reasons longer than low (${lowText.length})`,
+      );
+      assert.ok(
+        (topLevel.usage?.completion_tokens_details?.reasoning_tokens ?? 0) >
+          (low.usage?.completion_tokens_details?.reasoning_tokens ?? 0),
+      );
+    },
+  );
 
   test('no effort given: the model default goes to the node', TIMEOUT, async () => {
     await client.chat.completions.create({ model: 'reasoner-low', messages: MESSAGES });
@@ -192,43 +226,59 @@ keys:
     assert.equal(lastBody(main).reasoning_effort, 'medium');
   });
 
-  test('a model without reasoning: no reasoning parameters reach the node, whatever the client sent', TIMEOUT, async () => {
-    const withEffort = await client.chat.completions.create({ model: 'plain', messages: MESSAGES, reasoning_effort: 'high' });
-    let body = lastBody(main);
-    assert.equal('reasoning_effort' in body, false);
-    assert.equal('reasoning' in body, false);
-    assert.equal((withEffort.choices[0]?.message as WithReasoning).reasoning_content, undefined);
+  test(
+    'a model without reasoning: no reasoning parameters reach the node, whatever the client sent',
+    TIMEOUT,
+    async () => {
+      const withEffort = await client.chat.completions.create({
+        model: 'plain',
+        messages: MESSAGES,
+        reasoning_effort: 'high',
+      });
+      let body = lastBody(main);
+      assert.equal('reasoning_effort' in body, false);
+      assert.equal('reasoning' in body, false);
+      assert.equal((withEffort.choices[0]?.message as WithReasoning).reasoning_content, undefined);
 
-    const nestedParams: ChatCompletionCreateParamsNonStreaming & { reasoning: { effort: string } } = {
-      model: 'plain',
-      messages: MESSAGES,
-      reasoning: { effort: 'high' },
-    };
-    await client.chat.completions.create(nestedParams);
-    body = lastBody(main);
-    assert.equal('reasoning_effort' in body, false);
-    assert.equal('reasoning' in body, false);
-  });
+      const nestedParams: ChatCompletionCreateParamsNonStreaming & { reasoning: { effort: string } } = {
+        model: 'plain',
+        messages: MESSAGES,
+        reasoning: { effort: 'high' },
+      };
+      await client.chat.completions.create(nestedParams);
+      body = lastBody(main);
+      assert.equal('reasoning_effort' in body, false);
+      assert.equal('reasoning' in body, false);
+    },
+  );
 
-  test('a node answering with `reasoning`: the client still gets reasoning_content (JSON and stream)', TIMEOUT, async () => {
-    const completion = await client.chat.completions.create({ model: 'renamed-reasoner', messages: MESSAGES });
-    const message = completion.choices[0]?.message as (OpenAI.ChatCompletionMessage & WithReasoning) | undefined;
-    assert.ok(message !== undefined);
-    assert.ok((message.reasoning_content ?? '').length > 0, 'reasoning_content present');
-    assert.equal('reasoning' in message, false, 'no `reasoning` field in the message');
+  test(
+    'a node answering with `reasoning`: the client still gets reasoning_content (JSON and stream)',
+    TIMEOUT,
+    async () => {
+      const completion = await client.chat.completions.create({ model: 'renamed-reasoner', messages: MESSAGES });
+      const message = completion.choices[0]?.message as (OpenAI.ChatCompletionMessage & WithReasoning) | undefined;
+      assert.ok(message !== undefined);
+      assert.ok((message.reasoning_content ?? '').length > 0, 'reasoning_content present');
+      assert.equal('reasoning' in message, false, 'no `reasoning` field in the message');
 
-    const streamParams: ChatCompletionCreateParamsStreaming = { model: 'renamed-reasoner', messages: MESSAGES, stream: true };
-    const stream = await client.chat.completions.create(streamParams);
-    let reasoningText = '';
-    for await (const chunk of stream) {
-      for (const choice of chunk.choices) {
-        const delta = choice.delta as typeof choice.delta & WithReasoning;
-        assert.equal('reasoning' in delta, false, 'no `reasoning` field in a delta');
-        reasoningText += delta.reasoning_content ?? '';
+      const streamParams: ChatCompletionCreateParamsStreaming = {
+        model: 'renamed-reasoner',
+        messages: MESSAGES,
+        stream: true,
+      };
+      const stream = await client.chat.completions.create(streamParams);
+      let reasoningText = '';
+      for await (const chunk of stream) {
+        for (const choice of chunk.choices) {
+          const delta = choice.delta as typeof choice.delta & WithReasoning;
+          assert.equal('reasoning' in delta, false, 'no `reasoning` field in a delta');
+          reasoningText += delta.reasoning_content ?? '';
+        }
       }
-    }
-    assert.equal(reasoningText, message.reasoning_content, 'the streamed reasoning equals the JSON one');
-  });
+      assert.equal(reasoningText, message.reasoning_content, 'the streamed reasoning equals the JSON one');
+    },
+  );
 
   test('400: BadRequestError with code, param, type and request id', TIMEOUT, async () => {
     const error = await client.chat.completions.create({ model: 'reasoner', messages: MESSAGES, temperature: 5 }).then(
@@ -246,60 +296,78 @@ keys:
   });
 
   test('401: AuthenticationError invalid_api_key for a wrong key', TIMEOUT, async () => {
-    const stranger = new OpenAI({ apiKey: 'sk-not-a-known-key-000000', baseURL: gateway.baseUrl, maxRetries: 0, timeout: 4000 });
-    await assert.rejects(stranger.chat.completions.create({ model: 'reasoner', messages: MESSAGES }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.AuthenticationError, String(error));
-      assert.equal(error.status, 401);
-      assert.equal(error.code, 'invalid_api_key');
-      assert.equal(error.type, 'authentication_error');
-      return true;
+    const stranger = new OpenAI({
+      apiKey: 'sk-not-a-known-key-000000',
+      baseURL: gateway.baseUrl,
+      maxRetries: 0,
+      timeout: 4000,
     });
+    await assert.rejects(
+      stranger.chat.completions.create({ model: 'reasoner', messages: MESSAGES }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.AuthenticationError, String(error));
+        assert.equal(error.status, 401);
+        assert.equal(error.code, 'invalid_api_key');
+        assert.equal(error.type, 'authentication_error');
+        return true;
+      },
+    );
   });
 
   test('404: NotFoundError model_unavailable for an unknown model', TIMEOUT, async () => {
-    await assert.rejects(client.chat.completions.create({ model: 'no-such-model', messages: MESSAGES }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.NotFoundError, String(error));
-      assert.equal(error.code, 'model_unavailable');
-      assert.equal(error.param, 'model');
-      return true;
-    });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'no-such-model', messages: MESSAGES }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.NotFoundError, String(error));
+        assert.equal(error.code, 'model_unavailable');
+        assert.equal(error.param, 'model');
+        return true;
+      },
+    );
   });
 
   test('503: InternalServerError router_unavailable when every node fails', TIMEOUT, async () => {
-    await assert.rejects(client.chat.completions.create({ model: 'down-model', messages: MESSAGES }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.InternalServerError, String(error));
-      assert.equal(error.status, 503);
-      assert.equal(error.code, 'router_unavailable');
-      assert.equal(error.type, 'service_unavailable');
-      assert.ok(error.headers.get('retry-after'), 'Retry-After is set');
-      return true;
-    });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'down-model', messages: MESSAGES }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.InternalServerError, String(error));
+        assert.equal(error.status, 503);
+        assert.equal(error.code, 'router_unavailable');
+        assert.equal(error.type, 'service_unavailable');
+        assert.ok(error.headers.get('retry-after'), 'Retry-After is set');
+        return true;
+      },
+    );
   });
 
-  test('a node failing mid-stream: iteration throws an APIError carrying the gateway error object', TIMEOUT, async () => {
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'cut-reasoner', messages: MESSAGES, stream: true })
-      .withResponse();
-    const requestId = response.headers.get('x-request-id');
-    let received = 0;
-    const error = await (async () => {
-      for await (const chunk of stream) {
-        assert.ok(chunk.object === 'chat.completion.chunk');
-        received++;
-      }
-    })().then(
-      () => assert.fail('the stream should fail'),
-      (failure: unknown) => failure,
-    );
-    assert.ok(received > 0, 'chunks before the cut were relayed');
-    assert.ok(error instanceof OpenAI.APIError, String(error));
-    const body = error.error as { code?: unknown; type?: unknown; message?: unknown; request_id?: unknown };
-    // A node connection dropped mid-stream is the node's failure (spec 7.2: 502 bad_gateway), not an unexpected gateway one.
-    assert.equal(body.code, 'bad_gateway');
-    assert.equal(body.type, 'service_unavailable');
-    assert.equal(typeof body.message, 'string');
-    assert.equal(body.request_id, requestId);
-    assert.equal(error.code, 'bad_gateway');
-    assert.ok(error.message.length > 0);
-  });
+  test(
+    'a node failing mid-stream: iteration throws an APIError carrying the gateway error object',
+    TIMEOUT,
+    async () => {
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'cut-reasoner', messages: MESSAGES, stream: true })
+        .withResponse();
+      const requestId = response.headers.get('x-request-id');
+      let received = 0;
+      const error = await (async () => {
+        for await (const chunk of stream) {
+          assert.ok(chunk.object === 'chat.completion.chunk');
+          received++;
+        }
+      })().then(
+        () => assert.fail('the stream should fail'),
+        (failure: unknown) => failure,
+      );
+      assert.ok(received > 0, 'chunks before the cut were relayed');
+      assert.ok(error instanceof OpenAI.APIError, String(error));
+      const body = error.error as { code?: unknown; type?: unknown; message?: unknown; request_id?: unknown };
+      // A node connection dropped mid-stream is the node's failure (spec 7.2: 502 bad_gateway), not an unexpected gateway one.
+      assert.equal(body.code, 'bad_gateway');
+      assert.equal(body.type, 'service_unavailable');
+      assert.equal(typeof body.message, 'string');
+      assert.equal(body.request_id, requestId);
+      assert.equal(error.code, 'bad_gateway');
+      assert.ok(error.message.length > 0);
+    },
+  );
 });

@@ -16,12 +16,22 @@ const WEATHER: ChatCompletionTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city', 'unit'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city', 'unit'],
+    },
   },
 };
 const AGENT_TOOLS: ChatCompletionTool[] = [
   { type: 'function', function: { name: 'list_files', parameters: { type: 'object', properties: {} } } },
-  { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    },
+  },
 ];
 const ASK: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Oslo?' }];
 
@@ -69,7 +79,12 @@ keys:
   });
 
   test('tool_choice required: a deterministic tool call, then text after the tool result (JSON)', TIMEOUT, async () => {
-    const first = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, tools: [WEATHER], tool_choice: 'required' });
+    const first = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      tools: [WEATHER],
+      tool_choice: 'required',
+    });
     const choice = first.choices[0];
     assert.equal(choice?.finish_reason, 'tool_calls');
     const call = choice?.message.tool_calls?.[0];
@@ -80,13 +95,27 @@ keys:
     assert.ok(args.unit === 'c' || args.unit === 'f');
     assert.ok(first.usage !== undefined && first.usage.completion_tokens > 0);
 
-    const again = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, tools: [WEATHER], tool_choice: 'required' });
-    assert.equal(again.choices[0]?.message.tool_calls?.[0]?.type === 'function' && again.choices[0].message.tool_calls[0].function.arguments, call.function.arguments, 'deterministic');
+    const again = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      tools: [WEATHER],
+      tool_choice: 'required',
+    });
+    assert.equal(
+      again.choices[0]?.message.tool_calls?.[0]?.type === 'function' &&
+        again.choices[0].message.tool_calls[0].function.arguments,
+      call.function.arguments,
+      'deterministic',
+    );
 
     const second = await client.chat.completions.create({
       model: 'sim-chat',
       tools: [WEATHER],
-      messages: [...ASK, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '{"temp_c":4}' }],
+      messages: [
+        ...ASK,
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, content: '{"temp_c":4}' },
+      ],
     });
     assert.equal(second.choices[0]?.finish_reason, 'stop', 'after the result (tool_choice auto) the answer is text');
     assert.ok((second.choices[0]?.message.content ?? '').length > 0);
@@ -94,8 +123,19 @@ keys:
   });
 
   test('tool_choice required, streamed: tool-call deltas build the same call', TIMEOUT, async () => {
-    const json = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, tools: [WEATHER], tool_choice: 'required' });
-    const stream = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, tools: [WEATHER], tool_choice: 'required', stream: true });
+    const json = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      tools: [WEATHER],
+      tool_choice: 'required',
+    });
+    const stream = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      tools: [WEATHER],
+      tool_choice: 'required',
+      stream: true,
+    });
     let name = '';
     let id = '';
     let args = '';
@@ -113,17 +153,25 @@ keys:
     assert.match(id, /^call_/);
     const jsonCall = json.choices[0]?.message.tool_calls?.[0];
     assert.ok(jsonCall?.type === 'function');
-    assert.equal(args, jsonCall.function.arguments, 'the streamed arguments equal the JSON answer\'s');
+    assert.equal(args, jsonCall.function.arguments, "the streamed arguments equal the JSON answer's");
   });
 
   test('n: 2 gives two different choices, indexed 0 and 1', TIMEOUT, async () => {
     const completion = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, n: 2 });
-    assert.deepEqual(completion.choices.map((choice) => choice.index), [0, 1]);
+    assert.deepEqual(
+      completion.choices.map((choice) => choice.index),
+      [0, 1],
+    );
     assert.notEqual(completion.choices[0]?.message.content, completion.choices[1]?.message.content);
     const stream = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, n: 2, stream: true });
     const texts = ['', ''];
-    for await (const chunk of stream) for (const choice of chunk.choices) texts[choice.index] += choice.delta.content ?? '';
-    assert.deepEqual(texts, completion.choices.map((choice) => choice.message.content), 'streamed choices match');
+    for await (const chunk of stream)
+      for (const choice of chunk.choices) texts[choice.index] += choice.delta.content ?? '';
+    assert.deepEqual(
+      texts,
+      completion.choices.map((choice) => choice.message.content),
+      'streamed choices match',
+    );
   });
 
   test('stop cuts the answer before the sequence', TIMEOUT, async () => {
@@ -136,13 +184,22 @@ keys:
   });
 
   test('response_format json_object gives a JSON object', TIMEOUT, async () => {
-    const completion = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, response_format: { type: 'json_object' } });
+    const completion = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      response_format: { type: 'json_object' },
+    });
     const parsed = JSON.parse(completion.choices[0]?.message.content ?? '') as unknown;
     assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed));
   });
 
   test('logprobs: one entry per token, top_logprobs as asked', TIMEOUT, async () => {
-    const completion = await client.chat.completions.create({ model: 'sim-chat', messages: ASK, logprobs: true, top_logprobs: 3 });
+    const completion = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: ASK,
+      logprobs: true,
+      top_logprobs: 3,
+    });
     const choice = completion.choices[0];
     const entries = choice?.logprobs?.content ?? [];
     assert.ok(entries.length > 0);
@@ -166,7 +223,10 @@ keys:
         assert.deepEqual(JSON.parse(call.function.arguments), { file_path: 'notes/todo.md' });
         assert.equal(first.choices[0]?.finish_reason, 'tool_calls');
 
-        messages.push({ role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'buy milk' });
+        messages.push(
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: call.id, content: 'buy milk' },
+        );
         const second = stream
           ? await client.chat.completions.stream({ model, messages, tools: AGENT_TOOLS }).finalChatCompletion()
           : await client.chat.completions.create({ model, messages, tools: AGENT_TOOLS });

@@ -21,8 +21,17 @@ describe('SSE streaming through the gateway', () => {
   let portal: SimulatedNode;
   let gateway: TestGateway;
 
-  const startStream = (model: string, extra: Record<string, unknown> = {}, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> =>
-    postChat(gateway.baseUrl, API_KEY, { model, messages: MESSAGES, stream: true, ...extra }, { timeoutMs: 5000, ...init });
+  const startStream = (
+    model: string,
+    extra: Record<string, unknown> = {},
+    init: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+  ): Promise<Response> =>
+    postChat(
+      gateway.baseUrl,
+      API_KEY,
+      { model, messages: MESSAGES, stream: true, ...extra },
+      { timeoutMs: 5000, ...init },
+    );
 
   before(async () => {
     instant = await startSimulator();
@@ -32,7 +41,9 @@ describe('SSE streaming through the gateway', () => {
     broken = await startSimulator({ faults: { failFirst: { count: 1000, status: 500 } } });
     cutting = await startSimulator({ faults: { cutAfterChunks: 5 } });
     // Answers 200 with an HTML page instead of an event stream (a captive portal, a misrouted proxy).
-    portal = await startSimulator({ faults: { failFirst: { count: 1000, status: 200, body: '<html>Sign in to continue</html>' } } });
+    portal = await startSimulator({
+      faults: { failFirst: { count: 1000, status: 200, body: '<html>Sign in to continue</html>' } },
+    });
     gateway = await startTestGateway(`
 store: memory
 http: { sse_keepalive_ms: 200 }
@@ -62,24 +73,42 @@ keys:
     await Promise.all([instant, fast, slowStart, slow, broken, cutting, portal].map((node) => node?.close()));
   });
 
-  test('event-stream headers, id headers, JSON chunks, the usage on the last finish chunk, data: [DONE] last', TIMEOUT, async () => {
-    const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
-    assert.equal(response.status, 200);
-    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
-    assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
-    assert.equal(response.headers.get('x-correlation-id'), 'stream-corr-1');
-    const { events, raw } = await readSse(response);
-    assert.ok(raw.endsWith('data: [DONE]\n\n'), 'the body ends with data: [DONE]');
-    const data = events.map((event) => event.data);
-    assert.equal(data.filter((item) => item === '[DONE]').length, 1);
-    assert.equal(data[data.length - 1], '[DONE]');
-    const chunks = data.slice(0, -1).map((item) => JSON.parse(item) as { object: string; choices: unknown[]; usage?: { total_tokens: number } | null });
-    for (const chunk of chunks) assert.equal(chunk.object, 'chat.completion.chunk');
-    const usageChunk = chunks[chunks.length - 1] as { choices: Array<{ finish_reason: string | null }>; usage?: unknown };
-    assert.ok(usageChunk?.usage, 'the last chunk before [DONE] carries usage');
-    assert.equal(usageChunk.choices[0]?.finish_reason, 'stop', 'on the chunk that carries the finish reason (no include_usage asked)');
-    assert.ok(chunks.every((chunk) => chunk.choices.length > 0), 'every chunk has a choice');
-  });
+  test(
+    'event-stream headers, id headers, JSON chunks, the usage on the last finish chunk, data: [DONE] last',
+    TIMEOUT,
+    async () => {
+      const response = await startStream('instant-reasoner', {}, { headers: { 'x-correlation-id': 'stream-corr-1' } });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+      assert.equal(response.headers.get('x-correlation-id'), 'stream-corr-1');
+      const { events, raw } = await readSse(response);
+      assert.ok(raw.endsWith('data: [DONE]\n\n'), 'the body ends with data: [DONE]');
+      const data = events.map((event) => event.data);
+      assert.equal(data.filter((item) => item === '[DONE]').length, 1);
+      assert.equal(data[data.length - 1], '[DONE]');
+      const chunks = data
+        .slice(0, -1)
+        .map(
+          (item) => JSON.parse(item) as { object: string; choices: unknown[]; usage?: { total_tokens: number } | null },
+        );
+      for (const chunk of chunks) assert.equal(chunk.object, 'chat.completion.chunk');
+      const usageChunk = chunks[chunks.length - 1] as {
+        choices: Array<{ finish_reason: string | null }>;
+        usage?: unknown;
+      };
+      assert.ok(usageChunk?.usage, 'the last chunk before [DONE] carries usage');
+      assert.equal(
+        usageChunk.choices[0]?.finish_reason,
+        'stop',
+        'on the chunk that carries the finish reason (no include_usage asked)',
+      );
+      assert.ok(
+        chunks.every((chunk) => chunk.choices.length > 0),
+        'every chunk has a choice',
+      );
+    },
+  );
 
   test('chunks are relayed as they come, not buffered (50 tokens/s node)', TIMEOUT, async () => {
     const started = performance.now();
@@ -91,7 +120,10 @@ keys:
     const total = last.at - started;
     // ≥ 28 tokens at 50/s is ≥ 540 ms of pacing; buffering would deliver everything at once.
     assert.ok(spread > 300, `first and last event ${spread.toFixed(0)} ms apart`);
-    assert.ok(first.at - started < total / 2, `first event after ${(first.at - started).toFixed(0)} of ${total.toFixed(0)} ms`);
+    assert.ok(
+      first.at - started < total / 2,
+      `first event after ${(first.at - started).toFixed(0)} of ${total.toFixed(0)} ms`,
+    );
     const distinctArrivals = new Set(events.map((event) => event.at)).size;
     assert.ok(distinctArrivals > 5, `events arrived in ${distinctArrivals} separate reads`);
   });
@@ -108,7 +140,10 @@ keys:
     assert.ok(firstData > 0);
     const before = raw.slice(0, firstData);
     const keepalives = before.match(/^: keep-alive$/gm) ?? [];
-    assert.ok(keepalives.length >= 2, `${keepalives.length} keep-alive comments before the first event: ${JSON.stringify(before)}`);
+    assert.ok(
+      keepalives.length >= 2,
+      `${keepalives.length} keep-alive comments before the first event: ${JSON.stringify(before)}`,
+    );
     assert.equal(before.replace(/: keep-alive\n\n/g, ''), '', 'only keep-alive comments before the first event');
     assert.equal(events[events.length - 1]?.data, '[DONE]');
   });
@@ -128,7 +163,10 @@ keys:
     await waitFor(() => slow.stats().inFlight === 0, 1000);
     t.diagnostic(`node request closed ${(performance.now() - abortedAt).toFixed(0)} ms after the client left`);
 
-    await waitFor(() => gateway.logs().some((line) => line.path === '/v1/chat/completions' && line.client_aborted === true), 1000);
+    await waitFor(
+      () => gateway.logs().some((line) => line.path === '/v1/chat/completions' && line.client_aborted === true),
+      1000,
+    );
     const line = gateway.logs().find((entry) => entry.client_aborted === true);
     assert.ok(line !== undefined);
     assert.equal(line.model, 'slow-reasoner');
@@ -138,7 +176,12 @@ keys:
   test('a client that leaves before the first byte (non-streaming) aborts the node request too', TIMEOUT, async () => {
     slowStart.resetStats();
     const controller = new AbortController();
-    const pending = postChat(gateway.baseUrl, API_KEY, { model: 'slow-start-model', messages: MESSAGES }, { signal: controller.signal }).catch((error: unknown) => error);
+    const pending = postChat(
+      gateway.baseUrl,
+      API_KEY,
+      { model: 'slow-start-model', messages: MESSAGES },
+      { signal: controller.signal },
+    ).catch((error: unknown) => error);
     await waitFor(() => slowStart.stats().inFlight === 1, 1000);
     const abortedAt = performance.now();
     controller.abort();
@@ -148,44 +191,61 @@ keys:
     assert.ok(performance.now() - abortedAt < 400);
   });
 
-  test('failover before the first byte: a broken node is skipped, the stream comes from the next', TIMEOUT, async () => {
-    broken.resetStats();
-    const response = await startStream('failover-model');
-    const requestId = response.headers.get('x-request-id');
-    const { events } = await readSse(response);
-    assert.equal(response.status, 200);
-    assert.equal(events[events.length - 1]?.data, '[DONE]');
-    assert.equal(broken.stats().requests, 1);
-    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
-    const line = gateway.logs().find((entry) => entry.request_id === requestId);
-    const attempts = line?.attempts as Array<{ node: string; status?: number }> | undefined;
-    assert.deepEqual(
-      attempts?.map((attempt) => [attempt.node, attempt.status]),
-      [
-        ['broken', 500],
-        ['instant', 200],
-      ],
-    );
-  });
+  test(
+    'failover before the first byte: a broken node is skipped, the stream comes from the next',
+    TIMEOUT,
+    async () => {
+      broken.resetStats();
+      const response = await startStream('failover-model');
+      const requestId = response.headers.get('x-request-id');
+      const { events } = await readSse(response);
+      assert.equal(response.status, 200);
+      assert.equal(events[events.length - 1]?.data, '[DONE]');
+      assert.equal(broken.stats().requests, 1);
+      await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
+      const line = gateway.logs().find((entry) => entry.request_id === requestId);
+      const attempts = line?.attempts as Array<{ node: string; status?: number }> | undefined;
+      assert.deepEqual(
+        attempts?.map((attempt) => [attempt.node, attempt.status]),
+        [
+          ['broken', 500],
+          ['instant', 200],
+        ],
+      );
+    },
+  );
 
-  test('a 200 that is not an event stream is an invalid node reply: fail over, never an empty success', TIMEOUT, async () => {
-    portal.resetStats();
-    const response = await startStream('portal-first-model');
-    const requestId = response.headers.get('x-request-id');
-    const { events } = await readSse(response);
-    assert.equal(portal.stats().requests, 1);
-    const chunks = events
-      .map((event) => event.data)
-      .filter((data) => data !== '[DONE]')
-      .map((data) => JSON.parse(data) as { id: string; choices: Array<{ delta?: { content?: string } }> });
-    const content = chunks.flatMap((chunk) => chunk.choices).map((choice) => choice.delta?.content ?? '').join('');
-    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
-    const line = gateway.logs().find((entry) => entry.request_id === requestId);
-    const attempts = (line?.attempts as Array<{ node: string }> | undefined)?.map((attempt) => attempt.node);
-    assert.deepEqual(attempts, ['portal', 'instant'], 'the next node was tried');
-    assert.ok(content.length > 0, `the client got an answer, not an empty stream: ${JSON.stringify(events.map((event) => event.data))}`);
-    assert.ok(chunks.every((chunk) => chunk.id !== ''), 'no chunk with an empty id');
-  });
+  test(
+    'a 200 that is not an event stream is an invalid node reply: fail over, never an empty success',
+    TIMEOUT,
+    async () => {
+      portal.resetStats();
+      const response = await startStream('portal-first-model');
+      const requestId = response.headers.get('x-request-id');
+      const { events } = await readSse(response);
+      assert.equal(portal.stats().requests, 1);
+      const chunks = events
+        .map((event) => event.data)
+        .filter((data) => data !== '[DONE]')
+        .map((data) => JSON.parse(data) as { id: string; choices: Array<{ delta?: { content?: string } }> });
+      const content = chunks
+        .flatMap((chunk) => chunk.choices)
+        .map((choice) => choice.delta?.content ?? '')
+        .join('');
+      await waitFor(() => gateway.logs().some((line) => line.request_id === requestId));
+      const line = gateway.logs().find((entry) => entry.request_id === requestId);
+      const attempts = (line?.attempts as Array<{ node: string }> | undefined)?.map((attempt) => attempt.node);
+      assert.deepEqual(attempts, ['portal', 'instant'], 'the next node was tried');
+      assert.ok(
+        content.length > 0,
+        `the client got an answer, not an empty stream: ${JSON.stringify(events.map((event) => event.data))}`,
+      );
+      assert.ok(
+        chunks.every((chunk) => chunk.id !== ''),
+        'no chunk with an empty id',
+      );
+    },
+  );
 
   test('a node failing after the first byte: one error event, no [DONE], no failover', TIMEOUT, async () => {
     cutting.resetStats();
@@ -212,7 +272,11 @@ keys:
     const rejectedId = rejected.headers.get('x-request-id');
     await rejected.arrayBuffer();
 
-    await waitFor(() => gateway.logs().some((line) => line.request_id === requestId) && gateway.logs().some((line) => line.request_id === rejectedId));
+    await waitFor(
+      () =>
+        gateway.logs().some((line) => line.request_id === requestId) &&
+        gateway.logs().some((line) => line.request_id === rejectedId),
+    );
     const logs = gateway.logs();
     const line = logs.find((entry) => entry.request_id === requestId);
     assert.ok(line !== undefined);
@@ -221,7 +285,10 @@ keys:
     assert.equal(line.model, 'instant-reasoner');
     assert.equal(line.stream, true);
     const attempts = line.attempts as Array<{ node: string }> | undefined;
-    assert.deepEqual(attempts?.map((attempt) => attempt.node), ['instant']);
+    assert.deepEqual(
+      attempts?.map((attempt) => attempt.node),
+      ['instant'],
+    );
     assert.ok(line.usage !== undefined, 'usage is logged');
 
     const rejectedLine = logs.find((entry) => entry.request_id === rejectedId);

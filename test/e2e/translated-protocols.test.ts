@@ -45,13 +45,33 @@ function startBrokenStreamServer(): Promise<Server> {
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       if ((request.url ?? '').includes('/messages')) {
-        response.write('event: message_start\ndata: {"type":"message_start","message":{"id":"msg_x","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}\n\n');
-        response.write('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n');
-        response.write('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Partly"}}\n\n');
-        setTimeout(() => response.end('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'), 100);
+        response.write(
+          'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_x","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+        );
+        response.write(
+          'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+        );
+        response.write(
+          'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Partly"}}\n\n',
+        );
+        setTimeout(
+          () =>
+            response.end(
+              'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+            ),
+          100,
+        );
       } else {
-        response.write('data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Partly"}]},"index":0}],"responseId":"r1"}\r\n\r\n');
-        setTimeout(() => response.end('data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n'), 100);
+        response.write(
+          'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Partly"}]},"index":0}],"responseId":"r1"}\r\n\r\n',
+        );
+        setTimeout(
+          () =>
+            response.end(
+              'data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n',
+            ),
+          100,
+        );
       }
     });
   });
@@ -73,10 +93,18 @@ describe('the openai client through the gateway to Anthropic and Gemini nodes', 
   before(async () => {
     openaiNode = await startSimulator();
     claude = await start({ protocol: 'anthropic', apiKey: ANTHROPIC_KEY });
-    claudeOverloaded = await start({ protocol: 'anthropic', apiKey: ANTHROPIC_KEY, faults: { failFirst: { status: 529, count: 1_000 } } });
+    claudeOverloaded = await start({
+      protocol: 'anthropic',
+      apiKey: ANTHROPIC_KEY,
+      faults: { failFirst: { status: 529, count: 1_000 } },
+    });
     claudeSmall = await start({ protocol: 'anthropic', apiKey: ANTHROPIC_KEY, contextLength: 5 });
     gemini = await start({ protocol: 'gemini', apiKey: GEMINI_KEY });
-    geminiUnavailable = await start({ protocol: 'gemini', apiKey: GEMINI_KEY, faults: { failFirst: { status: 503, count: 1_000 } } });
+    geminiUnavailable = await start({
+      protocol: 'gemini',
+      apiKey: GEMINI_KEY,
+      faults: { failFirst: { status: 503, count: 1_000 } },
+    });
     geminiSmall = await start({ protocol: 'gemini', apiKey: GEMINI_KEY, contextLength: 5 });
     broken = await startBrokenStreamServer();
     const brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/v1`;
@@ -127,13 +155,19 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    for (const node of [openaiNode, claude, claudeOverloaded, claudeSmall, gemini, geminiUnavailable, geminiSmall]) await node?.close();
+    for (const node of [openaiNode, claude, claudeOverloaded, claudeSmall, gemini, geminiUnavailable, geminiSmall])
+      await node?.close();
     await new Promise((resolve) => broken?.close(resolve));
   });
 
   /** The same client code for every node: a streamed answer with reasoning, its chunks checked. */
   async function streamedAnswer(model: string, effort: 'low' | 'medium' | 'high') {
-    const stream = await client.chat.completions.create({ model, messages: MESSAGES, stream: true, reasoning_effort: effort });
+    const stream = await client.chat.completions.create({
+      model,
+      messages: MESSAGES,
+      stream: true,
+      reasoning_effort: effort,
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     const first = chunks[0];
@@ -178,88 +212,133 @@ keys:
     return { reasoningTokens: reasoningDeltas, usage, content };
   }
 
-  test('the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node', TIMEOUT, async () => {
-    const results = [];
-    for (const model of ['gpt-reasoner', 'claude-reasoner', 'gemini-reasoner']) results.push(await streamedAnswer(model, 'high'));
-    assert.ok(results.every((result) => result.reasoningTokens > 0));
+  test(
+    'the same client code streams reasoning, answer and usage from an OpenAI, an Anthropic and a Gemini node',
+    TIMEOUT,
+    async () => {
+      const results = [];
+      for (const model of ['gpt-reasoner', 'claude-reasoner', 'gemini-reasoner'])
+        results.push(await streamedAnswer(model, 'high'));
+      assert.ok(results.every((result) => result.reasoningTokens > 0));
 
-    const anthropicCall = claude.stats().lastRequest;
-    assert.equal(anthropicCall?.path, '/v1/messages');
-    assert.equal(anthropicCall?.headers['x-api-key'], ANTHROPIC_KEY);
-    assert.equal(anthropicCall?.headers['anthropic-version'], '2023-06-01');
-    assert.equal(anthropicCall?.headers.authorization, undefined, 'no bearer token to Anthropic');
-    const anthropicBody = lastBody(claude);
-    assert.equal(anthropicBody.model, 'claude-sonnet-4-5');
-    assert.equal(anthropicBody.max_tokens, 32000, "the model's default_max_tokens");
-    assert.deepEqual(anthropicBody.thinking, { type: 'enabled', budget_tokens: 24576 });
-    assert.deepEqual(anthropicBody.system, [{ type: 'text', text: 'Answer briefly.' }]);
-    assert.equal(anthropicBody.stream, true);
-    assert.ok(claudeOverloaded.stats().requests >= 1, 'the 529 node was tried first and failed over');
+      const anthropicCall = claude.stats().lastRequest;
+      assert.equal(anthropicCall?.path, '/v1/messages');
+      assert.equal(anthropicCall?.headers['x-api-key'], ANTHROPIC_KEY);
+      assert.equal(anthropicCall?.headers['anthropic-version'], '2023-06-01');
+      assert.equal(anthropicCall?.headers.authorization, undefined, 'no bearer token to Anthropic');
+      const anthropicBody = lastBody(claude);
+      assert.equal(anthropicBody.model, 'claude-sonnet-4-5');
+      assert.equal(anthropicBody.max_tokens, 32000, "the model's default_max_tokens");
+      assert.deepEqual(anthropicBody.thinking, { type: 'enabled', budget_tokens: 24576 });
+      assert.deepEqual(anthropicBody.system, [{ type: 'text', text: 'Answer briefly.' }]);
+      assert.equal(anthropicBody.stream, true);
+      assert.ok(claudeOverloaded.stats().requests >= 1, 'the 529 node was tried first and failed over');
 
-    const geminiCall = gemini.stats().lastRequest;
-    assert.equal(geminiCall?.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent');
-    assert.equal(geminiCall?.headers['x-goog-api-key'], GEMINI_KEY);
-    const geminiBody = lastBody(gemini);
-    assert.deepEqual((geminiBody.generationConfig as Record<string, unknown>).thinkingConfig, { thinkingBudget: 24576, includeThoughts: true });
-    assert.deepEqual(geminiBody.systemInstruction, { parts: [{ text: 'Answer briefly.' }] });
-    assert.ok(geminiUnavailable.stats().requests >= 1, 'the 503 node was tried first and failed over');
-  });
+      const geminiCall = gemini.stats().lastRequest;
+      assert.equal(geminiCall?.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent');
+      assert.equal(geminiCall?.headers['x-goog-api-key'], GEMINI_KEY);
+      const geminiBody = lastBody(gemini);
+      assert.deepEqual((geminiBody.generationConfig as Record<string, unknown>).thinkingConfig, {
+        thinkingBudget: 24576,
+        includeThoughts: true,
+      });
+      assert.deepEqual(geminiBody.systemInstruction, { parts: [{ text: 'Answer briefly.' }] });
+      assert.ok(geminiUnavailable.stats().requests >= 1, 'the 503 node was tried first and failed over');
+    },
+  );
 
-  test('provider: simulated with simulated.protocol anthropic|gemini starts a node speaking that protocol', TIMEOUT, async () => {
-    for (const model of ['sim-claude-reasoner', 'sim-gemini-reasoner']) {
-      const { reasoningTokens } = await streamedAnswer(model, 'low');
-      assert.equal(reasoningTokens, 16, `${model}: budget 1024 → 16 thinking tokens`);
-    }
-  });
+  test(
+    'provider: simulated with simulated.protocol anthropic|gemini starts a node speaking that protocol',
+    TIMEOUT,
+    async () => {
+      for (const model of ['sim-claude-reasoner', 'sim-gemini-reasoner']) {
+        const { reasoningTokens } = await streamedAnswer(model, 'low');
+        assert.equal(reasoningTokens, 16, `${model}: budget 1024 → 16 thinking tokens`);
+      }
+    },
+  );
 
   test('reasoning rises with effort on Anthropic and Gemini nodes', TIMEOUT, async () => {
     for (const model of ['claude-reasoner', 'gemini-reasoner']) {
       const low = await streamedAnswer(model, 'low');
       const medium = await streamedAnswer(model, 'medium');
       const high = await streamedAnswer(model, 'high');
-      assert.ok(low.reasoningTokens < medium.reasoningTokens && medium.reasoningTokens < high.reasoningTokens,
-        `${model}: ${low.reasoningTokens} < ${medium.reasoningTokens} < ${high.reasoningTokens}`);
+      assert.ok(
+        low.reasoningTokens < medium.reasoningTokens && medium.reasoningTokens < high.reasoningTokens,
+        `${model}: ${low.reasoningTokens} < ${medium.reasoningTokens} < ${high.reasoningTokens}`,
+      );
     }
   });
 
-  test('level-style models get adaptive thinking with an effort (Anthropic) and a thinkingLevel (Gemini)', TIMEOUT, async () => {
-    await streamedAnswer('claude-adaptive', 'high');
-    const anthropicBody = lastBody(claude);
-    assert.deepEqual(anthropicBody.thinking, { type: 'adaptive' });
-    assert.deepEqual(anthropicBody.output_config, { effort: 'high' });
-    await streamedAnswer('gemini-3', 'medium');
-    const geminiBody = lastBody(gemini);
-    assert.deepEqual((geminiBody.generationConfig as Record<string, unknown>).thinkingConfig, { thinkingLevel: 'HIGH', includeThoughts: true }, 'levels.medium: high');
-  });
+  test(
+    'level-style models get adaptive thinking with an effort (Anthropic) and a thinkingLevel (Gemini)',
+    TIMEOUT,
+    async () => {
+      await streamedAnswer('claude-adaptive', 'high');
+      const anthropicBody = lastBody(claude);
+      assert.deepEqual(anthropicBody.thinking, { type: 'adaptive' });
+      assert.deepEqual(anthropicBody.output_config, { effort: 'high' });
+      await streamedAnswer('gemini-3', 'medium');
+      const geminiBody = lastBody(gemini);
+      assert.deepEqual(
+        (geminiBody.generationConfig as Record<string, unknown>).thinkingConfig,
+        { thinkingLevel: 'HIGH', includeThoughts: true },
+        'levels.medium: high',
+      );
+    },
+  );
 
-  test('non-streaming: reasoning_content, the answer, usage with reasoning tokens, and Anthropic thinking blocks sent back next turn', TIMEOUT, async () => {
-    for (const model of ['claude-reasoner', 'gemini-reasoner']) {
-      const completion = await client.chat.completions.create({ model, messages: MESSAGES, reasoning_effort: 'low' });
-      const message = completion.choices[0]?.message as OpenAI.ChatCompletionMessage & Extensions;
-      assert.equal(completion.object, 'chat.completion');
-      assert.equal(completion.model, model);
-      assert.equal(completion.choices[0]?.finish_reason, 'stop');
-      assert.ok(message.content && message.reasoning_content, `${model}: answer and reasoning`);
-      assert.equal(completion.usage?.completion_tokens_details?.reasoning_tokens, message.reasoning_content.split(' ').length);
-      assert.equal(completion.usage?.total_tokens, (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0));
-      if (model !== 'claude-reasoner') continue;
-      const [block] = message.thinking_blocks ?? [];
-      assert.equal(block?.type, 'thinking');
-      assert.equal(block?.thinking, message.reasoning_content);
-      assert.ok(block?.signature, 'the signature is kept');
-      await client.chat.completions.create({
-        model,
-        messages: [...MESSAGES, message as OpenAI.ChatCompletionAssistantMessageParam, { role: 'user', content: 'And tomorrow?' }],
-      });
-      const sent = lastBody(claude).messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
-      assert.equal(sent[1]?.role, 'assistant');
-      assert.deepEqual(sent[1]?.content[0], { type: 'thinking', thinking: block?.thinking, signature: block?.signature }, 'signed thinking replayed first');
-      assert.equal(sent[1]?.content[1]?.type, 'text');
-    }
-  });
+  test(
+    'non-streaming: reasoning_content, the answer, usage with reasoning tokens, and Anthropic thinking blocks sent back next turn',
+    TIMEOUT,
+    async () => {
+      for (const model of ['claude-reasoner', 'gemini-reasoner']) {
+        const completion = await client.chat.completions.create({ model, messages: MESSAGES, reasoning_effort: 'low' });
+        const message = completion.choices[0]?.message as OpenAI.ChatCompletionMessage & Extensions;
+        assert.equal(completion.object, 'chat.completion');
+        assert.equal(completion.model, model);
+        assert.equal(completion.choices[0]?.finish_reason, 'stop');
+        assert.ok(message.content && message.reasoning_content, `${model}: answer and reasoning`);
+        assert.equal(
+          completion.usage?.completion_tokens_details?.reasoning_tokens,
+          message.reasoning_content.split(' ').length,
+        );
+        assert.equal(
+          completion.usage?.total_tokens,
+          (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0),
+        );
+        if (model !== 'claude-reasoner') continue;
+        const [block] = message.thinking_blocks ?? [];
+        assert.equal(block?.type, 'thinking');
+        assert.equal(block?.thinking, message.reasoning_content);
+        assert.ok(block?.signature, 'the signature is kept');
+        await client.chat.completions.create({
+          model,
+          messages: [
+            ...MESSAGES,
+            message as OpenAI.ChatCompletionAssistantMessageParam,
+            { role: 'user', content: 'And tomorrow?' },
+          ],
+        });
+        const sent = lastBody(claude).messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+        assert.equal(sent[1]?.role, 'assistant');
+        assert.deepEqual(
+          sent[1]?.content[0],
+          { type: 'thinking', thinking: block?.thinking, signature: block?.signature },
+          'signed thinking replayed first',
+        );
+        assert.equal(sent[1]?.content[1]?.type, 'text');
+      }
+    },
+  );
 
   test('a model without reasoning sends no thinking and reports zero reasoning tokens', TIMEOUT, async () => {
-    const completion = await client.chat.completions.create({ model: 'claude-plain', messages: MESSAGES, reasoning_effort: 'high', temperature: 0.5 });
+    const completion = await client.chat.completions.create({
+      model: 'claude-plain',
+      messages: MESSAGES,
+      reasoning_effort: 'high',
+      temperature: 0.5,
+    });
     const body = lastBody(claude);
     assert.equal(body.thinking, undefined);
     assert.equal(body.temperature, 0.5);
@@ -271,48 +350,68 @@ keys:
   test("a node's client error comes back with its original status and body (spec 7.3)", TIMEOUT, async () => {
     const anthropic = await postChat(gateway.baseUrl, API_KEY, { model: 'claude-tiny', messages: MESSAGES });
     assert.equal(anthropic.status, 400);
-    const anthropicError = await anthropic.json() as { type: string; error: { type: string; message: string } };
+    const anthropicError = (await anthropic.json()) as { type: string; error: { type: string; message: string } };
     assert.equal(anthropicError.type, 'error');
     assert.equal(anthropicError.error.type, 'invalid_request_error');
     assert.match(anthropicError.error.message, /maximum context length/);
 
-    await assert.rejects(client.chat.completions.create({ model: 'gemini-tiny', messages: MESSAGES }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.BadRequestError);
-      assert.equal(error.status, 400);
-      assert.deepEqual(Object.keys(error.error as object).sort(), ['code', 'message', 'status']);
-      assert.equal((error.error as { status: string }).status, 'INVALID_ARGUMENT');
-      return true;
-    });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'gemini-tiny', messages: MESSAGES }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal(error.status, 400);
+        assert.deepEqual(Object.keys(error.error as object).sort(), ['code', 'message', 'status']);
+        assert.equal((error.error as { status: string }).status, 'INVALID_ARGUMENT');
+        return true;
+      },
+    );
   });
 
   test('a parameter the protocol cannot express is a 400 naming it, before any node is called', TIMEOUT, async () => {
     const before = claude.stats().requests;
-    await assert.rejects(client.chat.completions.create({ model: 'claude-plain', messages: MESSAGES, temperature: 1.5 }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.BadRequestError);
-      assert.equal(error.param, 'temperature');
-      assert.equal(error.code, 'validation_failed');
-      return true;
-    });
     await assert.rejects(
-      client.chat.completions.create({ model: 'gemini-reasoner', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }),
-      (error: unknown) => error instanceof OpenAI.BadRequestError && error.param === 'messages[0].content[0].image_url.url',
+      client.chat.completions.create({ model: 'claude-plain', messages: MESSAGES, temperature: 1.5 }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal(error.param, 'temperature');
+        assert.equal(error.code, 'validation_failed');
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.chat.completions.create({
+        model: 'gemini-reasoner',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
+      }),
+      (error: unknown) =>
+        error instanceof OpenAI.BadRequestError && error.param === 'messages[0].content[0].image_url.url',
     );
     assert.equal(claude.stats().requests, before);
   });
 
-  test("an error event in the node's stream becomes the gateway's error event after what was already sent", TIMEOUT, async () => {
-    for (const [model, message] of [['claude-broken', /overloaded_error: Overloaded/], ['gemini-broken', /UNAVAILABLE: The model is overloaded/]] as const) {
-      const stream = await client.chat.completions.create({ model, messages: MESSAGES, stream: true });
-      let content = '';
-      await assert.rejects(async () => {
-        for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? '';
-      }, (error: unknown) => {
-        assert.ok(error instanceof OpenAI.APIError);
-        assert.equal(error.status, undefined, 'an in-stream error event');
-        assert.match(error.message, message);
-        return true;
-      });
-      assert.equal(content, 'Partly', `${model}: the text before the error reached the client`);
-    }
-  });
+  test(
+    "an error event in the node's stream becomes the gateway's error event after what was already sent",
+    TIMEOUT,
+    async () => {
+      for (const [model, message] of [
+        ['claude-broken', /overloaded_error: Overloaded/],
+        ['gemini-broken', /UNAVAILABLE: The model is overloaded/],
+      ] as const) {
+        const stream = await client.chat.completions.create({ model, messages: MESSAGES, stream: true });
+        let content = '';
+        await assert.rejects(
+          async () => {
+            for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? '';
+          },
+          (error: unknown) => {
+            assert.ok(error instanceof OpenAI.APIError);
+            assert.equal(error.status, undefined, 'an in-stream error event');
+            assert.match(error.message, message);
+            return true;
+          },
+        );
+        assert.equal(content, 'Partly', `${model}: the text before the error reached the client`);
+      }
+    },
+  );
 });

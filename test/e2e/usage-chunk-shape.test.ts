@@ -56,22 +56,35 @@ keys:
   });
 
   for (const protocol of PROTOCOLS) {
-    test(`${protocol} node: the documented loop runs to the end; the usage rides on the finish chunk`, TIMEOUT, async () => {
-      const stream = await client.chat.completions.create({ model: `m-${protocol}`, stream: true, messages: MESSAGES });
-      let text = '';
-      let last: OpenAI.Chat.Completions.ChatCompletionChunk | undefined;
-      for await (const chunk of stream) {
-        text += chunk.choices[0]?.delta.content ?? '';
-        assert.ok(chunk.choices.length > 0, 'every chunk has a choice');
-        last = chunk;
-      }
-      assert.ok(text.length > 0);
-      assert.ok(last?.usage && last.usage.total_tokens > 0, 'the last chunk carries the usage');
-      assert.ok(last?.choices[0]?.finish_reason, 'the last chunk carries the finish reason');
-    });
+    test(
+      `${protocol} node: the documented loop runs to the end; the usage rides on the finish chunk`,
+      TIMEOUT,
+      async () => {
+        const stream = await client.chat.completions.create({
+          model: `m-${protocol}`,
+          stream: true,
+          messages: MESSAGES,
+        });
+        let text = '';
+        let last: OpenAI.Chat.Completions.ChatCompletionChunk | undefined;
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta.content ?? '';
+          assert.ok(chunk.choices.length > 0, 'every chunk has a choice');
+          last = chunk;
+        }
+        assert.ok(text.length > 0);
+        assert.ok(last?.usage && last.usage.total_tokens > 0, 'the last chunk carries the usage');
+        assert.ok(last?.choices[0]?.finish_reason, 'the last chunk carries the finish reason');
+      },
+    );
 
     test(`${protocol} node: with include_usage, OpenAI's separate usage chunk comes last`, TIMEOUT, async () => {
-      const stream = await client.chat.completions.create({ model: `m-${protocol}`, stream: true, stream_options: { include_usage: true }, messages: MESSAGES });
+      const stream = await client.chat.completions.create({
+        model: `m-${protocol}`,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: MESSAGES,
+      });
       const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
       for await (const chunk of stream) chunks.push(chunk);
       const last = chunks.at(-1);
@@ -82,7 +95,11 @@ keys:
 
     test(`${protocol} node: openai-python's documented loop (standard library) runs to the end`, TIMEOUT, async () => {
       // (The gateway runs in this process: the child is awaited, never waited for synchronously.)
-      const { stdout } = await promisify(execFile)('python3', ['-c', PYTHON_NAIVE_LOOP, gateway.baseUrl, `m-${protocol}`, KEY], { timeout: 20_000 });
+      const { stdout } = await promisify(execFile)(
+        'python3',
+        ['-c', PYTHON_NAIVE_LOOP, gateway.baseUrl, `m-${protocol}`, KEY],
+        { timeout: 20_000 },
+      );
       assert.ok(Number(stdout.trim()) > 0, stdout);
     });
   }

@@ -95,7 +95,9 @@ keys:
   });
 
   test('max_concurrency still counts the requests in flight on the replaced node state', TIMEOUT, async () => {
-    const streams = await Promise.all([1, 2].map(() => postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 25 }))));
+    const streams = await Promise.all(
+      [1, 2].map(() => postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 25 }))),
+    );
     const reads = await Promise.all(streams.map((stream) => readSseUntil(stream, 2)));
     assert.equal(node.stats().inFlight, 2);
 
@@ -107,7 +109,10 @@ keys:
     const status = extra.status;
     if (status === 200) await extra.text();
     await Promise.all(reads.map((read) => read.rest));
-    assert.ok(maxInFlight <= 2, `the node saw ${maxInFlight} concurrent requests with max_concurrency 2 (extra request status ${status})`);
+    assert.ok(
+      maxInFlight <= 2,
+      `the node saw ${maxInFlight} concurrent requests with max_concurrency 2 (extra request status ${status})`,
+    );
     await expectError(extra, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
   });
 });

@@ -75,34 +75,57 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    await Promise.all([good, failing, resetting, silent, failing2, clientError, clientErrorBackup, cutting, cuttingBackup].map((node) => node?.close()));
+    await Promise.all(
+      [good, failing, resetting, silent, failing2, clientError, clientErrorBackup, cutting, cuttingBackup].map((node) =>
+        node?.close(),
+      ),
+    );
   });
 
-  test('a failing node then a healthy one: JSON 200, no visible error, 2 attempts in header and log', TIMEOUT, async () => {
-    failing.resetStats();
-    good.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('status-first'));
-    const text = await response.text();
-    assert.equal(response.status, 200, text);
-    const body = JSON.parse(text) as { object: string; model: string; choices: Array<{ message: { content: string } }>; error?: unknown };
-    assert.equal(body.error, undefined);
-    assert.equal(body.object, 'chat.completion');
-    assert.equal(body.model, 'status-first', 'the client sees its own model id, not the upstream name');
-    assert.ok((body.choices[0]?.message.content ?? '').length > 0);
-    assert.equal(response.headers.get('x-switchyard-attempts'), '2');
-    assert.equal(failing.stats().requests, 1);
-    assert.equal(good.stats().requests, 1);
-    assert.equal((good.stats().lastRequest?.body as { model?: string } | undefined)?.model, 'up-b', "the healthy node got its own upstream model name");
-    const line = await gateway.logLine(response.headers.get('x-request-id'));
-    assert.equal(line.status, 200);
-    assert.deepEqual(attemptsOf(line), [
-      ['failing', 500],
-      ['good', 200],
-    ]);
-    assert.ok(typeof line.attempts?.[0]?.error === 'string' && line.attempts[0].error.length > 0, `the failed attempt says why: ${JSON.stringify(line.attempts)}`);
-    assert.equal(line.attempts?.[1]?.error, undefined);
-    assert.ok((line.attempts ?? []).every((attempt) => typeof attempt.ms === 'number'), 'each attempt has a duration');
-  });
+  test(
+    'a failing node then a healthy one: JSON 200, no visible error, 2 attempts in header and log',
+    TIMEOUT,
+    async () => {
+      failing.resetStats();
+      good.resetStats();
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('status-first'));
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      const body = JSON.parse(text) as {
+        object: string;
+        model: string;
+        choices: Array<{ message: { content: string } }>;
+        error?: unknown;
+      };
+      assert.equal(body.error, undefined);
+      assert.equal(body.object, 'chat.completion');
+      assert.equal(body.model, 'status-first', 'the client sees its own model id, not the upstream name');
+      assert.ok((body.choices[0]?.message.content ?? '').length > 0);
+      assert.equal(response.headers.get('x-switchyard-attempts'), '2');
+      assert.equal(failing.stats().requests, 1);
+      assert.equal(good.stats().requests, 1);
+      assert.equal(
+        (good.stats().lastRequest?.body as { model?: string } | undefined)?.model,
+        'up-b',
+        'the healthy node got its own upstream model name',
+      );
+      const line = await gateway.logLine(response.headers.get('x-request-id'));
+      assert.equal(line.status, 200);
+      assert.deepEqual(attemptsOf(line), [
+        ['failing', 500],
+        ['good', 200],
+      ]);
+      assert.ok(
+        typeof line.attempts?.[0]?.error === 'string' && line.attempts[0].error.length > 0,
+        `the failed attempt says why: ${JSON.stringify(line.attempts)}`,
+      );
+      assert.equal(line.attempts?.[1]?.error, undefined);
+      assert.ok(
+        (line.attempts ?? []).every((attempt) => typeof attempt.ms === 'number'),
+        'each attempt has a duration',
+      );
+    },
+  );
 
   test('a failing node then a healthy one: stream 200, no error event, [DONE], 2 attempts', TIMEOUT, async () => {
     failing.resetStats();
@@ -114,7 +137,10 @@ keys:
     const { data } = await readSse(response);
     assert.equal(data[data.length - 1], '[DONE]');
     const events = parseEvents(data);
-    assert.ok(events.every((event) => event.error === undefined), 'no error event');
+    assert.ok(
+      events.every((event) => event.error === undefined),
+      'no error event',
+    );
     assert.ok(contentOf(events).length > 0);
     assert.equal(failing.stats().requests, 1);
     const line = await gateway.logLine(response.headers.get('x-request-id'));
@@ -134,105 +160,146 @@ keys:
       if (stream) assert.ok(text.trimEnd().endsWith('data: [DONE]'));
       assert.equal(resetting.stats().requests, 1);
       const line = await gateway.logLine(response.headers.get('x-request-id'));
-      assert.deepEqual(line.attempts?.map((attempt) => attempt.node), ['resetting', 'good']);
+      assert.deepEqual(
+        line.attempts?.map((attempt) => attempt.node),
+        ['resetting', 'good'],
+      );
       assert.equal(line.attempts?.[0]?.status, undefined, 'a reset has no status');
       assert.match(line.attempts?.[0]?.error ?? '', /reset|socket|closed/i);
     });
   }
 
   for (const stream of [false, true]) {
-    test(`a first-byte timeout (node first_byte_ms 200, node silent 2 s) fails over promptly (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
-      silent.resetStats();
-      const started = performance.now();
-      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('silent-first', { stream }));
-      const text = await response.text();
-      const elapsed = performance.now() - started;
-      assert.equal(response.status, 200, text);
-      assert.equal(response.headers.get('x-switchyard-attempts'), '2');
-      assert.ok(elapsed < 1500, `answered after the 200 ms first-byte timeout, not the node's 2 s (took ${Math.round(elapsed)} ms)`);
-      assert.equal(silent.stats().requests, 1);
-      const line = await gateway.logLine(response.headers.get('x-request-id'));
-      assert.deepEqual(line.attempts?.map((attempt) => attempt.node), ['silent', 'good']);
-      assert.match(line.attempts?.[0]?.error ?? '', /first byte|timeout/i);
-      assert.ok((line.attempts?.[0]?.ms ?? 0) >= 150, 'the timed-out attempt lasted about first_byte_ms');
-    });
-  }
-
-  for (const stream of [false, true]) {
-    test(`every node failing gives 503 router_unavailable with Retry-After (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
-      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('all-failing', { stream }));
-      const retryAfter = response.headers.get('retry-after');
-      await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
-      assert.ok(retryAfter !== null && Number(retryAfter) >= 0, `Retry-After header: ${retryAfter}`);
-      assert.equal(response.headers.get('x-switchyard-attempts'), '3');
-      const line = await gateway.logLine(response.headers.get('x-request-id'));
-      assert.equal(line.status, 503);
-      assert.equal(line.error_code, 'router_unavailable');
-      assert.deepEqual(line.attempts?.map((attempt) => attempt.node), ['failing', 'resetting', 'failing2']);
-    });
-  }
-
-  for (const stream of [false, true]) {
-    test(`an upstream 400 passes through byte for byte and the next node is never called (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
-      const errorBody = {
-        error: {
-          message: "This model's maximum context length is 8 tokens. However, you requested 9001 tokens (Ünïcödé ✓).",
-          type: 'invalid_request_error',
-          param: 'messages',
-          code: 'context_length_exceeded',
-          extra: { vendor_field: [1, 2, 3] },
-        },
-      };
-      clientError.setFaults({ failFirst: { count: 1, status: 400, body: errorBody } });
-      clientError.resetStats();
-      clientErrorBackup.resetStats();
-      try {
-        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('client-error-first', { stream }));
-        const bytes = Buffer.from(await response.arrayBuffer());
-        assert.equal(response.status, 400);
-        assert.ok(bytes.equals(Buffer.from(JSON.stringify(errorBody), 'utf8')), `byte for byte: ${bytes.toString('utf8')}`);
-        assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-        assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
-        assert.equal(clientError.stats().requests, 1);
-        assert.equal(clientErrorBackup.stats().requests, 0, 'a client error is never retried on another node');
+    test(
+      `a first-byte timeout (node first_byte_ms 200, node silent 2 s) fails over promptly (${stream ? 'stream' : 'JSON'})`,
+      TIMEOUT,
+      async () => {
+        silent.resetStats();
+        const started = performance.now();
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('silent-first', { stream }));
+        const text = await response.text();
+        const elapsed = performance.now() - started;
+        assert.equal(response.status, 200, text);
+        assert.equal(response.headers.get('x-switchyard-attempts'), '2');
+        assert.ok(
+          elapsed < 1500,
+          `answered after the 200 ms first-byte timeout, not the node's 2 s (took ${Math.round(elapsed)} ms)`,
+        );
+        assert.equal(silent.stats().requests, 1);
         const line = await gateway.logLine(response.headers.get('x-request-id'));
-        assert.equal(line.status, 400);
-        assert.deepEqual(attemptsOf(line), [['client-error', 400]]);
-      } finally {
-        clientError.setFaults({});
-      }
-    });
+        assert.deepEqual(
+          line.attempts?.map((attempt) => attempt.node),
+          ['silent', 'good'],
+        );
+        assert.match(line.attempts?.[0]?.error ?? '', /first byte|timeout/i);
+        assert.ok((line.attempts?.[0]?.ms ?? 0) >= 150, 'the timed-out attempt lasted about first_byte_ms');
+      },
+    );
   }
 
-  test('a mid-stream cut: data, an estimated usage chunk, one bad_gateway error event, no [DONE], no other node', TIMEOUT, async () => {
-    cutting.resetStats();
-    cuttingBackup.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('cut-first', { stream: true, max_tokens: 200 }));
-    assert.equal(response.status, 200);
-    const requestId = response.headers.get('x-request-id');
-    const { data } = await readSse(response);
-    assert.ok(!data.includes('[DONE]'), `no [DONE] after a failure: ${JSON.stringify(data)}`);
-    const events = parseEvents(data);
-    const errors = events.filter((event) => event.error !== undefined);
-    assert.equal(errors.length, 1, 'exactly one error event');
-    const last = events[events.length - 1] as { error?: { code?: string; type?: string; request_id?: string } };
-    assert.ok(last.error, 'the error event is the last one');
-    assert.equal(last.error.code, 'bad_gateway');
-    assert.equal(last.error.type, 'service_unavailable');
-    assert.equal(last.error.request_id, requestId);
-    assert.ok(contentOf(events).length > 0, 'some data reached the client before the error');
-    const usageChunk = events[events.length - 2] as { usage?: { estimated?: boolean; completion_tokens?: number }; choices?: unknown[] };
-    assert.ok(usageChunk.usage, `a usage chunk right before the error event: ${JSON.stringify(usageChunk)}`);
-    assert.equal(usageChunk.usage.estimated, true);
-    assert.ok((usageChunk.usage.completion_tokens ?? 0) > 0, 'the tokens produced are counted');
-    assert.equal(cutting.stats().requests, 1);
-    assert.equal(cuttingBackup.stats().requests, 0, 'no failover after the first byte');
-    const line = await gateway.logLine(requestId);
-    assert.equal(line.error_code, 'bad_gateway');
-    assert.ok(line.usage, 'the log line has the usage');
-    assert.equal(line.usage_estimated, true);
-    assert.deepEqual(line.attempts?.map((attempt) => attempt.node), ['cutting']);
-  });
+  for (const stream of [false, true]) {
+    test(
+      `every node failing gives 503 router_unavailable with Retry-After (${stream ? 'stream' : 'JSON'})`,
+      TIMEOUT,
+      async () => {
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('all-failing', { stream }));
+        const retryAfter = response.headers.get('retry-after');
+        await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
+        assert.ok(retryAfter !== null && Number(retryAfter) >= 0, `Retry-After header: ${retryAfter}`);
+        assert.equal(response.headers.get('x-switchyard-attempts'), '3');
+        const line = await gateway.logLine(response.headers.get('x-request-id'));
+        assert.equal(line.status, 503);
+        assert.equal(line.error_code, 'router_unavailable');
+        assert.deepEqual(
+          line.attempts?.map((attempt) => attempt.node),
+          ['failing', 'resetting', 'failing2'],
+        );
+      },
+    );
+  }
+
+  for (const stream of [false, true]) {
+    test(
+      `an upstream 400 passes through byte for byte and the next node is never called (${stream ? 'stream' : 'JSON'})`,
+      TIMEOUT,
+      async () => {
+        const errorBody = {
+          error: {
+            message: "This model's maximum context length is 8 tokens. However, you requested 9001 tokens (Ünïcödé ✓).",
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+            extra: { vendor_field: [1, 2, 3] },
+          },
+        };
+        clientError.setFaults({ failFirst: { count: 1, status: 400, body: errorBody } });
+        clientError.resetStats();
+        clientErrorBackup.resetStats();
+        try {
+          const response = await postChat(gateway.baseUrl, API_KEY, chatBody('client-error-first', { stream }));
+          const bytes = Buffer.from(await response.arrayBuffer());
+          assert.equal(response.status, 400);
+          assert.ok(
+            bytes.equals(Buffer.from(JSON.stringify(errorBody), 'utf8')),
+            `byte for byte: ${bytes.toString('utf8')}`,
+          );
+          assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+          assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+          assert.equal(clientError.stats().requests, 1);
+          assert.equal(clientErrorBackup.stats().requests, 0, 'a client error is never retried on another node');
+          const line = await gateway.logLine(response.headers.get('x-request-id'));
+          assert.equal(line.status, 400);
+          assert.deepEqual(attemptsOf(line), [['client-error', 400]]);
+        } finally {
+          clientError.setFaults({});
+        }
+      },
+    );
+  }
+
+  test(
+    'a mid-stream cut: data, an estimated usage chunk, one bad_gateway error event, no [DONE], no other node',
+    TIMEOUT,
+    async () => {
+      cutting.resetStats();
+      cuttingBackup.resetStats();
+      const response = await postChat(
+        gateway.baseUrl,
+        API_KEY,
+        chatBody('cut-first', { stream: true, max_tokens: 200 }),
+      );
+      assert.equal(response.status, 200);
+      const requestId = response.headers.get('x-request-id');
+      const { data } = await readSse(response);
+      assert.ok(!data.includes('[DONE]'), `no [DONE] after a failure: ${JSON.stringify(data)}`);
+      const events = parseEvents(data);
+      const errors = events.filter((event) => event.error !== undefined);
+      assert.equal(errors.length, 1, 'exactly one error event');
+      const last = events[events.length - 1] as { error?: { code?: string; type?: string; request_id?: string } };
+      assert.ok(last.error, 'the error event is the last one');
+      assert.equal(last.error.code, 'bad_gateway');
+      assert.equal(last.error.type, 'service_unavailable');
+      assert.equal(last.error.request_id, requestId);
+      assert.ok(contentOf(events).length > 0, 'some data reached the client before the error');
+      const usageChunk = events[events.length - 2] as {
+        usage?: { estimated?: boolean; completion_tokens?: number };
+        choices?: unknown[];
+      };
+      assert.ok(usageChunk.usage, `a usage chunk right before the error event: ${JSON.stringify(usageChunk)}`);
+      assert.equal(usageChunk.usage.estimated, true);
+      assert.ok((usageChunk.usage.completion_tokens ?? 0) > 0, 'the tokens produced are counted');
+      assert.equal(cutting.stats().requests, 1);
+      assert.equal(cuttingBackup.stats().requests, 0, 'no failover after the first byte');
+      const line = await gateway.logLine(requestId);
+      assert.equal(line.error_code, 'bad_gateway');
+      assert.ok(line.usage, 'the log line has the usage');
+      assert.equal(line.usage_estimated, true);
+      assert.deepEqual(
+        line.attempts?.map((attempt) => attempt.node),
+        ['cutting'],
+      );
+    },
+  );
 });
 
 describe('attempt budget (failover.max_attempts: 2) with candidates left', () => {
@@ -273,29 +340,40 @@ keys:
   });
 
   for (const stream of [false, true]) {
-    test(`two resets spend the budget with a node left: 502 bad_gateway with Retry-After (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
-      spare.resetStats();
-      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('resets', { stream }));
-      const retryAfter = response.headers.get('retry-after');
-      await expectError(response, { status: 502, code: 'bad_gateway', type: 'service_unavailable' });
-      assert.ok(retryAfter !== null, 'Retry-After header');
-      assert.equal(spare.stats().requests, 0, 'the third node is not tried: the budget is 2');
-      const line = await gateway.logLine(response.headers.get('x-request-id'));
-      assert.deepEqual(line.attempts?.map((attempt) => attempt.node), ['reset1', 'reset2']);
-    });
+    test(
+      `two resets spend the budget with a node left: 502 bad_gateway with Retry-After (${stream ? 'stream' : 'JSON'})`,
+      TIMEOUT,
+      async () => {
+        spare.resetStats();
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('resets', { stream }));
+        const retryAfter = response.headers.get('retry-after');
+        await expectError(response, { status: 502, code: 'bad_gateway', type: 'service_unavailable' });
+        assert.ok(retryAfter !== null, 'Retry-After header');
+        assert.equal(spare.stats().requests, 0, 'the third node is not tried: the budget is 2');
+        const line = await gateway.logLine(response.headers.get('x-request-id'));
+        assert.deepEqual(
+          line.attempts?.map((attempt) => attempt.node),
+          ['reset1', 'reset2'],
+        );
+      },
+    );
   }
 
-  test('two node 500s spend the budget with a node left: 503 router_unavailable (decision 2: 502 only for connection errors / invalid replies)', TIMEOUT, async () => {
-    spare.resetStats();
-    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('statuses'));
-    const retryAfter = response.headers.get('retry-after');
-    await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
-    assert.ok(retryAfter !== null, 'Retry-After header');
-    assert.equal(spare.stats().requests, 0);
-    const line = await gateway.logLine(response.headers.get('x-request-id'));
-    assert.deepEqual(attemptsOf(line), [
-      ['fail1', 500],
-      ['fail2', 500],
-    ]);
-  });
+  test(
+    'two node 500s spend the budget with a node left: 503 router_unavailable (decision 2: 502 only for connection errors / invalid replies)',
+    TIMEOUT,
+    async () => {
+      spare.resetStats();
+      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('statuses'));
+      const retryAfter = response.headers.get('retry-after');
+      await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
+      assert.ok(retryAfter !== null, 'Retry-After header');
+      assert.equal(spare.stats().requests, 0);
+      const line = await gateway.logLine(response.headers.get('x-request-id'));
+      assert.deepEqual(attemptsOf(line), [
+        ['fail1', 500],
+        ['fail2', 500],
+      ]);
+    },
+  );
 });

@@ -34,7 +34,9 @@ function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 describe('three faulty and healthy nodes, 1,000 requests through the openai client', () => {
@@ -91,29 +93,45 @@ keys:
     const outcomes = await runPool<Outcome>(1000, concurrency, async (index) => {
       try {
         if (index % 4 === 3) {
-          const { data: stream, response } = await client.chat.completions.create({ model: 'pool', messages: MESSAGES, stream: true, max_tokens: 8 }).withResponse();
+          const { data: stream, response } = await client.chat.completions
+            .create({ model: 'pool', messages: MESSAGES, stream: true, max_tokens: 8 })
+            .withResponse();
           let content = '';
           let sawUsage = false;
           for await (const chunk of stream) {
             content += chunk.choices[0]?.delta.content ?? '';
             if (chunk.usage) sawUsage = true;
           }
-          return { ok: content.length > 0 && sawUsage, error: content.length > 0 ? 'no usage chunk' : 'empty stream', requestId: response.headers.get('x-request-id') };
+          return {
+            ok: content.length > 0 && sawUsage,
+            error: content.length > 0 ? 'no usage chunk' : 'empty stream',
+            requestId: response.headers.get('x-request-id'),
+          };
         }
-        const { data, response } = await client.chat.completions.create({ model: 'pool', messages: MESSAGES, max_tokens: 8 }).withResponse();
+        const { data, response } = await client.chat.completions
+          .create({ model: 'pool', messages: MESSAGES, max_tokens: 8 })
+          .withResponse();
         const ok = (data.choices[0]?.message.content ?? '').length > 0;
         return { ok, error: 'empty content', requestId: response.headers.get('x-request-id') };
       } catch (error) {
         const status = (error as { status?: unknown }).status;
         const code = (error as { code?: unknown }).code;
-        return { ok: false, error: `${String(status)} ${String(code)}`, status: typeof status === 'number' ? status : undefined, requestId: null };
+        return {
+          ok: false,
+          error: `${String(status)} ${String(code)}`,
+          status: typeof status === 'number' ? status : undefined,
+          requestId: null,
+        };
       }
     });
     const elapsed = performance.now() - started;
     const failureKinds = new Map<string, number>();
-    for (const failure of outcomes.filter((outcome) => !outcome.ok)) failureKinds.set(failure.error ?? '?', (failureKinds.get(failure.error ?? '?') ?? 0) + 1);
+    for (const failure of outcomes.filter((outcome) => !outcome.ok))
+      failureKinds.set(failure.error ?? '?', (failureKinds.get(failure.error ?? '?') ?? 0) + 1);
     const ids = new Set(outcomes.map((outcome) => outcome.requestId).filter((id): id is string => id !== null));
-    const lines = gateway.logs().filter((line) => line.msg === 'request' && typeof line.request_id === 'string' && ids.has(line.request_id));
+    const lines = gateway
+      .logs()
+      .filter((line) => line.msg === 'request' && typeof line.request_id === 'string' && ids.has(line.request_id));
     const byAttempts = new Map<number, number>();
     for (const line of lines) {
       const count = line.attempts?.length ?? 0;
@@ -123,37 +141,65 @@ keys:
     console.log(
       `faulty nodes (client concurrency ${concurrency}): 1000 requests in ${Math.round(elapsed)} ms, ${outcomes.length - ids.size} failed ${JSON.stringify([...failureKinds])}; ` +
         `successful requests by attempt count ${JSON.stringify([...byAttempts].sort((a, b) => a[0] - b[0]))}; node requests/maxInFlight: ` +
-        Object.entries(stats).map(([name, node]) => `${name} ${node.requests}/${node.maxInFlight}`).join(', '),
+        Object.entries(stats)
+          .map(([name, node]) => `${name} ${node.requests}/${node.maxInFlight}`)
+          .join(', '),
     );
     return { outcomes, failureKinds, lines, byAttempts, stats };
   }
 
   function assertFailoverInvariants(result: LoadResult): void {
-    assert.ok([...result.byAttempts.keys()].some((count) => count > 1), 'the log shows failovers');
-    const failedAttempts = result.lines.flatMap((line) => (line.attempts ?? []).filter((attempt) => attempt.error !== undefined));
-    assert.ok(failedAttempts.some((attempt) => attempt.node === 'half-failing' && attempt.status === 500), 'a 500 from the half-failing node is logged');
-    assert.ok(failedAttempts.some((attempt) => attempt.node === 'resetting' && /reset|socket/i.test(attempt.error ?? '')), 'a reset is logged');
-    assert.ok(failedAttempts.every((attempt) => attempt.node !== 'healthy'), 'the healthy node never failed');
+    assert.ok(
+      [...result.byAttempts.keys()].some((count) => count > 1),
+      'the log shows failovers',
+    );
+    const failedAttempts = result.lines.flatMap((line) =>
+      (line.attempts ?? []).filter((attempt) => attempt.error !== undefined),
+    );
+    assert.ok(
+      failedAttempts.some((attempt) => attempt.node === 'half-failing' && attempt.status === 500),
+      'a 500 from the half-failing node is logged',
+    );
+    assert.ok(
+      failedAttempts.some((attempt) => attempt.node === 'resetting' && /reset|socket/i.test(attempt.error ?? '')),
+      'a reset is logged',
+    );
+    assert.ok(
+      failedAttempts.every((attempt) => attempt.node !== 'healthy'),
+      'the healthy node never failed',
+    );
     for (const [name, nodeStats] of Object.entries(result.stats)) {
       assert.ok(nodeStats.maxInFlight <= 8, `${name}: maxInFlight ${nodeStats.maxInFlight} > max_concurrency 8`);
     }
   }
 
-  test('client concurrency 8: all 1,000 succeed (JSON and stream), the log shows failovers, no node above 8', { timeout: 60_000 }, async () => {
-    const result = await runLoad(8);
-    assert.equal(result.outcomes.filter((outcome) => !outcome.ok).length, 0, `every request succeeds; failures: ${JSON.stringify([...result.failureKinds])}`);
-    assertFailoverInvariants(result);
-  });
+  test(
+    'client concurrency 8: all 1,000 succeed (JSON and stream), the log shows failovers, no node above 8',
+    { timeout: 60_000 },
+    async () => {
+      const result = await runLoad(8);
+      assert.equal(
+        result.outcomes.filter((outcome) => !outcome.ok).length,
+        0,
+        `every request succeeds; failures: ${JSON.stringify([...result.failureKinds])}`,
+      );
+      assertFailoverInvariants(result);
+    },
+  );
 
-  test('client concurrency 32 (above the 24 slots): no node above 8; the only failures are 503 router_unavailable (printed count)', { timeout: 60_000 }, async () => {
-    const result = await runLoad(32);
-    const failures = result.outcomes.filter((outcome) => !outcome.ok);
-    assert.ok(
-      failures.every((failure) => failure.error === '503 router_unavailable'),
-      `failures other than 503 router_unavailable (all nodes busy or failed): ${JSON.stringify([...result.failureKinds])}`,
-    );
-    assertFailoverInvariants(result);
-  });
+  test(
+    'client concurrency 32 (above the 24 slots): no node above 8; the only failures are 503 router_unavailable (printed count)',
+    { timeout: 60_000 },
+    async () => {
+      const result = await runLoad(32);
+      const failures = result.outcomes.filter((outcome) => !outcome.ok);
+      assert.ok(
+        failures.every((failure) => failure.error === '503 router_unavailable'),
+        `failures other than 503 router_unavailable (all nodes busy or failed): ${JSON.stringify([...result.failureKinds])}`,
+      );
+      assertFailoverInvariants(result);
+    },
+  );
 });
 
 describe('added latency of one failover (instant nodes, sequential requests)', () => {
@@ -188,17 +234,23 @@ keys:
     await Promise.all([failingHalf, resettingHalf, backup].map((node) => node?.close()));
   });
 
-  async function measure(model: string, count: number): Promise<{ one: number[]; two: number[]; oneServer: number[]; twoServer: number[] }> {
+  async function measure(
+    model: string,
+    count: number,
+  ): Promise<{ one: number[]; two: number[]; oneServer: number[]; twoServer: number[] }> {
     const client = new OpenAI({ apiKey: API_KEY, baseURL: gateway.baseUrl, maxRetries: 0, timeout: 5000 });
     const timings: Array<{ id: string | null; ms: number }> = [];
     for (let index = 0; index < count + 20; index++) {
       const started = performance.now();
-      const { response } = await client.chat.completions.create({ model, messages: MESSAGES, max_tokens: 4 }).withResponse();
+      const { response } = await client.chat.completions
+        .create({ model, messages: MESSAGES, max_tokens: 4 })
+        .withResponse();
       const ms = performance.now() - started;
       if (index >= 20) timings.push({ id: response.headers.get('x-request-id'), ms }); // the first 20 warm up
     }
     const lines = new Map<string, RequestLogLine>();
-    for (const line of gateway.logs()) if (typeof line.request_id === 'string' && line.msg === 'request') lines.set(line.request_id, line);
+    for (const line of gateway.logs())
+      if (typeof line.request_id === 'string' && line.msg === 'request') lines.set(line.request_id, line);
     const result = { one: [] as number[], two: [] as number[], oneServer: [] as number[], twoServer: [] as number[] };
     for (const timing of timings) {
       const line = timing.id === null ? undefined : lines.get(timing.id);

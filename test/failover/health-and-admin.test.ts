@@ -57,15 +57,22 @@ keys:
     }
   });
 
-  test('without admin_key in the configuration the admin API answers 403 access_denied, even to a key', TIMEOUT, async () => {
-    const variants: Array<Record<string, string>> = [{}, { authorization: `Bearer ${ADMIN_KEY}` }];
-    for (const headers of variants) {
-      const response = await fetch(`${withoutKey.origin}/admin/v1/nodes`, { headers });
-      await expectError(response, { status: 403, code: 'access_denied', type: 'permission_error' });
-    }
-    const drain = await fetch(`${withoutKey.origin}/admin/v1/nodes/n/drain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    await expectError(drain, { status: 403, code: 'access_denied', type: 'permission_error' });
-  });
+  test(
+    'without admin_key in the configuration the admin API answers 403 access_denied, even to a key',
+    TIMEOUT,
+    async () => {
+      const variants: Array<Record<string, string>> = [{}, { authorization: `Bearer ${ADMIN_KEY}` }];
+      for (const headers of variants) {
+        const response = await fetch(`${withoutKey.origin}/admin/v1/nodes`, { headers });
+        await expectError(response, { status: 403, code: 'access_denied', type: 'permission_error' });
+      }
+      const drain = await fetch(`${withoutKey.origin}/admin/v1/nodes/n/drain`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      await expectError(drain, { status: 403, code: 'access_denied', type: 'permission_error' });
+    },
+  );
 
   test('the right key lists the nodes with state, in_flight, error_rate, latency_ms', TIMEOUT, async () => {
     const ok = await postChat(withKey.baseUrl, API_KEY, chatBody('m'));
@@ -108,44 +115,51 @@ keys:
     await Promise.all([slow, backup].map((node) => node?.close()));
   });
 
-  test('a drained node takes no new requests while its in-flight stream finishes; enable brings it back', TIMEOUT, async () => {
-    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
-    assert.equal(stream.status, 200);
-    const { rest } = await readSseUntil(stream, 2);
-    assert.equal(slow.stats().inFlight, 1);
+  test(
+    'a drained node takes no new requests while its in-flight stream finishes; enable brings it back',
+    TIMEOUT,
+    async () => {
+      const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
+      assert.equal(stream.status, 200);
+      const { rest } = await readSseUntil(stream, 2);
+      assert.equal(slow.stats().inFlight, 1);
 
-    const drained = await admin(gateway.origin, 'POST', '/nodes/slow/drain', ADMIN_KEY);
-    assert.equal(drained.status, 200, JSON.stringify(drained.body));
-    assert.equal((drained.body as { state: string }).state, 'drained');
-    const view = await nodeView(gateway.origin, ADMIN_KEY, 'slow');
-    assert.equal(view.state, 'drained');
-    assert.equal(view.in_flight, 1, 'the stream is still in flight');
+      const drained = await admin(gateway.origin, 'POST', '/nodes/slow/drain', ADMIN_KEY);
+      assert.equal(drained.status, 200, JSON.stringify(drained.body));
+      assert.equal((drained.body as { state: string }).state, 'drained');
+      const view = await nodeView(gateway.origin, ADMIN_KEY, 'slow');
+      assert.equal(view.state, 'drained');
+      assert.equal(view.in_flight, 1, 'the stream is still in flight');
 
-    slow.resetStats();
-    backup.resetStats();
-    for (let index = 0; index < 5; index++) {
-      const response = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
-      assert.equal(response.status, 200);
-      const line = await gateway.logLine(response.headers.get('x-request-id'));
-      await response.text();
-      assert.deepEqual(nodesOfLine(line), ['backup']);
-    }
-    assert.equal(slow.stats().requests, 0, 'no new request reached the drained node');
-    assert.equal(backup.stats().requests, 5);
+      slow.resetStats();
+      backup.resetStats();
+      for (let index = 0; index < 5; index++) {
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
+        assert.equal(response.status, 200);
+        const line = await gateway.logLine(response.headers.get('x-request-id'));
+        await response.text();
+        assert.deepEqual(nodesOfLine(line), ['backup']);
+      }
+      assert.equal(slow.stats().requests, 0, 'no new request reached the drained node');
+      assert.equal(backup.stats().requests, 5);
 
-    const finished = await rest;
-    assert.equal(finished.data[finished.data.length - 1], '[DONE]', 'the in-flight stream finished normally');
-    assert.ok(finished.data.every((data) => !data.includes('"error"')), 'no error event in the drained stream');
-    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'slow')).in_flight === 0);
+      const finished = await rest;
+      assert.equal(finished.data[finished.data.length - 1], '[DONE]', 'the in-flight stream finished normally');
+      assert.ok(
+        finished.data.every((data) => !data.includes('"error"')),
+        'no error event in the drained stream',
+      );
+      await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'slow')).in_flight === 0);
 
-    const enabled = await admin(gateway.origin, 'POST', '/nodes/slow/enable', ADMIN_KEY);
-    assert.equal(enabled.status, 200);
-    assert.equal((enabled.body as { state: string }).state, 'healthy');
-    const after = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
-    assert.equal(after.status, 200);
-    await after.text();
-    assert.equal(slow.stats().requests, 1, 'the re-enabled node serves again');
-  });
+      const enabled = await admin(gateway.origin, 'POST', '/nodes/slow/enable', ADMIN_KEY);
+      assert.equal(enabled.status, 200);
+      assert.equal((enabled.body as { state: string }).state, 'healthy');
+      const after = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
+      assert.equal(after.status, 200);
+      await after.text();
+      assert.equal(slow.stats().requests, 1, 'the re-enabled node serves again');
+    },
+  );
 
   test('drain/enable of an unknown node is 404', TIMEOUT, async () => {
     const response = await admin(gateway.origin, 'POST', '/nodes/nope/drain', ADMIN_KEY);
@@ -187,26 +201,30 @@ keys:
     return nodesOfLine(await gateway.logLine(response.headers.get('x-request-id')));
   }
 
-  test('two failures eject the node; traffic goes elsewhere; after the cooldown one request probes it and it is healthy again', TIMEOUT, async () => {
-    flaky.setFaults({ failFirst: { count: 2, status: 500 } });
-    flaky.resetStats();
-    assert.deepEqual(await request(), ['flaky', 'steady']);
-    assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'healthy', 'one failure does not eject');
-    assert.deepEqual(await request(), ['flaky', 'steady']);
-    const ejected = await nodeView(gateway.origin, ADMIN_KEY, 'flaky');
-    assert.equal(ejected.state, 'ejected');
-    assert.ok(ejected.cooldown_ms > 0 && ejected.cooldown_ms <= 300, `cooldown ${ejected.cooldown_ms}`);
-    assert.ok(ejected.error_rate > 0, 'the error rate shows the failures');
+  test(
+    'two failures eject the node; traffic goes elsewhere; after the cooldown one request probes it and it is healthy again',
+    TIMEOUT,
+    async () => {
+      flaky.setFaults({ failFirst: { count: 2, status: 500 } });
+      flaky.resetStats();
+      assert.deepEqual(await request(), ['flaky', 'steady']);
+      assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'healthy', 'one failure does not eject');
+      assert.deepEqual(await request(), ['flaky', 'steady']);
+      const ejected = await nodeView(gateway.origin, ADMIN_KEY, 'flaky');
+      assert.equal(ejected.state, 'ejected');
+      assert.ok(ejected.cooldown_ms > 0 && ejected.cooldown_ms <= 300, `cooldown ${ejected.cooldown_ms}`);
+      assert.ok(ejected.error_rate > 0, 'the error rate shows the failures');
 
-    assert.deepEqual(await request(), ['steady'], 'an ejected node is not tried');
-    assert.equal(flaky.stats().requests, 2);
+      assert.deepEqual(await request(), ['steady'], 'an ejected node is not tried');
+      assert.equal(flaky.stats().requests, 2);
 
-    await sleep(350);
-    assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'probing');
-    assert.deepEqual(await request(), ['flaky'], 'after the cooldown one request goes to the node again');
-    assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'healthy');
-    assert.deepEqual(await request(), ['flaky']);
-  });
+      await sleep(350);
+      assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'probing');
+      assert.deepEqual(await request(), ['flaky'], 'after the cooldown one request goes to the node again');
+      assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'flaky')).state, 'healthy');
+      assert.deepEqual(await request(), ['flaky']);
+    },
+  );
 
   test('a failed probe request ejects again with a doubled cooldown; the next success resets it', TIMEOUT, async () => {
     flaky.setFaults({ failFirst: { count: 3, status: 503 } });
@@ -253,25 +271,33 @@ keys:
     await revived?.close();
   });
 
-  test('a node whose port is closed is ejected by probes; when it listens again a probe brings it back', TIMEOUT, async () => {
-    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dead')).state === 'ejected', 2000);
-    assert.equal((await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state, 'healthy', 'a live node stays healthy under probes');
+  test(
+    'a node whose port is closed is ejected by probes; when it listens again a probe brings it back',
+    TIMEOUT,
+    async () => {
+      await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dead')).state === 'ejected', 2000);
+      assert.equal(
+        (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state,
+        'healthy',
+        'a live node stays healthy under probes',
+      );
 
-    const port = Number(new URL(dying.baseUrl).port);
-    await dying.close();
-    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'ejected', 2000);
-    const refused = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
-    await expectError(refused, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
-    assert.equal(refused.headers.get('x-switchyard-attempts'), null, 'no node was even tried');
+      const port = Number(new URL(dying.baseUrl).port);
+      await dying.close();
+      await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'ejected', 2000);
+      const refused = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
+      await expectError(refused, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
+      assert.equal(refused.headers.get('x-switchyard-attempts'), null, 'no node was even tried');
 
-    revived = new SimulatedNode();
-    await revived.listen(port);
-    await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'healthy', 2000);
-    const ok = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
-    assert.equal(ok.status, 200, await ok.clone().text());
-    await ok.text();
-    assert.equal(revived.stats().requests, 1);
-  });
+      revived = new SimulatedNode();
+      await revived.listen(port);
+      await waitFor(async () => (await nodeView(gateway.origin, ADMIN_KEY, 'dying')).state === 'healthy', 2000);
+      const ok = await postChat(gateway.baseUrl, API_KEY, chatBody('m'));
+      assert.equal(ok.status, 200, await ok.clone().text());
+      await ok.text();
+      assert.equal(revived.stats().requests, 1);
+    },
+  );
 });
 
 describe('nodes added and removed at runtime through the admin API', () => {
@@ -299,49 +325,63 @@ keys:
     await Promise.all([base, added].map((node) => node?.close()));
   });
 
-  test('POST adds a node that serves traffic; a duplicate id is 400; DELETE removes it while its in-flight stream finishes', TIMEOUT, async () => {
-    const entry = { id: 'added', provider: 'openai', base_url: added.baseUrl, max_concurrency: 4, models: [{ model: 'm', upstream_model: 'up-added' }] };
-    const created = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, entry);
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.equal((created.body as { id: string; state: string }).id, 'added');
-    assert.ok((await listNodes(gateway.origin, ADMIN_KEY)).some((node) => node.id === 'added'));
+  test(
+    'POST adds a node that serves traffic; a duplicate id is 400; DELETE removes it while its in-flight stream finishes',
+    TIMEOUT,
+    async () => {
+      const entry = {
+        id: 'added',
+        provider: 'openai',
+        base_url: added.baseUrl,
+        max_concurrency: 4,
+        models: [{ model: 'm', upstream_model: 'up-added' }],
+      };
+      const created = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, entry);
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal((created.body as { id: string; state: string }).id, 'added');
+      assert.ok((await listNodes(gateway.origin, ADMIN_KEY)).some((node) => node.id === 'added'));
 
-    for (const duplicate of [entry, { ...entry, id: 'base' }]) {
-      const again = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, duplicate);
-      assert.equal(again.status, 400, JSON.stringify(again.body));
-      assert.equal((again.body as { error: { code: string; param: string } }).error.code, 'validation_failed');
-      assert.equal((again.body as { error: { code: string; param: string } }).error.param, 'id');
-    }
-    const unknownModel = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, { ...entry, id: 'other', models: [{ model: 'no-such-model' }] });
-    assert.equal(unknownModel.status, 400);
+      for (const duplicate of [entry, { ...entry, id: 'base' }]) {
+        const again = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, duplicate);
+        assert.equal(again.status, 400, JSON.stringify(again.body));
+        assert.equal((again.body as { error: { code: string; param: string } }).error.code, 'validation_failed');
+        assert.equal((again.body as { error: { code: string; param: string } }).error.param, 'id');
+      }
+      const unknownModel = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, {
+        ...entry,
+        id: 'other',
+        models: [{ model: 'no-such-model' }],
+      });
+      assert.equal(unknownModel.status, 400);
 
-    added.resetStats();
-    base.resetStats();
-    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
-    assert.equal(stream.status, 200);
-    const { rest } = await readSseUntil(stream, 2);
-    assert.equal(added.stats().requests, 1, 'the added node (priority 0) serves the model');
-    assert.equal((added.stats().lastRequest?.body as { model?: string } | undefined)?.model, 'up-added');
+      added.resetStats();
+      base.resetStats();
+      const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
+      assert.equal(stream.status, 200);
+      const { rest } = await readSseUntil(stream, 2);
+      assert.equal(added.stats().requests, 1, 'the added node (priority 0) serves the model');
+      assert.equal((added.stats().lastRequest?.body as { model?: string } | undefined)?.model, 'up-added');
 
-    const removed = await admin(gateway.origin, 'DELETE', '/nodes/added', ADMIN_KEY);
-    assert.equal(removed.status, 200, JSON.stringify(removed.body));
-    assert.ok(!(await listNodes(gateway.origin, ADMIN_KEY)).some((node) => node.id === 'added'), 'no longer listed');
+      const removed = await admin(gateway.origin, 'DELETE', '/nodes/added', ADMIN_KEY);
+      assert.equal(removed.status, 200, JSON.stringify(removed.body));
+      assert.ok(!(await listNodes(gateway.origin, ADMIN_KEY)).some((node) => node.id === 'added'), 'no longer listed');
 
-    const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
-    assert.equal(next.status, 200);
-    await next.text();
-    assert.equal(base.stats().requests, 1, 'new requests go to the remaining node');
-    assert.equal(added.stats().requests, 1);
+      const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
+      assert.equal(next.status, 200);
+      await next.text();
+      assert.equal(base.stats().requests, 1, 'new requests go to the remaining node');
+      assert.equal(added.stats().requests, 1);
 
-    const finished = await rest;
-    assert.equal(finished.data[finished.data.length - 1], '[DONE]', 'the stream on the removed node finished');
-    assert.ok(finished.data.every((data) => !data.includes('"error"')));
+      const finished = await rest;
+      assert.equal(finished.data[finished.data.length - 1], '[DONE]', 'the stream on the removed node finished');
+      assert.ok(finished.data.every((data) => !data.includes('"error"')));
 
-    const gone = await admin(gateway.origin, 'DELETE', '/nodes/added', ADMIN_KEY);
-    assert.equal(gone.status, 404);
-    const readded = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, entry);
-    assert.equal(readded.status, 201, `a removed id can be added again: ${JSON.stringify(readded.body)}`);
-  });
+      const gone = await admin(gateway.origin, 'DELETE', '/nodes/added', ADMIN_KEY);
+      assert.equal(gone.status, 404);
+      const readded = await admin(gateway.origin, 'POST', '/nodes', ADMIN_KEY, entry);
+      assert.equal(readded.status, 201, `a removed id can be added again: ${JSON.stringify(readded.body)}`);
+    },
+  );
 });
 
 describe('configuration reload without dropping in-flight requests', () => {
@@ -371,23 +411,30 @@ keys:
     await Promise.all([old, fresh].map((node) => node?.close()));
   });
 
-  test('a stream on a node removed by reload finishes with [DONE]; new requests go to the new node', TIMEOUT, async () => {
-    const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
-    assert.equal(stream.status, 200);
-    const { rest } = await readSseUntil(stream, 2);
+  test(
+    'a stream on a node removed by reload finishes with [DONE]; new requests go to the new node',
+    TIMEOUT,
+    async () => {
+      const stream = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { stream: true, max_tokens: 30 }));
+      assert.equal(stream.status, 200);
+      const { rest } = await readSseUntil(stream, 2);
 
-    await gateway.running.reload(gateway.parse(yamlWith('fresh', fresh.baseUrl)));
-    const nodes = await listNodes(gateway.origin, ADMIN_KEY);
-    assert.deepEqual(nodes.map((node) => node.id), ['fresh']);
+      await gateway.running.reload(gateway.parse(yamlWith('fresh', fresh.baseUrl)));
+      const nodes = await listNodes(gateway.origin, ADMIN_KEY);
+      assert.deepEqual(
+        nodes.map((node) => node.id),
+        ['fresh'],
+      );
 
-    const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
-    assert.equal(next.status, 200, await next.clone().text());
-    await next.text();
-    assert.equal(fresh.stats().requests, 1);
-    assert.equal(old.stats().requests, 1, 'the old node got nothing new');
+      const next = await postChat(gateway.baseUrl, API_KEY, chatBody('m', { max_tokens: 3 }));
+      assert.equal(next.status, 200, await next.clone().text());
+      await next.text();
+      assert.equal(fresh.stats().requests, 1);
+      assert.equal(old.stats().requests, 1, 'the old node got nothing new');
 
-    const finished = await rest;
-    assert.equal(finished.data[finished.data.length - 1], '[DONE]');
-    assert.ok(finished.data.every((data) => !data.includes('"error"')));
-  });
+      const finished = await rest;
+      assert.equal(finished.data[finished.data.length - 1], '[DONE]');
+      assert.ok(finished.data.every((data) => !data.includes('"error"')));
+    },
+  );
 });

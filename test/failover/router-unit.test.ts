@@ -79,7 +79,10 @@ models:
     const counts = firstChoices(subject, 'm', 10_000);
     const light = (counts.get('light') ?? 0) / 10_000;
     const heavy = (counts.get('heavy') ?? 0) / 10_000;
-    assert.ok(Math.abs(light - 0.25) < 0.03 && Math.abs(heavy - 0.75) < 0.03, `first-choice shares light=${light} heavy=${heavy}, expected about 0.25 / 0.75`);
+    assert.ok(
+      Math.abs(light - 0.25) < 0.03 && Math.abs(heavy - 0.75) < 0.03,
+      `first-choice shares light=${light} heavy=${heavy}, expected about 0.25 / 0.75`,
+    );
   });
 
   test('node weights 1:3 (no route weights) also give about 25% / 75% while idle', async () => {
@@ -123,7 +126,11 @@ models:
     const counts = firstChoices(subject, 'm', 4_000);
     const idle = (counts.get('idle') ?? 0) / 4_000;
     assert.ok(idle > 0.7, `idle node first in ${idle} of picks`);
-    assert.deepEqual(new Set(order(subject, 'm')), new Set(['busy', 'idle']), 'the busy node is still a fallback candidate');
+    assert.deepEqual(
+      new Set(order(subject, 'm')),
+      new Set(['busy', 'idle']),
+      'the busy node is still a fallback candidate',
+    );
   });
 });
 
@@ -175,7 +182,10 @@ models:
     await subject.registry.put(node);
     subject.routes.addRuntimeNode({ node, routes: [{ model: 'm', upstreamModel: 'x', weight: 1, priority: 0 }] });
     assert.ok(order(subject, 'm').includes('runtime'));
-    assert.equal(subject.router.candidates(subject.model('m')).find((candidate) => candidate.node.id === 'runtime')?.upstreamModel, 'x');
+    assert.equal(
+      subject.router.candidates(subject.model('m')).find((candidate) => candidate.node.id === 'runtime')?.upstreamModel,
+      'x',
+    );
     subject.routes.removeRuntimeNode('runtime');
     subject.registry.remove('runtime');
     assert.ok(!order(subject, 'm').includes('runtime'));

@@ -16,7 +16,11 @@ const FLAT_COST_NANO = 16_000;
 const FLAT_REQUEST = { model: 'flat', max_tokens: 8 };
 
 async function burst(baseUrl: string, secret: string, body: Record<string, unknown>) {
-  const answers = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => chat(baseUrl, secret, { ...body, messages: [{ role: 'user', content: `burst request number ${index}` }] })));
+  const answers = await Promise.all(
+    Array.from({ length: CONCURRENT }, (_, index) =>
+      chat(baseUrl, secret, { ...body, messages: [{ role: 'user', content: `burst request number ${index}` }] }),
+    ),
+  );
   const tally = new Map<string, number>();
   for (const answer of answers) {
     const label = answer.status === 200 ? '200' : `${answer.status} ${answer.body.error?.code}`;
@@ -37,10 +41,15 @@ for (const backend of backends) {
 
     test(`${CONCURRENT} concurrent requests, key limit covering exactly 10: 10 served, the rest 402 api_key_limit_exceeded, spent = limit`, async () => {
       const limitNano = 10 * FLAT_COST_NANO;
-      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'burst-key', balance: 10 }, { spend_limit: limitNano / 1e9 });
+      const { accountId, keyId, secret } = await accountWithKey(
+        admin,
+        { id: 'burst-key', balance: 10 },
+        { spend_limit: limitNano / 1e9 },
+      );
       const { answers, tally } = await burst(gateway.baseUrl, secret, FLAT_REQUEST);
       assert.deepEqual(tally, { '200': 10, [`402 api_key_limit_exceeded`]: CONCURRENT - 10 }, JSON.stringify(tally));
-      for (const answer of answers.filter((one) => one.status === 200)) assert.equal(answer.body.usage.completion_tokens, 8);
+      for (const answer of answers.filter((one) => one.status === 200))
+        assert.equal(answer.body.usage.completion_tokens, 8);
       const report = await admin.usage({ key: keyId });
       assert.equal(report.totals.requests, 10);
       assert.equal(report.totals.cost_nano, limitNano);
@@ -52,7 +61,10 @@ for (const backend of backends) {
     });
 
     test(`${CONCURRENT} concurrent requests, balance covering exactly 10: 10 served, the rest 402 insufficient_balance, balance ends at 0`, async () => {
-      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'burst-balance', balance: (10 * FLAT_COST_NANO) / 1e9 });
+      const { accountId, keyId, secret } = await accountWithKey(admin, {
+        id: 'burst-balance',
+        balance: (10 * FLAT_COST_NANO) / 1e9,
+      });
       const { tally } = await burst(gateway.baseUrl, secret, FLAT_REQUEST);
       assert.deepEqual(tally, { '200': 10, '402 insufficient_balance': CONCURRENT - 10 }, JSON.stringify(tally));
       const report = await admin.usage({ account: accountId });
@@ -64,11 +76,19 @@ for (const backend of backends) {
     test(`${CONCURRENT} concurrent requests on a priced-input model: spent ≤ limit, successes between limit/estimate and limit/cost`, async () => {
       // Measure one request's real cost, then give a fresh key room for about 10.
       const probe = await accountWithKey(admin, { id: 'burst-probe', balance: 1 });
-      const one = await chat(gateway.baseUrl, probe.secret, { model: 'paid', max_tokens: 8, messages: [{ role: 'user', content: 'burst request number 100' }] });
+      const one = await chat(gateway.baseUrl, probe.secret, {
+        model: 'paid',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'burst request number 100' }],
+      });
       assert.equal(one.status, 200);
       const costNano = (await admin.usage({ key: probe.keyId })).totals.cost_nano as number;
       const limitNano = Math.floor(10.5 * costNano);
-      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'burst-paid', balance: 10 }, { spend_limit: limitNano / 1e9 });
+      const { accountId, keyId, secret } = await accountWithKey(
+        admin,
+        { id: 'burst-paid', balance: 10 },
+        { spend_limit: limitNano / 1e9 },
+      );
       const { answers, tally } = await burst(gateway.baseUrl, secret, { model: 'paid', max_tokens: 8 });
       const served = answers.filter((answer) => answer.status === 200).length;
       assert.equal(served + (tally['402 api_key_limit_exceeded'] ?? 0), CONCURRENT, JSON.stringify(tally));
@@ -81,7 +101,10 @@ for (const backend of backends) {
       // Costs of the served requests vary a little with the prompt; the worst case reserved is above each.
       const costs = (report.data as Array<{ cost_nano: number }>).map((row) => row.cost_nano);
       assert.ok(served <= Math.floor(limitNano / Math.min(...costs)), `served ${served}`);
-      assert.ok(served >= Math.floor(limitNano / (2 * Math.max(...costs))), `served ${served}: reservations must not be wildly above the cost`);
+      assert.ok(
+        served >= Math.floor(limitNano / (2 * Math.max(...costs))),
+        `served ${served}: reservations must not be wildly above the cost`,
+      );
     });
   });
 }

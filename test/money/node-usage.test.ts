@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { accountWithKey, ADMIN_KEY, AdminClient, expectedCostNano, openaiClient, PRICES, type Pricing } from '../support/money.js';
+import {
+  accountWithKey,
+  ADMIN_KEY,
+  AdminClient,
+  expectedCostNano,
+  openaiClient,
+  PRICES,
+  type Pricing,
+} from '../support/money.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // A node's usage is booked only when its counts are counts. An OpenAI-compatible node that
@@ -16,7 +24,12 @@ const USAGES: Record<string, unknown> = {
   strings: { prompt_tokens: '11', completion_tokens: '7', total_tokens: '18' },
   negative: { prompt_tokens: 11, completion_tokens: -700, total_tokens: -689 },
   fraction: { prompt_tokens: 11.5, completion_tokens: 7, total_tokens: 18.5 },
-  details: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, completion_tokens_details: { reasoning_tokens: 'all' } },
+  details: {
+    prompt_tokens: 11,
+    completion_tokens: 7,
+    total_tokens: 18,
+    completion_tokens_details: { reasoning_tokens: 'all' },
+  },
 };
 const ANSWER = 'The eastern switchyard is open until midnight tonight.';
 
@@ -30,14 +43,22 @@ function startNode(): Promise<Server> {
       const base = { id: 'chatcmpl-usage', created: 1_700_000_000, model: 'node-model' };
       if (parsed.stream) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunk = (fields: object) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...fields })}\n\n`;
-        response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: ANSWER }, finish_reason: null }] }));
+        const chunk = (fields: object) =>
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...fields })}\n\n`;
+        response.write(
+          chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: ANSWER }, finish_reason: null }] }),
+        );
         response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
         if (usage !== undefined) response.write(chunk({ choices: [], usage }));
         response.end('data: [DONE]\n\n');
         return;
       }
-      const reply = { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }], usage };
+      const reply = {
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }],
+        usage,
+      };
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(reply));
     });
@@ -76,7 +97,9 @@ models:
       for (const stream of [false, true]) {
         const messages = [{ role: 'user' as const, content: `${kind} usage, please: is the switchyard open?` }];
         if (stream) {
-          const { data, response } = await client.chat.completions.create({ model: 'paid', messages, stream: true }).withResponse();
+          const { data, response } = await client.chat.completions
+            .create({ model: 'paid', messages, stream: true })
+            .withResponse();
           let text = '';
           let lastUsage: unknown;
           for await (const chunk of data) {
@@ -98,12 +121,20 @@ models:
     const rows = report.data as Array<Record<string, unknown>>;
     assert.equal(rows.length, requestIds.size);
     const byId = new Map(rows.map((row) => [row.request_id, row]));
-    const logged = new Map(gateway.logs().filter((line) => line.msg === 'request').map((line) => [line.request_id, line]));
+    const logged = new Map(
+      gateway
+        .logs()
+        .filter((line) => line.msg === 'request')
+        .map((line) => [line.request_id, line]),
+    );
     for (const [name, requestId] of requestIds) {
       const row = byId.get(requestId) as Record<string, unknown>;
       const line = logged.get(requestId) as Record<string, unknown>;
       assert.ok(row, `a usage row for ${name}`);
-      assert.ok(Number.isSafeInteger(row.cost_nano) && (row.cost_nano as number) > 0, `${name}: a real cost, got ${String(row.cost_nano)}`);
+      assert.ok(
+        Number.isSafeInteger(row.cost_nano) && (row.cost_nano as number) > 0,
+        `${name}: a real cost, got ${String(row.cost_nano)}`,
+      );
       if (name.startsWith('good/')) {
         assert.equal(row.estimated, false, name);
         assert.deepEqual([row.prompt_tokens, row.completion_tokens], [11, 7], name);
@@ -115,14 +146,25 @@ models:
         assert.equal(row.completion_tokens, Math.ceil(ANSWER.length / 4), name);
         assert.equal(line.usage_estimated, true, name);
       }
-      assert.equal((line.usage as { prompt_tokens: unknown }).prompt_tokens, row.prompt_tokens, `${name}: the log line has the booked tokens`);
+      assert.equal(
+        (line.usage as { prompt_tokens: unknown }).prompt_tokens,
+        row.prompt_tokens,
+        `${name}: the log line has the booked tokens`,
+      );
       const streamed = streamedUsage.get(name);
       // The last usage a client reads, in a JSON reply as in a stream, is the one booked.
-      assert.deepEqual([streamed?.prompt_tokens, streamed?.completion_tokens], [row.prompt_tokens, row.completion_tokens], `${name}: ${JSON.stringify(streamed)}`);
+      assert.deepEqual(
+        [streamed?.prompt_tokens, streamed?.completion_tokens],
+        [row.prompt_tokens, row.completion_tokens],
+        `${name}: ${JSON.stringify(streamed)}`,
+      );
       assert.equal(streamed?.estimated === true, row.estimated, name);
     }
     const totals = report.totals as { cost_nano: number };
-    assert.equal(totals.cost_nano, rows.reduce((sum, row) => sum + (row.cost_nano as number), 0));
+    assert.equal(
+      totals.cost_nano,
+      rows.reduce((sum, row) => sum + (row.cost_nano as number), 0),
+    );
     assert.equal(await admin.spentNano(keyId), totals.cost_nano, 'the key spent what the rows say');
   });
 });

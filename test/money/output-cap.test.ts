@@ -39,31 +39,57 @@ function startRecordingNode(received: Received[]): Promise<Server> {
       const completion = lie ? LIE_TOKENS : 5;
       response.setHeader('content-type', 'application/json');
       if (path.startsWith('/an/')) {
-        response.end(JSON.stringify({
-          id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', stop_reason: 'end_turn', stop_sequence: null,
-          content: [{ type: 'text', text: 'Open until midnight.' }], usage: { input_tokens: 9, output_tokens: completion },
-        }));
+        response.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude',
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            content: [{ type: 'text', text: 'Open until midnight.' }],
+            usage: { input_tokens: 9, output_tokens: completion },
+          }),
+        );
         return;
       }
       if (path.startsWith('/ge/')) {
-        response.end(JSON.stringify({
-          candidates: [{ content: { role: 'model', parts: [{ text: 'Open until midnight.' }] }, finishReason: 'STOP', index: 0 }],
-          usageMetadata: { promptTokenCount: 9, candidatesTokenCount: completion, totalTokenCount: 9 + completion },
-        }));
+        response.end(
+          JSON.stringify({
+            candidates: [
+              { content: { role: 'model', parts: [{ text: 'Open until midnight.' }] }, finishReason: 'STOP', index: 0 },
+            ],
+            usageMetadata: { promptTokenCount: 9, candidatesTokenCount: completion, totalTokenCount: 9 + completion },
+          }),
+        );
         return;
       }
       const base = { id: 'chatcmpl-cap', created: 1_700_000_000, model: 'node-model' };
       const usage = { prompt_tokens: 9, completion_tokens: completion, total_tokens: 9 + completion };
       if (body.stream === true) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunk = (fields: object) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...fields })}\n\n`;
-        response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Open until midnight.' }, finish_reason: null }] }));
+        const chunk = (fields: object) =>
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...fields })}\n\n`;
+        response.write(
+          chunk({
+            choices: [{ index: 0, delta: { role: 'assistant', content: 'Open until midnight.' }, finish_reason: null }],
+          }),
+        );
         response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
         response.write(chunk({ choices: [], usage }));
         response.end('data: [DONE]\n\n');
         return;
       }
-      response.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Open until midnight.' }, finish_reason: 'stop' }], usage }));
+      response.end(
+        JSON.stringify({
+          ...base,
+          object: 'chat.completion',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'Open until midnight.' }, finish_reason: 'stop' },
+          ],
+          usage,
+        }),
+      );
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -118,21 +144,41 @@ models:
       const oa = await sentToNode({ model: 'm-oa', ...extra });
       const field = 'max_completion_tokens' in extra ? 'max_completion_tokens' : 'max_tokens';
       assert.equal(oa.body[field], 300, `openai ${field} for ${label}`);
-      assert.equal(oa.body[field === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens'], undefined, `openai: only the client's field, ${label}`);
-      assert.equal((await sentToNode({ model: 'm-an', ...extra })).body.max_tokens, 300, `anthropic max_tokens for ${label}`);
+      assert.equal(
+        oa.body[field === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens'],
+        undefined,
+        `openai: only the client's field, ${label}`,
+      );
+      assert.equal(
+        (await sentToNode({ model: 'm-an', ...extra })).body.max_tokens,
+        300,
+        `anthropic max_tokens for ${label}`,
+      );
       const gemini = await sentToNode({ model: 'm-ge', ...extra });
-      assert.equal((gemini.body.generationConfig as Record<string, unknown> | undefined)?.maxOutputTokens, 300, `gemini maxOutputTokens for ${label}`);
+      assert.equal(
+        (gemini.body.generationConfig as Record<string, unknown> | undefined)?.maxOutputTokens,
+        300,
+        `gemini maxOutputTokens for ${label}`,
+      );
     }
     assert.equal((await sentToNode({ model: 'm-oa', max_tokens: 100 })).body.max_tokens, 100);
     assert.equal((await sentToNode({ model: 'm-an', max_completion_tokens: 100 })).body.max_tokens, 100);
-    assert.equal(((await sentToNode({ model: 'm-ge', max_tokens: 100 })).body.generationConfig as Record<string, unknown>).maxOutputTokens, 100);
+    assert.equal(
+      ((await sentToNode({ model: 'm-ge', max_tokens: 100 })).body.generationConfig as Record<string, unknown>)
+        .maxOutputTokens,
+      100,
+    );
   });
 
   test('a node configured with max_tokens_field gets the cap there; default_max_tokens is the cap when the client names none; free models are capped too', async () => {
     const reasoning = await sentToNode({ model: 'm-oa-reasoning' });
     assert.equal(reasoning.body.max_completion_tokens, 300);
     assert.equal(reasoning.body.max_tokens, undefined);
-    assert.equal((await sentToNode({ model: 'm-oa-reasoning', max_tokens: 50 })).body.max_tokens, 50, "the client's own field wins");
+    assert.equal(
+      (await sentToNode({ model: 'm-oa-reasoning', max_tokens: 50 })).body.max_tokens,
+      50,
+      "the client's own field wins",
+    );
     assert.equal((await sentToNode({ model: 'm-default' })).body.max_tokens, 120);
     assert.equal((await sentToNode({ model: 'm-default', max_tokens: 1000 })).body.max_tokens, 300);
     assert.equal((await sentToNode({ model: 'm-free', max_tokens: 1000 })).body.max_tokens, 300);
@@ -140,15 +186,24 @@ models:
 
   test('a node reporting more output than its cap is charged what it reports, with a warning naming it and a metric', async () => {
     const liar = await accountWithKey(admin, { id: 'liar', balance: 100 });
-    const json = await chat(gateway.baseUrl, liar.secret, { model: 'm-oa', messages: [{ role: 'user', content: 'overspend, please' }] });
+    const json = await chat(gateway.baseUrl, liar.secret, {
+      model: 'm-oa',
+      messages: [{ role: 'user', content: 'overspend, please' }],
+    });
     assert.equal(json.status, 200);
     assert.equal(json.body.usage.completion_tokens, LIE_TOKENS);
-    const streamed = await postChat(gateway.baseUrl, liar.secret, { model: 'm-oa', stream: true, messages: [{ role: 'user', content: 'overspend in a stream' }] });
+    const streamed = await postChat(gateway.baseUrl, liar.secret, {
+      model: 'm-oa',
+      stream: true,
+      messages: [{ role: 'user', content: 'overspend in a stream' }],
+    });
     assert.match(await streamed.text(), /"completion_tokens":1000/);
     // Charged what the node reported: 1000 tokens each, past the 300 reserved.
     await waitFor(() => gateway.logs().filter((line) => line.msg === 'request' && line.status === 200).length >= 2);
     assert.equal(await admin.spentNano(liar.keyId), 2 * LIE_TOKENS * NANO_PER_OUTPUT_TOKEN);
-    const warnings = gateway.logs().filter((line) => line.level === 40 && String(line.msg).includes('more output tokens than the cap'));
+    const warnings = gateway
+      .logs()
+      .filter((line) => line.level === 40 && String(line.msg).includes('more output tokens than the cap'));
     assert.equal(warnings.length, 2, JSON.stringify(warnings));
     for (const warning of warnings) {
       assert.equal(warning.node, 'oa');
@@ -157,7 +212,9 @@ models:
       assert.equal(warning.completion_tokens, LIE_TOKENS);
       assert.doesNotMatch(JSON.stringify(warning), /node-secret|sk-/, 'no secrets in the warning');
     }
-    const metrics = await (await fetch(`${admin.origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
+    const metrics = await (
+      await fetch(`${admin.origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).text();
     assert.match(metrics, /switchyard_node_output_over_cap_total\{node="oa"\} 2\b/);
     // Honest replies left no warning: the key of the other tests was charged only what it reserved at most.
     assert.ok((await admin.spentNano(keyId)) > 0);
@@ -193,7 +250,11 @@ models:
     // Room for three whole answers and 9 tokens more: enough to pass the 8-token reservation
     // once more, not enough for a whole answer.
     const limitNano = (3 * answerTokens + 9) * NANO_PER_OUTPUT_TOKEN;
-    const { keyId, secret } = await accountWithKey(admin, { id: 'limited', balance: 100 }, { spend_limit: limitNano / 1e9 });
+    const { keyId, secret } = await accountWithKey(
+      admin,
+      { id: 'limited', balance: 100 },
+      { spend_limit: limitNano / 1e9 },
+    );
     let refused = false;
     const replies: Array<{ completion: number; finish: string }> = [];
     for (let index = 0; index < 100 && !refused; index++) {
@@ -208,8 +269,15 @@ models:
     }
     assert.ok(refused, 'the key ran out');
     const spent = await admin.spentNano(keyId);
-    assert.ok(spent <= limitNano, `spent ${spent} nano-USD of a ${limitNano} limit (${Math.round((spent / limitNano) * 100)} %)`);
+    assert.ok(
+      spent <= limitNano,
+      `spent ${spent} nano-USD of a ${limitNano} limit (${Math.round((spent / limitNano) * 100)} %)`,
+    );
     assert.ok(spent > limitNano - 8 * NANO_PER_OUTPUT_TOKEN, 'spent down to less than one reservation');
-    assert.deepEqual(new Set(replies.map((reply) => `${reply.completion} ${reply.finish}`)), new Set(['8 length']), 'every reply stopped at the cap of 8');
+    assert.deepEqual(
+      new Set(replies.map((reply) => `${reply.completion} ${reply.finish}`)),
+      new Set(['8 length']),
+      'every reply stopped at the cap of 8',
+    );
   });
 });

@@ -43,7 +43,10 @@ keys: [{ key: ${KEY} }]
     await Promise.all(streams);
     assert.deepEqual(errors.slice(0, 5), []);
     assert.equal(done, STREAMS);
-    assert.ok(node.stats().maxInFlight >= STREAMS * 0.95, `the streams overlapped (max in flight on the node: ${node.stats().maxInFlight})`);
+    assert.ok(
+      node.stats().maxInFlight >= STREAMS * 0.95,
+      `the streams overlapped (max in flight on the node: ${node.stats().maxInFlight})`,
+    );
     const lines = gateway.logs().filter((line) => line.msg === 'request');
     assert.equal(lines.length, STREAMS, 'one log line per stream');
   } finally {

@@ -34,7 +34,18 @@ const int = (random: RandomSource, below: number): number => Math.floor(random()
 /** Values that are wrong for each known field (none of them is accepted by the schema). */
 const BAD_VALUES: Record<string, readonly unknown[]> = {
   model: [42, '', [], {}, true, null],
-  messages: [[], 'hello', {}, 7, [null], [{}], [{ role: 'wizard', content: 'x' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }]],
+  messages: [
+    [],
+    'hello',
+    {},
+    7,
+    [null],
+    [{}],
+    [{ role: 'wizard', content: 'x' }],
+    [{ role: 'user' }],
+    [{ role: 'user', content: 5 }],
+    [{ role: 'tool', content: 'x' }],
+  ],
   stream: ['true', 1, {}, []],
   temperature: [-0.1, 2.01, 'hot', [], {}, true],
   top_p: [1.5, -1, 'x', {}],
@@ -72,7 +83,18 @@ function bodyCase(random: RandomSource, index: number): Case {
       return { name: `bad ${field}=${JSON.stringify(value)}`, body: JSON.stringify({ ...VALID, [field]: value }) };
     }
     case 2: {
-      const roots = ['1', '"text"', 'true', 'null', '[]', '[{"model":"m"}]', '-0', '1e400', nested(1 + int(random, 4000), true), '""'];
+      const roots = [
+        '1',
+        '"text"',
+        'true',
+        'null',
+        '[]',
+        '[{"model":"m"}]',
+        '-0',
+        '1e400',
+        nested(1 + int(random, 4000), true),
+        '""',
+      ];
       const root = pick(random, roots);
       return { name: `non-object root ${root.slice(0, 20)}`, body: root };
     }
@@ -98,24 +120,50 @@ function bodyCase(random: RandomSource, index: number): Case {
       // Replace one structural character with one that is never valid outside a string.
       const positions = [...valid].flatMap((character, at) => ('{}[]:,"'.includes(character) ? [at] : []));
       const at = pick(random, positions);
-      return { name: `structural char ${at} replaced`, body: valid.slice(0, at) + pick(random, ['#', '@', 'x', '\u0000']) + valid.slice(at + 1) };
+      return {
+        name: `structural char ${at} replaced`,
+        body: valid.slice(0, at) + pick(random, ['#', '@', 'x', '\u0000']) + valid.slice(at + 1),
+      };
     }
     case 6: {
       const kinds = [
-        { name: 'too many messages', body: JSON.stringify({ ...VALID, messages: Array.from({ length: MAX_MESSAGES + 1 + int(random, 500) }, () => VALID.messages[0]) }) },
+        {
+          name: 'too many messages',
+          body: JSON.stringify({
+            ...VALID,
+            messages: Array.from({ length: MAX_MESSAGES + 1 + int(random, 500) }, () => VALID.messages[0]),
+          }),
+        },
         { name: 'n above the cap', body: JSON.stringify({ ...VALID, n: 9 + int(random, 100) }) },
-        { name: 'body above the limit', body: JSON.stringify({ ...VALID, padding: 'x'.repeat(BODY_LIMIT + int(random, 10_000)) }) },
-        { name: 'deep nesting in messages', body: `{"model":"m","messages":${nested(10 + int(random, 3000), random() < 0.5)}}` },
+        {
+          name: 'body above the limit',
+          body: JSON.stringify({ ...VALID, padding: 'x'.repeat(BODY_LIMIT + int(random, 10_000)) }),
+        },
+        {
+          name: 'deep nesting in messages',
+          body: `{"model":"m","messages":${nested(10 + int(random, 3000), random() < 0.5)}}`,
+        },
       ];
       return pick(random, kinds);
     }
     case 7: {
       const conflicting = { ...VALID, reasoning_effort: 'low', reasoning: { effort: 'high' } };
       const empties = ['', ' ', '\n\t', '\ufeff', 'null', '{}', '{"model":"m"}', '{"messages":[]}'];
-      return random() < 0.3 ? { name: 'conflicting effort', body: JSON.stringify(conflicting) } : { name: 'empty-ish', body: pick(random, empties) };
+      return random() < 0.3
+        ? { name: 'conflicting effort', body: JSON.stringify(conflicting) }
+        : { name: 'empty-ish', body: pick(random, empties) };
     }
     case 8: {
-      const authorizations = ['', 'Bearer', 'Bearer ', 'Basic abc', `bearer ${API_KEY}x`, `Bearer ${'k'.repeat(5000)}`, 'Bearer \u00e9\u00e8', 'Token x'];
+      const authorizations = [
+        '',
+        'Bearer',
+        'Bearer ',
+        'Basic abc',
+        `bearer ${API_KEY}x`,
+        `Bearer ${'k'.repeat(5000)}`,
+        'Bearer \u00e9\u00e8',
+        'Token x',
+      ];
       return { name: 'bad authorization', body: valid, headers: { authorization: pick(random, authorizations) } };
     }
     default: {
@@ -123,39 +171,80 @@ function bodyCase(random: RandomSource, index: number): Case {
       const escape = pick(random, ['\\x41', '\\u12', '\\uZZZZ', '\\', '\\q']);
       return random() < 0.5
         ? { name: 'bad escape', body: `{"model":"m","messages":[{"role":"user","content":"a${escape}"}]}` }
-        : { name: 'lone surrogate role', body: JSON.stringify({ ...VALID, messages: [{ role: pick(random, unicode), content: 'x' }] }) };
+        : {
+            name: 'lone surrogate role',
+            body: JSON.stringify({ ...VALID, messages: [{ role: pick(random, unicode), content: 'x' }] }),
+          };
     }
   }
 }
 
 function rawCase(random: RandomSource, index: number): { name: string; chunks: string[] } {
-  const path = pick(random, ['/v1/chat/completions', '/v1/models', '/nope', '/admin/v1/nodes', '/v1/chat/completions?x=1', '//', 'http://evil/v1/models', '*']);
+  const path = pick(random, [
+    '/v1/chat/completions',
+    '/v1/models',
+    '/nope',
+    '/admin/v1/nodes',
+    '/v1/chat/completions?x=1',
+    '//',
+    'http://evil/v1/models',
+    '*',
+  ]);
   const body = '{"model":"m"}';
   switch (index % 6) {
     case 0: {
       const names = ['X Bad', 'X(y)', 'X:y', '\u0001', 'X\u007f', ' Leading', 'Ä'];
-      return { name: 'bad header name', chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\n${pick(random, names)}: v\r\nContent-Length: 0\r\n\r\n`] };
+      return {
+        name: 'bad header name',
+        chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\n${pick(random, names)}: v\r\nContent-Length: 0\r\n\r\n`],
+      };
     }
     case 1: {
       const lengths = ['abc', '-1', '1 2', '99999999999999999999', '5, 6', '0x10'];
-      return { name: 'bad content-length', chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: ${pick(random, lengths)}\r\n\r\n${body}`] };
+      return {
+        name: 'bad content-length',
+        chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: ${pick(random, lengths)}\r\n\r\n${body}`],
+      };
     }
     case 2:
-      return { name: 'bad chunked body', chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n${body}\r\n0\r\n\r\n`] };
+      return {
+        name: 'bad chunked body',
+        chunks: [`POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n${body}\r\n0\r\n\r\n`],
+      };
     case 3: {
       const methods = ['GE T', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'FOO', 'POST'];
-      return { name: 'method/path', chunks: [`${pick(random, methods)} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`] };
+      return {
+        name: 'method/path',
+        chunks: [
+          `${pick(random, methods)} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        ],
+      };
     }
     case 4:
-      return { name: 'huge header', chunks: [`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Fill: ${'z'.repeat(17_000 + int(random, 20_000))}\r\n\r\n`] };
+      return {
+        name: 'huge header',
+        chunks: [`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Fill: ${'z'.repeat(17_000 + int(random, 20_000))}\r\n\r\n`],
+      };
     default: {
-      const lines = ['GET\r\n\r\n', 'HTTP/1.1 200 OK\r\n\r\n', '\u0000\u0001\u0002\r\n\r\n', `GET ${path} HTTP/9.9\r\nHost: x\r\n\r\n`, 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc'];
+      const lines = [
+        'GET\r\n\r\n',
+        'HTTP/1.1 200 OK\r\n\r\n',
+        '\u0000\u0001\u0002\r\n\r\n',
+        `GET ${path} HTTP/9.9\r\nHost: x\r\n\r\n`,
+        'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc',
+      ];
       return { name: 'garbage request line', chunks: [pick(random, lines)] };
     }
   }
 }
 
-function checkError(label: string, status: number, contentType: string | undefined, requestIdHeader: string | undefined, text: string): void {
+function checkError(
+  label: string,
+  status: number,
+  contentType: string | undefined,
+  requestIdHeader: string | undefined,
+  text: string,
+): void {
   assert.ok(status >= 400 && status < 500, `${label}: status ${status} (${text.slice(0, 200)})`);
   assert.match(contentType ?? '', /^application\/json/, `${label}: content type`);
   const body = JSON.parse(text) as { error: Record<string, unknown> };
@@ -164,7 +253,11 @@ function checkError(label: string, status: number, contentType: string | undefin
   assert.equal(body.error.request_id, requestIdHeader, `${label}: request_id`);
 }
 
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: limit }, async () => {
@@ -195,40 +288,61 @@ after(async () => {
   await node?.close();
 });
 
-test(`fuzz: ${BODY_CASES} malformed and adversarial bodies each get a 4xx in the spec format (seed ${SEED})`, { timeout: 60_000 }, async () => {
-  const random = mulberry32(SEED);
-  const cases = Array.from({ length: BODY_CASES }, (_, index) => bodyCase(random, index));
-  const pool = new Pool(new URL(gateway.baseUrl).origin, { connections: CONCURRENCY });
-  const statuses = new Map<number, number>();
-  const started = Date.now();
-  try {
-    await inParallel(cases, CONCURRENCY, async (fuzzCase, index) => {
-      const response = await pool.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...fuzzCase.headers },
-        body: fuzzCase.body,
-        signal: AbortSignal.timeout(10_000),
+test(
+  `fuzz: ${BODY_CASES} malformed and adversarial bodies each get a 4xx in the spec format (seed ${SEED})`,
+  { timeout: 60_000 },
+  async () => {
+    const random = mulberry32(SEED);
+    const cases = Array.from({ length: BODY_CASES }, (_, index) => bodyCase(random, index));
+    const pool = new Pool(new URL(gateway.baseUrl).origin, { connections: CONCURRENCY });
+    const statuses = new Map<number, number>();
+    const started = Date.now();
+    try {
+      await inParallel(cases, CONCURRENCY, async (fuzzCase, index) => {
+        const response = await pool.request({
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...fuzzCase.headers },
+          body: fuzzCase.body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        const text = await response.body.text();
+        const header = (name: string) => {
+          const value = response.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        checkError(
+          `case ${index} (${fuzzCase.name})`,
+          response.statusCode,
+          header('content-type'),
+          header('x-request-id'),
+          text,
+        );
+        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
       });
-      const text = await response.body.text();
-      const header = (name: string) => {
-        const value = response.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      checkError(`case ${index} (${fuzzCase.name})`, response.statusCode, header('content-type'), header('x-request-id'), text);
-      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-    });
-  } finally {
-    await pool.close();
-  }
-  assert.equal(node.stats().requests, 0, 'no fuzz case reached the node');
-  assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
-  for (const status of [400, 401, 413]) assert.ok((statuses.get(status) ?? 0) > 0, `some ${status}s among ${JSON.stringify([...statuses])}`);
-  assert.ok(Date.now() - started < 45_000);
-});
+    } finally {
+      await pool.close();
+    }
+    assert.equal(node.stats().requests, 0, 'no fuzz case reached the node');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
+    for (const status of [400, 401, 413])
+      assert.ok((statuses.get(status) ?? 0) > 0, `some ${status}s among ${JSON.stringify([...statuses])}`);
+    assert.ok(Date.now() - started < 45_000);
+  },
+);
 
 /** Numeric fields of the chat request and values outside every one's range (JSON text, not JS numbers). */
-const NUMERIC_FIELDS = ['temperature', 'top_p', 'n', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'top_logprobs', 'seed'];
+const NUMERIC_FIELDS = [
+  'temperature',
+  'top_p',
+  'n',
+  'max_tokens',
+  'max_completion_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'top_logprobs',
+  'seed',
+];
 const HUGE_NUMBERS = ['1e400', '-1e400', '1e20'];
 const MEGABYTE = 1024 * 1024;
 
@@ -241,8 +355,14 @@ function boundCases(): Case[] {
     const kind = inArray ? 'arrays' : 'objects';
     cases.push(
       { name: `10,000 levels of ${kind} in an unknown field`, body: `${valid},"extra":${deep(inArray)}}` },
-      { name: `10,000 levels of ${kind} in an unknown message field`, body: `{"model":"m","messages":[{"role":"user","content":"x","meta":${deep(inArray)}}]}` },
-      { name: `10,000 levels of ${kind} in content`, body: `{"model":"m","messages":[{"role":"user","content":${deep(inArray)}}]}` },
+      {
+        name: `10,000 levels of ${kind} in an unknown message field`,
+        body: `{"model":"m","messages":[{"role":"user","content":"x","meta":${deep(inArray)}}]}`,
+      },
+      {
+        name: `10,000 levels of ${kind} in content`,
+        body: `{"model":"m","messages":[{"role":"user","content":${deep(inArray)}}]}`,
+      },
       { name: `10,000 levels of ${kind} in stop`, body: `${valid},"stop":${deep(inArray)}}` },
       { name: `10,000 levels of ${kind} as the body`, body: deep(inArray) },
     );
@@ -257,71 +377,89 @@ function boundCases(): Case[] {
   cases.push({ name: 'unknown field 1e400', body: `${valid},"vendor":{"top_k":1e400}}` });
   cases.push({ name: '1 MB model name', body: JSON.stringify({ ...VALID, model: 'm'.repeat(MEGABYTE) }) });
   cases.push({ name: '1 MB unknown field name (1e400)', body: `${valid},"${'f'.repeat(MEGABYTE)}":1e400}` });
-  cases.push({ name: '1 MB unknown field name in logit_bias', body: `${valid},"logit_bias":{"${'f'.repeat(MEGABYTE)}":1000}}` });
+  cases.push({
+    name: '1 MB unknown field name in logit_bias',
+    body: `${valid},"logit_bias":{"${'f'.repeat(MEGABYTE)}":1000}}`,
+  });
   return cases;
 }
 
-test('fuzz: deep nesting, huge numbers and megabyte strings get a short 400/404; the node is never counted as failed', { timeout: 120_000 }, async () => {
-  const boundNode = await startSimulator();
-  const boundGateway = await startTestGateway(`
+test(
+  'fuzz: deep nesting, huge numbers and megabyte strings get a short 400/404; the node is never counted as failed',
+  { timeout: 120_000 },
+  async () => {
+    const boundNode = await startSimulator();
+    const boundGateway = await startTestGateway(`
 health: { failure_threshold: 1 }
 nodes: [{ id: a, provider: openai, base_url: "${boundNode.baseUrl}" }]
 models: [{ id: m, reasoning: { default_effort: low }, routes: [{ node: a }] }]
 keys: [{ key: ${API_KEY} }]
 `);
-  const pool = new Pool(new URL(boundGateway.baseUrl).origin, { connections: 4 });
-  try {
-    const cases = boundCases();
-    // Twice over: with failure_threshold 1, any case counted against the node would eject it.
-    await inParallel([...cases, ...cases], 4, async (fuzzCase, index) => {
-      const response = await pool.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: fuzzCase.body,
-        signal: AbortSignal.timeout(30_000),
+    const pool = new Pool(new URL(boundGateway.baseUrl).origin, { connections: 4 });
+    try {
+      const cases = boundCases();
+      // Twice over: with failure_threshold 1, any case counted against the node would eject it.
+      await inParallel([...cases, ...cases], 4, async (fuzzCase, index) => {
+        const response = await pool.request({
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: fuzzCase.body,
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await response.body.text();
+        const header = (name: string) => {
+          const value = response.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        const label = `bound case ${index} (${fuzzCase.name})`;
+        checkError(label, response.statusCode, header('content-type'), header('x-request-id'), text);
+        assert.ok([400, 404].includes(response.statusCode), `${label}: status ${response.statusCode}`);
+        assert.ok(text.length < 2048, `${label}: an error body of ${text.length} characters`);
       });
-      const text = await response.body.text();
-      const header = (name: string) => {
-        const value = response.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      const label = `bound case ${index} (${fuzzCase.name})`;
-      checkError(label, response.statusCode, header('content-type'), header('x-request-id'), text);
-      assert.ok([400, 404].includes(response.statusCode), `${label}: status ${response.statusCode}`);
-      assert.ok(text.length < 2048, `${label}: an error body of ${text.length} characters`);
-    });
-    assert.equal(boundNode.stats().requests, 0, 'no bound case reached the node');
-    const lines = boundGateway.logs().filter((entry) => entry.msg === 'request');
-    for (const line of lines) assert.ok(JSON.stringify(line).length < 4096, `a log line of ${JSON.stringify(line).length} characters`);
-    for (let round = 0; round < 3; round++) {
-      const reply = await pool.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify(VALID),
-      });
-      await reply.body.text();
-      assert.equal(reply.statusCode, 200, 'the model still answers');
+      assert.equal(boundNode.stats().requests, 0, 'no bound case reached the node');
+      const lines = boundGateway.logs().filter((entry) => entry.msg === 'request');
+      for (const line of lines)
+        assert.ok(JSON.stringify(line).length < 4096, `a log line of ${JSON.stringify(line).length} characters`);
+      for (let round = 0; round < 3; round++) {
+        const reply = await pool.request({
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify(VALID),
+        });
+        await reply.body.text();
+        assert.equal(reply.statusCode, 200, 'the model still answers');
+      }
+    } finally {
+      await pool.close();
+      await boundGateway.close();
+      await boundNode.close();
     }
-  } finally {
-    await pool.close();
-    await boundGateway.close();
-    await boundNode.close();
-  }
-});
+  },
+);
 
-test(`fuzz: ${RAW_CASES} malformed HTTP heads each get a 4xx in the spec format; the gateway serves afterwards`, { timeout: 60_000 }, async () => {
-  const random = mulberry32(SEED ^ 0x5bd1e995);
-  const cases = Array.from({ length: RAW_CASES }, (_, index) => rawCase(random, index));
-  await inParallel(cases, CONCURRENCY, async (fuzzCase, index) => {
-    const response: RawResponse = await rawExchange(gateway.port, fuzzCase.chunks, { timeoutMs: 5000 });
-    checkError(`raw case ${index} (${fuzzCase.name}: ${JSON.stringify(fuzzCase.chunks[0]?.slice(0, 80))})`, response.status, response.headers['content-type'], response.headers['x-request-id'], response.body);
-  });
+test(
+  `fuzz: ${RAW_CASES} malformed HTTP heads each get a 4xx in the spec format; the gateway serves afterwards`,
+  { timeout: 60_000 },
+  async () => {
+    const random = mulberry32(SEED ^ 0x5bd1e995);
+    const cases = Array.from({ length: RAW_CASES }, (_, index) => rawCase(random, index));
+    await inParallel(cases, CONCURRENCY, async (fuzzCase, index) => {
+      const response: RawResponse = await rawExchange(gateway.port, fuzzCase.chunks, { timeoutMs: 5000 });
+      checkError(
+        `raw case ${index} (${fuzzCase.name}: ${JSON.stringify(fuzzCase.chunks[0]?.slice(0, 80))})`,
+        response.status,
+        response.headers['content-type'],
+        response.headers['x-request-id'],
+        response.body,
+      );
+    });
 
-  const healthy = await fetch(`${new URL(gateway.baseUrl).origin}/healthz`);
-  assert.equal(healthy.status, 200);
-  const reply = await postChat(gateway.baseUrl, API_KEY, VALID);
-  assert.equal(reply.status, 200, 'a valid request still succeeds');
-  await reply.arrayBuffer();
-});
+    const healthy = await fetch(`${new URL(gateway.baseUrl).origin}/healthz`);
+    assert.equal(healthy.status, 200);
+    const reply = await postChat(gateway.baseUrl, API_KEY, VALID);
+    assert.equal(reply.status, 200, 'a valid request still succeeds');
+    await reply.arrayBuffer();
+  },
+);

@@ -36,7 +36,9 @@ keys: [{ key: ${API_KEY} }]
 
   test('headers that never finish: 408 request_timeout in the spec format', TIMEOUT, async () => {
     const started = Date.now();
-    const response = await rawExchange(gateway.port, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n'], { timeoutMs: 4000 });
+    const response = await rawExchange(gateway.port, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n'], {
+      timeoutMs: 4000,
+    });
     expectRawError(response, 408, 'request_timeout');
     assert.ok(Date.now() - started >= 350);
   });
@@ -46,31 +48,61 @@ keys: [{ key: ${API_KEY} }]
     const response = await rawExchange(gateway.port, [head, '{"model": "m", '], { pauseMs: 50, timeoutMs: 4000 });
     expectRawError(response, 408, 'request_timeout');
     assert.equal(response.headers.connection, 'close');
-    const line = gateway.logs().find((entry) => entry.error_code === 'request_timeout' && entry.path === '/v1/chat/completions');
+    const line = gateway
+      .logs()
+      .find((entry) => entry.error_code === 'request_timeout' && entry.path === '/v1/chat/completions');
     assert.ok(line, 'logged as a request');
   });
 
   test('a body that trickles within the idle limit is read', TIMEOUT, async () => {
     const body = JSON.stringify({ model: 'm', messages: [MESSAGE] });
     const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-    const response = await rawExchange(gateway.port, [head, body.slice(0, 10), body.slice(10, 20), body.slice(20)], { pauseMs: 150 });
+    const response = await rawExchange(gateway.port, [head, body.slice(0, 10), body.slice(10, 20), body.slice(20)], {
+      pauseMs: 150,
+    });
     assert.equal(response.status, 200, response.raw.slice(0, 300));
   });
 
   test('oversized headers: 431 headers_too_large; unparsable HTTP: 400 validation_failed', TIMEOUT, async () => {
-    expectRawError(await rawExchange(gateway.port, [`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]), 431, 'headers_too_large');
+    expectRawError(
+      await rawExchange(gateway.port, [`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]),
+      431,
+      'headers_too_large',
+    );
     expectRawError(await rawExchange(gateway.port, ['HELLO THERE\r\n\r\n']), 400, 'validation_failed');
-    expectRawError(await rawExchange(gateway.port, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']), 400, 'validation_failed');
-    expectRawError(await rawExchange(gateway.port, ['GET /v1/models HTTP/1.1\r\nHo st: x\r\n\r\n']), 400, 'validation_failed');
+    expectRawError(
+      await rawExchange(gateway.port, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']),
+      400,
+      'validation_failed',
+    );
+    expectRawError(
+      await rawExchange(gateway.port, ['GET /v1/models HTTP/1.1\r\nHo st: x\r\n\r\n']),
+      400,
+      'validation_failed',
+    );
   });
 
-  test('more messages than http.max_messages, or n above http.max_choices: 400 naming the parameter', TIMEOUT, async () => {
-    await expectError(await post({ model: 'm', messages: [MESSAGE, MESSAGE, MESSAGE, MESSAGE] }), { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'messages' });
-    await expectError(await post({ model: 'm', messages: [MESSAGE], n: 3 }), { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'n' });
-    const atCap = await post({ model: 'm', messages: [MESSAGE, MESSAGE, MESSAGE], n: 2 });
-    assert.equal(atCap.status, 200);
-    await atCap.arrayBuffer();
-  });
+  test(
+    'more messages than http.max_messages, or n above http.max_choices: 400 naming the parameter',
+    TIMEOUT,
+    async () => {
+      await expectError(await post({ model: 'm', messages: [MESSAGE, MESSAGE, MESSAGE, MESSAGE] }), {
+        status: 400,
+        code: 'validation_failed',
+        type: 'invalid_request_error',
+        param: 'messages',
+      });
+      await expectError(await post({ model: 'm', messages: [MESSAGE], n: 3 }), {
+        status: 400,
+        code: 'validation_failed',
+        type: 'invalid_request_error',
+        param: 'n',
+      });
+      const atCap = await post({ model: 'm', messages: [MESSAGE, MESSAGE, MESSAGE], n: 2 });
+      assert.equal(atCap.status, 200);
+      await atCap.arrayBuffer();
+    },
+  );
 
   test('prototype-poisoning keys are refused with 400; the same words inside strings are fine', TIMEOUT, async () => {
     node.resetStats();
@@ -81,12 +113,21 @@ keys: [{ key: ${API_KEY} }]
       `{"model": "m", "messages": [{"role": "user", "content": "hi"}], "extra": {"constructor": {"prototype": {"admin": true}}}}`,
     ];
     for (const body of poisoned) {
-      const error = await expectError(await post(body), { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: null });
+      const error = await expectError(await post(body), {
+        status: 400,
+        code: 'validation_failed',
+        type: 'invalid_request_error',
+        param: null,
+      });
       assert.match(error.error.message, /forbidden key/);
     }
     assert.equal(node.stats().requests, 0);
     assert.equal(({} as Record<string, unknown>).admin, undefined, 'Object.prototype untouched');
-    const clean = await post({ model: 'm', messages: [{ role: 'user', content: 'what is __proto__ and constructor.prototype?' }], constructor: 'fine' });
+    const clean = await post({
+      model: 'm',
+      messages: [{ role: 'user', content: 'what is __proto__ and constructor.prototype?' }],
+      constructor: 'fine',
+    });
     assert.equal(clean.status, 200);
     await clean.arrayBuffer();
     const admin = await fetch(`${new URL(gateway.baseUrl).origin}/admin/v1/nodes`, {
@@ -118,7 +159,9 @@ keys: [{ key: ${API_KEY} }]
       for (const socket of sockets) socket.destroy();
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const metrics = await fetch(`${new URL(gateway.baseUrl).origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const metrics = await fetch(`${new URL(gateway.baseUrl).origin}/metrics`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
     // At least the fifth socket (keep-alive sockets of earlier fetches may take slots too).
     const dropped = Number(/^switchyard_connections_dropped_total (\d+)$/m.exec(await metrics.text())?.[1]);
     assert.ok(dropped >= 1, `dropped ${dropped}`);

@@ -23,7 +23,13 @@ const REPLY_CAP = 1024 * 1024;
 const EVENT_CAP = 64 * 1024;
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  const body = { id: 'chatcmpl-big', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  const body = {
+    id: 'chatcmpl-big',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'up',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 
@@ -38,7 +44,9 @@ function startOversizeNode(): Promise<{ server: Server; origin: string }> {
         object: 'chat.completion',
         created: 1,
         model: 'up',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(5 * REPLY_CAP) }, finish_reason: 'stop' }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'x'.repeat(5 * REPLY_CAP) }, finish_reason: 'stop' },
+        ],
       });
       if (path.startsWith('/huge-json-declared/')) {
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
@@ -46,7 +54,8 @@ function startOversizeNode(): Promise<{ server: Server; origin: string }> {
       } else if (path.startsWith('/huge-json/')) {
         // Chunked, no declared length: the cap must hold while the body arrives.
         response.writeHead(200, { 'content-type': 'application/json' });
-        for (let start = 0; start < reply.length; start += 64 * 1024) response.write(reply.slice(start, start + 64 * 1024));
+        for (let start = 0; start < reply.length; start += 64 * 1024)
+          response.write(reply.slice(start, start + 64 * 1024));
         response.end();
       } else {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -58,7 +67,11 @@ function startOversizeNode(): Promise<{ server: Server; origin: string }> {
       }
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 describe('gateway faults are not node faults; node replies are bounded', () => {
@@ -108,60 +121,79 @@ keys:
     await new Promise((resolve) => oversize?.server.close(resolve));
   });
 
-  test('a throw of the gateway\'s own code while the node request is built is a 500 that never counts against the node', TIMEOUT, async () => {
-    // A value the node request cannot be serialized with (no JSON body has one) makes the
-    // gateway's own code throw inside the real execute stage, with real nodes and health.
-    const { services } = gateway.running;
-    const model = services.models.get('plain');
-    assert.ok(model);
-    for (const stream of [false, true, false]) {
-      const context: RequestContext = {
-        requestId: `req_fault${String(stream)}`,
-        correlationId: 'corr',
-        language: 'en',
-        startedAt: performance.now(),
-        cancellation: new Cancellation(),
-        abortCause: undefined,
-        record: { stream, attempts: [], clientAborted: false },
-      };
-      const request = { model: 'plain', messages: [{ role: 'user', content: 'hi' }], x_unserializable: 1n } as unknown as ChatRequest;
-      await assert.rejects(
-        execute(context, {
-          request,
-          clientModel: 'plain',
-          model,
-          effort: undefined,
-          stream,
-          outputCap: { tokens: 64, contextBound: false },
-          candidates: services.router.candidates(model),
-          maxAttempts: 2,
-          retryOnStatus: services.config.failover.retryOnStatus,
-          totalTimeoutMs: 10_000,
-        }),
-        (error: unknown) => (error as { code?: string; status?: number }).code === 'internal_error' && (error as { status?: number }).status === 500,
-      );
-      assert.equal(context.record.attempts.length, 1, 'no other node is tried for the gateway\'s own fault');
-    }
-    const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
-    const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');
-    assert.equal(sim?.state, 'healthy', 'three gateway faults did not eject the node (failure_threshold 2)');
-    const fine = await postChat(gateway.baseUrl, KEY, chatBody('plain'));
-    assert.equal(fine.status, 200, await fine.text());
-  });
+  test(
+    "a throw of the gateway's own code while the node request is built is a 500 that never counts against the node",
+    TIMEOUT,
+    async () => {
+      // A value the node request cannot be serialized with (no JSON body has one) makes the
+      // gateway's own code throw inside the real execute stage, with real nodes and health.
+      const { services } = gateway.running;
+      const model = services.models.get('plain');
+      assert.ok(model);
+      for (const stream of [false, true, false]) {
+        const context: RequestContext = {
+          requestId: `req_fault${String(stream)}`,
+          correlationId: 'corr',
+          language: 'en',
+          startedAt: performance.now(),
+          cancellation: new Cancellation(),
+          abortCause: undefined,
+          record: { stream, attempts: [], clientAborted: false },
+        };
+        const request = {
+          model: 'plain',
+          messages: [{ role: 'user', content: 'hi' }],
+          x_unserializable: 1n,
+        } as unknown as ChatRequest;
+        await assert.rejects(
+          execute(context, {
+            request,
+            clientModel: 'plain',
+            model,
+            effort: undefined,
+            stream,
+            outputCap: { tokens: 64, contextBound: false },
+            candidates: services.router.candidates(model),
+            maxAttempts: 2,
+            retryOnStatus: services.config.failover.retryOnStatus,
+            totalTimeoutMs: 10_000,
+          }),
+          (error: unknown) =>
+            (error as { code?: string; status?: number }).code === 'internal_error' &&
+            (error as { status?: number }).status === 500,
+        );
+        assert.equal(context.record.attempts.length, 1, "no other node is tried for the gateway's own fault");
+      }
+      const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
+      const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');
+      assert.equal(sim?.state, 'healthy', 'three gateway faults did not eject the node (failure_threshold 2)');
+      const fine = await postChat(gateway.baseUrl, KEY, chatBody('plain'));
+      assert.equal(fine.status, 200, await fine.text());
+    },
+  );
 
-  test('tool-call arguments nested past max_json_depth are a 400 naming them, for every node protocol', TIMEOUT, async () => {
-    const args = JSON.stringify(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
-    for (const model of ['plain', 'plain-anthropic', 'plain-gemini']) {
-      const response = await postChat(
-        gateway.baseUrl,
-        KEY,
-        `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
-      );
-      await expectError(response, { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'messages[1].tool_calls[0].function.arguments' });
-    }
-  });
+  test(
+    'tool-call arguments nested past max_json_depth are a 400 naming them, for every node protocol',
+    TIMEOUT,
+    async () => {
+      const args = JSON.stringify(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+      for (const model of ['plain', 'plain-anthropic', 'plain-gemini']) {
+        const response = await postChat(
+          gateway.baseUrl,
+          KEY,
+          `{"model":"${model}","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
+        );
+        await expectError(response, {
+          status: 400,
+          code: 'validation_failed',
+          type: 'invalid_request_error',
+          param: 'messages[1].tool_calls[0].function.arguments',
+        });
+      }
+    },
+  );
 
-  test('a JSON reply over max_json_bytes is the node\'s failure: the next node answers', TIMEOUT, async () => {
+  test("a JSON reply over max_json_bytes is the node's failure: the next node answers", TIMEOUT, async () => {
     const response = await postChat(gateway.baseUrl, KEY, chatBody('big-json'));
     assert.equal(response.status, 200, 'failed over to the simulator');
     const line = await gateway.logLine(response.headers.get('x-request-id'));
@@ -170,18 +202,28 @@ keys:
     assert.equal(line.attempts?.[1]?.node, 'sim');
   });
 
-  test('a declared length over max_json_bytes is refused unread: 503 when no node is left to try, and counted against the node', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared'));
-    const body = await expectError(response, { status: 503, code: 'router_unavailable', type: 'service_unavailable' });
-    assert.ok(body.error.message.length < 500);
-    const line = await gateway.logLine(response.headers.get('x-request-id'));
-    assert.match(String(line.attempts?.[0]?.error), /larger than 1048576 bytes/);
-    // Counted against the node: a second failure ejects it (failure_threshold 2).
-    await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared')).then((second) => second.text());
-    const { body: nodes } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
-    const node = (nodes as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'huge-json-declared');
-    assert.equal(node?.state, 'ejected');
-  });
+  test(
+    'a declared length over max_json_bytes is refused unread: 503 when no node is left to try, and counted against the node',
+    TIMEOUT,
+    async () => {
+      const response = await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared'));
+      const body = await expectError(response, {
+        status: 503,
+        code: 'router_unavailable',
+        type: 'service_unavailable',
+      });
+      assert.ok(body.error.message.length < 500);
+      const line = await gateway.logLine(response.headers.get('x-request-id'));
+      assert.match(String(line.attempts?.[0]?.error), /larger than 1048576 bytes/);
+      // Counted against the node: a second failure ejects it (failure_threshold 2).
+      await postChat(gateway.baseUrl, KEY, chatBody('big-json-declared')).then((second) => second.text());
+      const { body: nodes } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
+      const node = (nodes as { data: Array<{ id: string; state: string }> }).data.find(
+        (entry) => entry.id === 'huge-json-declared',
+      );
+      assert.equal(node?.state, 'ejected');
+    },
+  );
 
   test('a first stream event over max_event_bytes fails over before the first byte', TIMEOUT, async () => {
     const response = await postChat(gateway.baseUrl, KEY, chatBody('big-first-event', { stream: true }));
@@ -194,15 +236,30 @@ keys:
     assert.match(String(line.attempts?.[0]?.error), /more than 65536 characters/);
   });
 
-  test('a stream event over max_event_bytes after the first byte ends the stream with usage and one error event', TIMEOUT, async () => {
-    const response = await postChat(gateway.baseUrl, KEY, chatBody('big-later-event', { stream: true }));
-    assert.equal(response.status, 200);
-    const { data } = await readSse(response);
-    const events = data.filter((event) => event !== '[DONE]').map((event) => JSON.parse(event) as Record<string, unknown>);
-    assert.equal((events[0] as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content, 'Hello');
-    const last = events.at(-1) as { error?: { code: string } };
-    assert.equal(last.error?.code, 'bad_gateway');
-    assert.ok(events.slice(0, -1).some((event) => event.usage !== undefined && event.usage !== null), 'the usage so far comes before the error event');
-    assert.ok(!data.some((event) => event.includes('y'.repeat(1000))), 'nothing of the oversized event reached the client');
-  });
+  test(
+    'a stream event over max_event_bytes after the first byte ends the stream with usage and one error event',
+    TIMEOUT,
+    async () => {
+      const response = await postChat(gateway.baseUrl, KEY, chatBody('big-later-event', { stream: true }));
+      assert.equal(response.status, 200);
+      const { data } = await readSse(response);
+      const events = data
+        .filter((event) => event !== '[DONE]')
+        .map((event) => JSON.parse(event) as Record<string, unknown>);
+      assert.equal(
+        (events[0] as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content,
+        'Hello',
+      );
+      const last = events.at(-1) as { error?: { code: string } };
+      assert.equal(last.error?.code, 'bad_gateway');
+      assert.ok(
+        events.slice(0, -1).some((event) => event.usage !== undefined && event.usage !== null),
+        'the usage so far comes before the error event',
+      );
+      assert.ok(
+        !data.some((event) => event.includes('y'.repeat(1000))),
+        'nothing of the oversized event reached the client',
+      );
+    },
+  );
 });

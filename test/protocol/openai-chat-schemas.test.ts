@@ -30,7 +30,9 @@ function withNullables(schema: unknown): unknown {
   return nullable === true ? { anyOf: [converted, { type: 'null' }] } : converted;
 }
 
-const schemas = withNullables(JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/openai-chat-schemas.json'), 'utf8'))) as { $id: string };
+const schemas = withNullables(
+  JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/openai-chat-schemas.json'), 'utf8')),
+) as { $id: string };
 // OpenAPI's other keywords (discriminator, format "unixtime") are not JSON Schema: ignored.
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(schemas);
@@ -38,7 +40,9 @@ const validateReply = ajv.compile({ $ref: `${schemas.$id}#/components/schemas/Cr
 const validateChunk = ajv.compile({ $ref: `${schemas.$id}#/components/schemas/CreateChatCompletionStreamResponse` });
 
 function explain(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`).join('; ');
+  return (errors ?? [])
+    .map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`)
+    .join('; ');
 }
 
 /** Asserts a reply body and returns it parsed. */
@@ -61,9 +65,10 @@ interface FixtureCase {
 
 /** The call context adapter-fixtures.ts builds for a case. */
 function caseContext(fixture: FixtureCase, node: NodeConfig) {
-  const reasoning = fixture.model?.reasoning === null
-    ? undefined
-    : { ...(FIXTURE_MODEL.reasoning as NonNullable<ModelConfig['reasoning']>), ...fixture.model?.reasoning };
+  const reasoning =
+    fixture.model?.reasoning === null
+      ? undefined
+      : { ...(FIXTURE_MODEL.reasoning as NonNullable<ModelConfig['reasoning']>), ...fixture.model?.reasoning };
   const model = { ...FIXTURE_MODEL, ...fixture.model, reasoning } as ModelConfig;
   return fixtureContext(node, { effort: fixture.effort ?? undefined, stream: fixture.stream, model }, fixture.request);
 }
@@ -83,9 +88,13 @@ for (const [adapter, folder] of ADAPTERS) {
     const directory = join(import.meta.dirname, '../../src/providers', folder, '__fixtures__');
     const node = fixtureNode(adapter.protocol as NodeConfig['protocol']);
     const files = readdirSync(directory).sort();
-    const cases = files.filter((file) => file.endsWith('.case.json')).map((file) => file.slice(0, -'.case.json'.length));
+    const cases = files
+      .filter((file) => file.endsWith('.case.json'))
+      .map((file) => file.slice(0, -'.case.json'.length));
     // Replies recorded without a case (the OpenAI relay's): mapped with a plain context.
-    const loose = files.filter((file) => /\.(sse|json)$/.test(file) && !cases.some((name) => file.startsWith(`${name}.`)));
+    const loose = files.filter(
+      (file) => /\.(sse|json)$/.test(file) && !cases.some((name) => file.startsWith(`${name}.`)),
+    );
     let checked = 0;
 
     for (const name of cases) {
@@ -132,18 +141,26 @@ function startNodeWithoutUsage(): Promise<Server> {
       const base = { id: 'chatcmpl-nousage', created: 1_700_000_000, model: 'node-model' };
       if ((JSON.parse(body) as { stream?: boolean }).stream === true) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'Open.' }, logprobs: null, finish_reason: 'stop' }] })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'Open.' }, logprobs: null, finish_reason: 'stop' }] })}\n\n`,
+        );
         response.end('data: [DONE]\n\n');
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Open.' }, finish_reason: 'stop' }] }));
+      response.end(
+        JSON.stringify({
+          ...base,
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Open.' }, finish_reason: 'stop' }],
+        }),
+      );
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-describe('what the gateway sends, through HTTP, against OpenAI\'s schemas', () => {
+describe("what the gateway sends, through HTTP, against OpenAI's schemas", () => {
   const KEY = 'sk-schema-e2e-0123456789';
   let gateway: TestGateway;
   let bare: Server;
@@ -173,27 +190,37 @@ keys:
     fetch(`${gateway.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream, max_tokens: 64, messages: [{ role: 'user', content: 'Is the yard open?' }] }),
+      body: JSON.stringify({
+        model,
+        stream,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Is the yard open?' }],
+      }),
       signal: AbortSignal.timeout(8000),
     });
 
   for (const model of ['via-openai', 'via-anthropic', 'via-gemini', 'no-usage']) {
-    test(`${model}: the JSON reply and every chunk, the gateway's usage chunk included`, { timeout: 20_000 }, async () => {
-      const json = await ask(model, false);
-      assert.equal(json.status, 200);
-      const body = assertChatCompletion(await json.text(), `${model} JSON`);
-      assert.ok(body.usage !== undefined, `${model}: the JSON reply has usage`);
-      if (model === 'no-usage') assert.equal((body.usage as { estimated?: unknown }).estimated, true, 'the estimate is marked');
+    test(
+      `${model}: the JSON reply and every chunk, the gateway's usage chunk included`,
+      { timeout: 20_000 },
+      async () => {
+        const json = await ask(model, false);
+        assert.equal(json.status, 200);
+        const body = assertChatCompletion(await json.text(), `${model} JSON`);
+        assert.ok(body.usage !== undefined, `${model}: the JSON reply has usage`);
+        if (model === 'no-usage')
+          assert.equal((body.usage as { estimated?: unknown }).estimated, true, 'the estimate is marked');
 
-      const stream = await ask(model, true);
-      assert.equal(stream.status, 200);
-      const events = sseData(await stream.text());
-      assert.equal(events.at(-1), '[DONE]');
-      const chunks = events.slice(0, -1);
-      chunks.forEach((chunk, index) => assertChunk(chunk, `${model} chunk ${index}`));
-      const last = JSON.parse(chunks.at(-1) ?? '{}') as { usage?: { estimated?: unknown } };
-      assert.ok(last.usage !== undefined, `${model}: the last chunk carries usage`);
-      if (model === 'no-usage') assert.equal(last.usage.estimated, true);
-    });
+        const stream = await ask(model, true);
+        assert.equal(stream.status, 200);
+        const events = sseData(await stream.text());
+        assert.equal(events.at(-1), '[DONE]');
+        const chunks = events.slice(0, -1);
+        chunks.forEach((chunk, index) => assertChunk(chunk, `${model} chunk ${index}`));
+        const last = JSON.parse(chunks.at(-1) ?? '{}') as { usage?: { estimated?: unknown } };
+        assert.ok(last.usage !== undefined, `${model}: the last chunk carries usage`);
+        if (model === 'no-usage') assert.equal(last.usage.estimated, true);
+      },
+    );
   }
 });

@@ -85,7 +85,11 @@ describe('NodeState shared with other instances', () => {
     assert.equal(state.tryAcquire(now), 'probe');
     state.recordFailure(now);
     state.release('probe');
-    assert.equal(state.cooldownLeftMs(now), 100, "the failed probe ejects with this instance's first cooldown, not a doubled one");
+    assert.equal(
+      state.cooldownLeftMs(now),
+      100,
+      "the failed probe ejects with this instance's first cooldown, not a doubled one",
+    );
     assert.deepEqual(told, [{ ejectedForMs: 100 }]);
   });
 
@@ -101,7 +105,7 @@ describe('NodeState shared with other instances', () => {
 });
 
 describe('NodeStateSync', () => {
-  test('applies the stored drain and ejection at start, then other instances\' changes, never its own', async () => {
+  test("applies the stored drain and ejection at start, then other instances' changes, never its own", async () => {
     const store = new MemoryStore();
     await store.cluster.writeNodeState('a', { drained: true }, 'earlier');
     await store.cluster.writeNodeState('b', { ejectedForMs: 60_000 }, 'earlier');
@@ -161,7 +165,11 @@ describe('NodeStateSync: writing', () => {
     const sync = new NodeStateSync(slowStore, 'me', pino({ level: 'silent' }));
     const now = Date.now();
     sync.publish('x', { drained: true }, now);
-    assert.deepEqual(written.slice(), [{ nodeId: 'x', patch: { drained: true } }], 'the first change is written at once');
+    assert.deepEqual(
+      written.slice(),
+      [{ nodeId: 'x', patch: { drained: true } }],
+      'the first change is written at once',
+    );
     sync.publish('x', { ejectedForMs: 60_000 }, now);
     sync.publish('y', { ejectedForMs: 1 }, now - 10);
     sync.publish('x', { drained: false }, now);

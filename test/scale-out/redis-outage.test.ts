@@ -17,9 +17,15 @@ import { chatBody, postChat } from '../support/post-chat.js';
  * machine's shared one.
  */
 const ADMIN_KEY = 'admin-redis-outage-0123456789';
-const skip = redisServerOrSkip('the Redis outage test (test/scale-out/redis-outage.test.ts)') ? false : 'redis-server missing';
+const skip = redisServerOrSkip('the Redis outage test (test/scale-out/redis-outage.test.ts)')
+  ? false
+  : 'redis-server missing';
 /** One key per phase, each with rpm 10, so no phase inherits another's counts. */
-const keys = ['shared', 'down', 'back'].map((phase) => `sk-redis-${phase}-${randomBytes(12).toString('hex')}`) as [string, string, string];
+const keys = ['shared', 'down', 'back'].map((phase) => `sk-redis-${phase}-${randomBytes(12).toString('hex')}`) as [
+  string,
+  string,
+  string,
+];
 
 const chat = async (instance: GatewayProcess, key: string) => {
   const response = await postChat(instance.baseUrl, key, chatBody('m', { max_tokens: 2 }));
@@ -33,7 +39,9 @@ const readiness = async (instance: GatewayProcess) => {
 };
 
 const redisUp = async (instance: GatewayProcess) => {
-  const metrics = await (await fetch(`${instance.origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
+  const metrics = await (
+    await fetch(`${instance.origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+  ).text();
   return /switchyard_dependency_up\{name="redis"\} (\d)/.exec(metrics)?.[1];
 };
 
@@ -76,32 +84,40 @@ ${keys.map((key) => `  - { key: ${key}, limits: { rpm: 10 } }`).join('\n')}
   };
   const count = (statuses: number[], status: number) => statuses.filter((one) => one === status).length;
 
-  test('shared, then per instance while Redis is down, then shared again when it is back', { timeout: 60_000 }, async () => {
-    const [a, b] = instances as [GatewayProcess, GatewayProcess];
-    // Shared: rpm 10 holds across both instances.
-    const shared = await alternate(keys[0]);
-    assert.deepEqual([count(shared, 200), count(shared, 429)], [10, 10], shared.join(','));
-    for (const instance of instances) assert.equal(await redisUp(instance), '1');
+  test(
+    'shared, then per instance while Redis is down, then shared again when it is back',
+    { timeout: 60_000 },
+    async () => {
+      const [a, b] = instances as [GatewayProcess, GatewayProcess];
+      // Shared: rpm 10 holds across both instances.
+      const shared = await alternate(keys[0]);
+      assert.deepEqual([count(shared, 200), count(shared, 429)], [10, 10], shared.join(','));
+      for (const instance of instances) assert.equal(await redisUp(instance), '1');
 
-    await redis.kill();
-    // Still serving: every request answered, now with each instance's own rpm 10.
-    const down = await alternate(keys[1]);
-    assert.deepEqual([count(down, 200), count(down, 429)], [20, 0], down.join(','));
-    for (const instance of instances) {
-      assert.deepEqual(await readiness(instance), { status: 503, failing: ['redis'] });
-      assert.equal(await redisUp(instance), '0');
-      assert.match(instance.log(), /redis unavailable, using per-instance limits/);
-    }
-    // The key that was limited in Redis is now counted per instance: 10 more on each.
-    assert.equal(await chat(a, keys[0]), 200);
-    assert.equal(await chat(b, keys[0]), 200);
+      await redis.kill();
+      // Still serving: every request answered, now with each instance's own rpm 10.
+      const down = await alternate(keys[1]);
+      assert.deepEqual([count(down, 200), count(down, 429)], [20, 0], down.join(','));
+      for (const instance of instances) {
+        assert.deepEqual(await readiness(instance), { status: 503, failing: ['redis'] });
+        assert.equal(await redisUp(instance), '0');
+        assert.match(instance.log(), /redis unavailable, using per-instance limits/);
+      }
+      // The key that was limited in Redis is now counted per instance: 10 more on each.
+      assert.equal(await chat(a, keys[0]), 200);
+      assert.equal(await chat(b, keys[0]), 200);
 
-    await redis.start();
-    for (const instance of instances) {
-      await waitFor(async () => (await readiness(instance)).status === 200, 15_000, { everyMs: 100, what: `${instance.baseUrl} to see Redis again` });
-    }
-    const back = await alternate(keys[2]);
-    assert.deepEqual([count(back, 200), count(back, 429)], [10, 10], back.join(','));
-    for (const instance of instances) assert.match(instance.log(), /redis available again, limits shared across instances/);
-  });
+      await redis.start();
+      for (const instance of instances) {
+        await waitFor(async () => (await readiness(instance)).status === 200, 15_000, {
+          everyMs: 100,
+          what: `${instance.baseUrl} to see Redis again`,
+        });
+      }
+      const back = await alternate(keys[2]);
+      assert.deepEqual([count(back, 200), count(back, 429)], [10, 10], back.join(','));
+      for (const instance of instances)
+        assert.match(instance.log(), /redis available again, limits shared across instances/);
+    },
+  );
 });

@@ -53,7 +53,13 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   /** Resolves once both instances know the key (it was made through A; B learns of it by NOTIFY). */
   const knownOnBoth = async (secret: string) => {
     for (const instance of instances) {
-      await waitFor(async () => (await fetch(`${instance.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status === 200, 5_000, { what: `${instance.baseUrl} to know the new key` });
+      await waitFor(
+        async () =>
+          (await fetch(`${instance.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status ===
+          200,
+        5_000,
+        { what: `${instance.baseUrl} to know the new key` },
+      );
     }
   };
 
@@ -79,110 +85,173 @@ describe('two instances on one PostgreSQL never overspend', { skip: postgres.ski
   const split = (count: number, secret: string) =>
     Promise.all(
       Array.from({ length: count }, (_, index) =>
-        chat((instances[index % 2] as GatewayProcess).baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `split request ${index}` }] }),
+        chat((instances[index % 2] as GatewayProcess).baseUrl, secret, {
+          ...FLAT,
+          messages: [{ role: 'user', content: `split request ${index}` }],
+        }),
       ),
     );
 
-  test('100 concurrent requests split across both instances, key limit covering 10: exactly 10 served, spent = limit', { timeout: 60_000 }, async () => {
-    const limitNano = 10 * FLAT_COST_NANO;
-    const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'split-key', balance: 10 }, { spend_limit: limitNano / 1e9 });
-    await knownOnBoth(secret);
-    const answers = await split(100, secret);
-    const tally = tallyOf(answers);
-    assert.deepEqual(tally, { '200': 10, '402 api_key_limit_exceeded': 90 }, JSON.stringify(tally));
-    // Committed in the store (each instance writes its own batches).
-    let report = await admin.usage({ key: keyId });
-    for (let tries = 0; tries < 50; tries++) {
-      report = await admin.usage({ key: keyId });
-      if (report.totals.requests === 10) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(report.totals.requests, 10);
-    assert.equal(report.totals.cost_nano, limitNano);
-    assert.equal(await admin.spentNano(keyId), limitNano);
-    assert.equal(await admin.balanceNano(accountId), usdToNano(10) - limitNano);
-    // Both instances refuse the next one.
-    for (const instance of instances) assert.equal((await chat(instance.baseUrl, secret, FLAT)).status, 402);
-  });
-
-  test('100 concurrent requests split across both instances, balance covering 10: exactly 10 served, balance ends at 0', { timeout: 60_000 }, async () => {
-    const { accountId, secret } = await accountWithKey(admin, { id: 'split-balance', balance: (10 * FLAT_COST_NANO) / 1e9 });
-    await knownOnBoth(secret);
-    const tally = tallyOf(await split(100, secret));
-    assert.deepEqual(tally, { '200': 10, '402 insufficient_balance': 90 }, JSON.stringify(tally));
-    assert.equal(await settled(() => admin.balanceNano(accountId), 0), 0);
-    assert.equal((await admin.usage({ account: accountId })).totals.requests, 10);
-  });
-
-  test('budget held by one instance goes to the other when it needs it: sequential requests alternate and all fit', { timeout: 60_000 }, async () => {
-    const limitNano = 10 * FLAT_COST_NANO;
-    const { keyId, secret } = await accountWithKey(admin, { id: 'handover', balance: 10 }, { spend_limit: limitNano / 1e9 });
-    const [a, b] = instances as [GatewayProcess, GatewayProcess];
-    await knownOnBoth(secret);
-    // A asks first and holds everything the key may spend; B then needs it, one request at a time.
-    const statuses: number[] = [(await chat(a.baseUrl, secret, FLAT)).status];
-    for (let index = 1; index < 10; index++) statuses.push((await chat((index % 3 === 0 ? a : b).baseUrl, secret, FLAT)).status);
-    assert.deepEqual(statuses, Array(10).fill(200), `statuses ${statuses.join(',')}`);
-    assert.equal((await chat(b.baseUrl, secret, FLAT)).status, 402);
-    assert.equal((await chat(a.baseUrl, secret, FLAT)).status, 402);
-    assert.equal(await settled(() => admin.spentNano(keyId), limitNano), limitNano);
-  });
-
-  test('requests that waited on one ask for budget reserve one at a time: another holder\'s share is never spent', { timeout: 60_000 }, async () => {
-    const a = instances[0] as GatewayProcess;
-    const { accountId, secret } = await accountWithKey(admin, { id: 'other-holder', balance: (10 * FLAT_COST_NANO) / 1e9 });
-    await knownOnBoth(secret);
-    // Another holder (an instance busy with it, that never gives it back) holds half the balance.
-    const client = await connectedClient();
-    try {
-      await client.query(
-        `INSERT INTO ${schema}.spend_holds (holder, kind, subject_id, amount_nano, expires_at) VALUES ('elsewhere:1:busy', 'account', $1, $2, now() + interval '1 hour')`,
-        [accountId, 5 * FLAT_COST_NANO],
+  test(
+    '100 concurrent requests split across both instances, key limit covering 10: exactly 10 served, spent = limit',
+    { timeout: 60_000 },
+    async () => {
+      const limitNano = 10 * FLAT_COST_NANO;
+      const { accountId, keyId, secret } = await accountWithKey(
+        admin,
+        { id: 'split-key', balance: 10 },
+        { spend_limit: limitNano / 1e9 },
       );
-      // Concurrent requests on one instance: they gather behind its asks for budget.
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `gathered ${index}` }] })));
-      assert.deepEqual(tallyOf(answers), { '200': 5, '402 insufficient_balance': 5 });
-      assert.equal(await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO), 5 * FLAT_COST_NANO, 'what the other holder holds is left');
-    } finally {
-      await client.end();
-    }
-  });
+      await knownOnBoth(secret);
+      const answers = await split(100, secret);
+      const tally = tallyOf(answers);
+      assert.deepEqual(tally, { '200': 10, '402 api_key_limit_exceeded': 90 }, JSON.stringify(tally));
+      // Committed in the store (each instance writes its own batches).
+      let report = await admin.usage({ key: keyId });
+      for (let tries = 0; tries < 50; tries++) {
+        report = await admin.usage({ key: keyId });
+        if (report.totals.requests === 10) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(report.totals.requests, 10);
+      assert.equal(report.totals.cost_nano, limitNano);
+      assert.equal(await admin.spentNano(keyId), limitNano);
+      assert.equal(await admin.balanceNano(accountId), usdToNano(10) - limitNano);
+      // Both instances refuse the next one.
+      for (const instance of instances) assert.equal((await chat(instance.baseUrl, secret, FLAT)).status, 402);
+    },
+  );
 
-  test('an instance whose requests wait on an ask for budget keeps it when another instance wants it', { timeout: 60_000 }, async () => {
-    const a = instances[0] as GatewayProcess;
-    const { accountId, secret } = await accountWithKey(admin, { id: 'busy-asking', balance: (10 * FLAT_COST_NANO) / 1e9 });
-    await knownOnBoth(secret);
-    const [locker, notifier] = await Promise.all([connectedClient(), connectedClient()]);
-    try {
-      // The account's row lock holds A's asks for its balance: A's requests wait on them.
-      await locker.query('BEGIN');
-      await locker.query(`SELECT 1 FROM ${schema}.accounts WHERE id = $1 FOR UPDATE`, [accountId]);
-      const onA = Array.from({ length: 5 }, (_, index) => chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `on A ${index}` }] }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // Meanwhile another instance says it wants this balance (as a contended ask of its own does).
-      await notifier.query('SELECT pg_notify($1, $2)', ['switchyard_changes', JSON.stringify({ kind: 'hold-wanted', id: `account:${accountId}`, holder: 'elsewhere:1:wanting' })]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      await locker.query('COMMIT');
-      // What A is granted goes to the requests that waited for it, not back to the store.
-      assert.deepEqual(
-        (await Promise.all(onA)).map((answer) => answer.status),
-        [200, 200, 200, 200, 200],
+  test(
+    '100 concurrent requests split across both instances, balance covering 10: exactly 10 served, balance ends at 0',
+    { timeout: 60_000 },
+    async () => {
+      const { accountId, secret } = await accountWithKey(admin, {
+        id: 'split-balance',
+        balance: (10 * FLAT_COST_NANO) / 1e9,
+      });
+      await knownOnBoth(secret);
+      const tally = tallyOf(await split(100, secret));
+      assert.deepEqual(tally, { '200': 10, '402 insufficient_balance': 90 }, JSON.stringify(tally));
+      assert.equal(await settled(() => admin.balanceNano(accountId), 0), 0);
+      assert.equal((await admin.usage({ account: accountId })).totals.requests, 10);
+    },
+  );
+
+  test(
+    'budget held by one instance goes to the other when it needs it: sequential requests alternate and all fit',
+    { timeout: 60_000 },
+    async () => {
+      const limitNano = 10 * FLAT_COST_NANO;
+      const { keyId, secret } = await accountWithKey(
+        admin,
+        { id: 'handover', balance: 10 },
+        { spend_limit: limitNano / 1e9 },
       );
-    } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await Promise.all([locker.end(), notifier.end()]);
-    }
-    assert.equal(await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO), 5 * FLAT_COST_NANO);
-  });
+      const [a, b] = instances as [GatewayProcess, GatewayProcess];
+      await knownOnBoth(secret);
+      // A asks first and holds everything the key may spend; B then needs it, one request at a time.
+      const statuses: number[] = [(await chat(a.baseUrl, secret, FLAT)).status];
+      for (let index = 1; index < 10; index++)
+        statuses.push((await chat((index % 3 === 0 ? a : b).baseUrl, secret, FLAT)).status);
+      assert.deepEqual(statuses, Array(10).fill(200), `statuses ${statuses.join(',')}`);
+      assert.equal((await chat(b.baseUrl, secret, FLAT)).status, 402);
+      assert.equal((await chat(a.baseUrl, secret, FLAT)).status, 402);
+      assert.equal(await settled(() => admin.spentNano(keyId), limitNano), limitNano);
+    },
+  );
+
+  test(
+    "requests that waited on one ask for budget reserve one at a time: another holder's share is never spent",
+    { timeout: 60_000 },
+    async () => {
+      const a = instances[0] as GatewayProcess;
+      const { accountId, secret } = await accountWithKey(admin, {
+        id: 'other-holder',
+        balance: (10 * FLAT_COST_NANO) / 1e9,
+      });
+      await knownOnBoth(secret);
+      // Another holder (an instance busy with it, that never gives it back) holds half the balance.
+      const client = await connectedClient();
+      try {
+        await client.query(
+          `INSERT INTO ${schema}.spend_holds (holder, kind, subject_id, amount_nano, expires_at) VALUES ('elsewhere:1:busy', 'account', $1, $2, now() + interval '1 hour')`,
+          [accountId, 5 * FLAT_COST_NANO],
+        );
+        // Concurrent requests on one instance: they gather behind its asks for budget.
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, index) =>
+            chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `gathered ${index}` }] }),
+          ),
+        );
+        assert.deepEqual(tallyOf(answers), { '200': 5, '402 insufficient_balance': 5 });
+        assert.equal(
+          await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO),
+          5 * FLAT_COST_NANO,
+          'what the other holder holds is left',
+        );
+      } finally {
+        await client.end();
+      }
+    },
+  );
+
+  test(
+    'an instance whose requests wait on an ask for budget keeps it when another instance wants it',
+    { timeout: 60_000 },
+    async () => {
+      const a = instances[0] as GatewayProcess;
+      const { accountId, secret } = await accountWithKey(admin, {
+        id: 'busy-asking',
+        balance: (10 * FLAT_COST_NANO) / 1e9,
+      });
+      await knownOnBoth(secret);
+      const [locker, notifier] = await Promise.all([connectedClient(), connectedClient()]);
+      try {
+        // The account's row lock holds A's asks for its balance: A's requests wait on them.
+        await locker.query('BEGIN');
+        await locker.query(`SELECT 1 FROM ${schema}.accounts WHERE id = $1 FOR UPDATE`, [accountId]);
+        const onA = Array.from({ length: 5 }, (_, index) =>
+          chat(a.baseUrl, secret, { ...FLAT, messages: [{ role: 'user', content: `on A ${index}` }] }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Meanwhile another instance says it wants this balance (as a contended ask of its own does).
+        await notifier.query('SELECT pg_notify($1, $2)', [
+          'switchyard_changes',
+          JSON.stringify({ kind: 'hold-wanted', id: `account:${accountId}`, holder: 'elsewhere:1:wanting' }),
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await locker.query('COMMIT');
+        // What A is granted goes to the requests that waited for it, not back to the store.
+        assert.deepEqual(
+          (await Promise.all(onA)).map((answer) => answer.status),
+          [200, 200, 200, 200, 200],
+        );
+      } finally {
+        await locker.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([locker.end(), notifier.end()]);
+      }
+      assert.equal(await settled(() => admin.balanceNano(accountId), 5 * FLAT_COST_NANO), 5 * FLAT_COST_NANO);
+    },
+  );
 
   test('an instance that stops gives its holds back', { timeout: 60_000 }, async () => {
     const b = instances[1] as GatewayProcess;
     const { secret } = await accountWithKey(admin, { id: 'release', balance: 1 });
     // The key was made through A; B learns of it by NOTIFY a moment later.
-    await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000, { what: 'B to serve the new key' });
+    await waitFor(async () => (await chat(b.baseUrl, secret, FLAT)).status === 200, 5_000, {
+      what: 'B to serve the new key',
+    });
     const client = await connectedClient();
     try {
-      const holdsOf = async () => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.spend_holds WHERE holder LIKE $1`, [`%:${b.child.pid}:%`])).rows[0].n);
+      const holdsOf = async () =>
+        Number(
+          (
+            await client.query(`SELECT count(*) AS n FROM ${schema}.spend_holds WHERE holder LIKE $1`, [
+              `%:${b.child.pid}:%`,
+            ])
+          ).rows[0].n,
+        );
       assert.ok((await holdsOf()) > 0, 'the instance holds budget while it serves');
       await stopGatewayProcess(b);
       assert.equal(await holdsOf(), 0);

@@ -35,7 +35,10 @@ describe('PostgreSQL unreachable: served from the cache, no charge lost', { skip
     const store = new URL(postgres.store);
     store.port = String(forwarder.port);
     const file = join(dir, `${name}.yaml`);
-    const yaml = gatewayYaml({ store: store.toString(), journalDir }, { extra: 'limits: { key: { rpm: 100000 }, ip: { rpm: 100000 } }\n' });
+    const yaml = gatewayYaml(
+      { store: store.toString(), journalDir },
+      { extra: 'limits: { key: { rpm: 100000 }, ip: { rpm: 100000 } }\n' },
+    );
     writeFileSync(file, yaml.replace('usage: {', `usage: { ${usageSettings}`));
     return file;
   };
@@ -51,11 +54,23 @@ describe('PostgreSQL unreachable: served from the cache, no charge lost', { skip
   });
 
   /** Waits until the store has every row and the money they moved. */
-  const committed = async (admin: AdminClient, keyId: string, accountId: string, requests: number, balanceNano: number) => {
-    const took = await waitFor(async () => (await admin.usage({ key: keyId })).totals.requests === requests && (await admin.balanceNano(accountId)) === balanceNano, 30_000, {
-      everyMs: 100,
-      what: 'every row and the money it moved in the store',
-    });
+  const committed = async (
+    admin: AdminClient,
+    keyId: string,
+    accountId: string,
+    requests: number,
+    balanceNano: number,
+  ) => {
+    const took = await waitFor(
+      async () =>
+        (await admin.usage({ key: keyId })).totals.requests === requests &&
+        (await admin.balanceNano(accountId)) === balanceNano,
+      30_000,
+      {
+        everyMs: 100,
+        what: 'every row and the money it moved in the store',
+      },
+    );
     const report = await admin.usage({ key: keyId });
     assert.equal(report.totals.requests, requests, 'every request is in the ledger once');
     assert.equal(report.totals.cost_nano, requests * FLAT_COST_NANO);
@@ -64,73 +79,101 @@ describe('PostgreSQL unreachable: served from the cache, no charge lost', { skip
     return took;
   };
 
-  test(`a ${OUTAGE_MS / 1000} s outage: requests keep being served, every charge is written when PostgreSQL is back`, { timeout: OUTAGE_MS + 90_000 }, async () => {
-    const live = gateway as GatewayProcess;
-    const admin = new AdminClient(live.baseUrl);
-    const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'outage', balance: 1 });
-    for (let index = 0; index < 5; index++) assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
-    await committed(admin, keyId, accountId, 5, usdToNano(1) - 5 * FLAT_COST_NANO);
+  test(
+    `a ${OUTAGE_MS / 1000} s outage: requests keep being served, every charge is written when PostgreSQL is back`,
+    { timeout: OUTAGE_MS + 90_000 },
+    async () => {
+      const live = gateway as GatewayProcess;
+      const admin = new AdminClient(live.baseUrl);
+      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'outage', balance: 1 });
+      for (let index = 0; index < 5; index++) assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
+      await committed(admin, keyId, accountId, 5, usdToNano(1) - 5 * FLAT_COST_NANO);
 
-    await forwarder.cut();
-    const statuses: number[] = [];
-    const started = Date.now();
-    let readyDuringOutage: { status: number; failing: string[] } | undefined;
-    while (Date.now() - started < OUTAGE_MS) {
-      const answers = await Promise.all([0, 1, 2].map(() => chat(live.baseUrl, secret, FLAT)));
-      statuses.push(...answers.map((answer) => answer.status));
-      if (readyDuringOutage === undefined && Date.now() - started > 2000) {
-        const ready = await fetch(`${live.origin}/readyz`);
-        readyDuringOutage = { status: ready.status, failing: ((await ready.json()) as { failing: string[] }).failing };
+      await forwarder.cut();
+      const statuses: number[] = [];
+      const started = Date.now();
+      let readyDuringOutage: { status: number; failing: string[] } | undefined;
+      while (Date.now() - started < OUTAGE_MS) {
+        const answers = await Promise.all([0, 1, 2].map(() => chat(live.baseUrl, secret, FLAT)));
+        statuses.push(...answers.map((answer) => answer.status));
+        if (readyDuringOutage === undefined && Date.now() - started > 2000) {
+          const ready = await fetch(`${live.origin}/readyz`);
+          readyDuringOutage = {
+            status: ready.status,
+            failing: ((await ready.json()) as { failing: string[] }).failing,
+          };
+        }
+        await sleep(250);
       }
-      await sleep(250);
-    }
-    const served = statuses.filter((status) => status === 200).length;
-    assert.equal(served, statuses.length, `every request served during the outage: ${JSON.stringify(statuses.filter((status) => status !== 200))}`);
-    assert.ok(served > 100, `${served} requests during the outage`);
-    assert.deepEqual(readyDuringOutage, { status: 503, failing: ['store'] });
-    // Waiting rows are on disk (the journal), not only in memory.
-    assert.ok(readdirSync(journalDir).length > 0, 'the journal holds the waiting rows');
+      const served = statuses.filter((status) => status === 200).length;
+      assert.equal(
+        served,
+        statuses.length,
+        `every request served during the outage: ${JSON.stringify(statuses.filter((status) => status !== 200))}`,
+      );
+      assert.ok(served > 100, `${served} requests during the outage`);
+      assert.deepEqual(readyDuringOutage, { status: 503, failing: ['store'] });
+      // Waiting rows are on disk (the journal), not only in memory.
+      assert.ok(readdirSync(journalDir).length > 0, 'the journal holds the waiting rows');
 
-    await forwarder.open();
-    const took = await committed(admin, keyId, accountId, 5 + served, usdToNano(1) - (5 + served) * FLAT_COST_NANO);
-    console.log(`${served} requests served during a ${OUTAGE_MS / 1000} s outage; all booked ${took} ms after PostgreSQL came back`);
-    assert.deepEqual(readdirSync(journalDir).filter((name) => !name.includes('active')), [], 'committed journal files are removed');
-  });
+      await forwarder.open();
+      const took = await committed(admin, keyId, accountId, 5 + served, usdToNano(1) - (5 + served) * FLAT_COST_NANO);
+      console.log(
+        `${served} requests served during a ${OUTAGE_MS / 1000} s outage; all booked ${took} ms after PostgreSQL came back`,
+      );
+      assert.deepEqual(
+        readdirSync(journalDir).filter((name) => !name.includes('active')),
+        [],
+        'committed journal files are removed',
+      );
+    },
+  );
 
-  test('killed while PostgreSQL is unreachable: the next start books the journaled rows, once', { timeout: 90_000 }, async () => {
-    const live = gateway as GatewayProcess;
-    const admin = new AdminClient(live.baseUrl);
-    const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'outage-kill', balance: 1 });
-    assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
-    await committed(admin, keyId, accountId, 1, usdToNano(1) - FLAT_COST_NANO);
-    await forwarder.cut();
-    for (let index = 0; index < 7; index++) assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
-    await stopGatewayProcess(live, 'SIGKILL');
-    await forwarder.open();
-    gateway = await startGatewayProcess(configFile);
-    const restarted = new AdminClient(gateway.baseUrl);
-    await committed(restarted, keyId, accountId, 8, usdToNano(1) - 8 * FLAT_COST_NANO);
-  });
+  test(
+    'killed while PostgreSQL is unreachable: the next start books the journaled rows, once',
+    { timeout: 90_000 },
+    async () => {
+      const live = gateway as GatewayProcess;
+      const admin = new AdminClient(live.baseUrl);
+      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'outage-kill', balance: 1 });
+      assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
+      await committed(admin, keyId, accountId, 1, usdToNano(1) - FLAT_COST_NANO);
+      await forwarder.cut();
+      for (let index = 0; index < 7; index++) assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
+      await stopGatewayProcess(live, 'SIGKILL');
+      await forwarder.open();
+      gateway = await startGatewayProcess(configFile);
+      const restarted = new AdminClient(gateway.baseUrl);
+      await committed(restarted, keyId, accountId, 8, usdToNano(1) - 8 * FLAT_COST_NANO);
+    },
+  );
 
-  test('a full backlog refuses requests with 503 usage_backlog_full instead of losing charges, and serves again once written', { timeout: 90_000 }, async () => {
-    await stopGatewayProcess(gateway);
-    gateway = await startGatewayProcess(writeConfig('small-backlog', 'max_waiting_rows: 5,'));
-    const live = gateway;
-    const admin = new AdminClient(live.baseUrl);
-    const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'backlog', balance: 1 });
-    await forwarder.cut();
-    const answers = [];
-    try {
-      for (let index = 0; index < 7; index++) answers.push(await chat(live.baseUrl, secret, FLAT));
-    } catch (error) {
-      console.log(live.log());
-      throw error;
-    }
-    assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200, 200, 503, 503]);
-    assert.equal(answers[5]?.body.error.code, 'usage_backlog_full');
-    assert.equal(answers[5]?.body.error.type, 'service_unavailable');
-    await forwarder.open();
-    await committed(admin, keyId, accountId, 5, usdToNano(1) - 5 * FLAT_COST_NANO);
-    assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
-  });
+  test(
+    'a full backlog refuses requests with 503 usage_backlog_full instead of losing charges, and serves again once written',
+    { timeout: 90_000 },
+    async () => {
+      await stopGatewayProcess(gateway);
+      gateway = await startGatewayProcess(writeConfig('small-backlog', 'max_waiting_rows: 5,'));
+      const live = gateway;
+      const admin = new AdminClient(live.baseUrl);
+      const { accountId, keyId, secret } = await accountWithKey(admin, { id: 'backlog', balance: 1 });
+      await forwarder.cut();
+      const answers = [];
+      try {
+        for (let index = 0; index < 7; index++) answers.push(await chat(live.baseUrl, secret, FLAT));
+      } catch (error) {
+        console.log(live.log());
+        throw error;
+      }
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 200, 200, 200, 503, 503],
+      );
+      assert.equal(answers[5]?.body.error.code, 'usage_backlog_full');
+      assert.equal(answers[5]?.body.error.type, 'service_unavailable');
+      await forwarder.open();
+      await committed(admin, keyId, accountId, 5, usdToNano(1) - 5 * FLAT_COST_NANO);
+      assert.equal((await chat(live.baseUrl, secret, FLAT)).status, 200);
+    },
+  );
 });

@@ -59,35 +59,52 @@ keys:
     await postgres.cleanup();
   });
 
-  test('a key with rpm 10 gets exactly 10 successes spread across both instances', { skip, timeout: 30_000 }, async () => {
-    const statuses: number[] = [];
-    for (let index = 0; index < 20; index++) {
-      const instance = instances[index % 2] as GatewayProcess;
-      const response = await chat(instance.baseUrl, limitedKey);
-      await response.text();
-      statuses.push(response.status);
-    }
-    assert.equal(statuses.filter((status) => status === 200).length, 10, statuses.join(','));
-    assert.equal(statuses.filter((status) => status === 429).length, 10, statuses.join(','));
-    // Both instances served some of the ten: the limit is one limit, not one per instance.
-    assert.ok(statuses.slice(0, 10).every((status) => status === 200));
-  });
+  test(
+    'a key with rpm 10 gets exactly 10 successes spread across both instances',
+    { skip, timeout: 30_000 },
+    async () => {
+      const statuses: number[] = [];
+      for (let index = 0; index < 20; index++) {
+        const instance = instances[index % 2] as GatewayProcess;
+        const response = await chat(instance.baseUrl, limitedKey);
+        await response.text();
+        statuses.push(response.status);
+      }
+      assert.equal(statuses.filter((status) => status === 200).length, 10, statuses.join(','));
+      assert.equal(statuses.filter((status) => status === 429).length, 10, statuses.join(','));
+      // Both instances served some of the ten: the limit is one limit, not one per instance.
+      assert.ok(statuses.slice(0, 10).every((status) => status === 200));
+    },
+  );
 
-  test('a key revoked on one instance is refused by the other within one second', { skip, timeout: 30_000 }, async () => {
-    const [a, b] = instances as [GatewayProcess, GatewayProcess];
-    assert.equal((await chat(b.baseUrl, revokedKey)).status, 200);
-    const list = (await (await fetch(`${a.origin}/admin/v1/keys?account=shared`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as {
-      data: Array<{ id: string; prefix: string }>;
-    };
-    const target = list.data.find((key) => revokedKey.startsWith(key.prefix) && key.prefix.startsWith('sk-two-rev'));
-    assert.ok(target, 'the key is listed');
-    const revoked = await fetch(`${a.origin}/admin/v1/keys/${target.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    assert.equal(revoked.status, 200);
-    const elapsed = await waitFor(async () => {
-      const response = await chat(b.baseUrl, revokedKey);
-      await response.text();
-      return response.status === 401;
-    }, 1000, { what: 'the other instance to refuse the revoked key' });
-    console.log(`# revocation seen by the other instance after ${elapsed} ms`);
-  });
+  test(
+    'a key revoked on one instance is refused by the other within one second',
+    { skip, timeout: 30_000 },
+    async () => {
+      const [a, b] = instances as [GatewayProcess, GatewayProcess];
+      assert.equal((await chat(b.baseUrl, revokedKey)).status, 200);
+      const list = (await (
+        await fetch(`${a.origin}/admin/v1/keys?account=shared`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+      ).json()) as {
+        data: Array<{ id: string; prefix: string }>;
+      };
+      const target = list.data.find((key) => revokedKey.startsWith(key.prefix) && key.prefix.startsWith('sk-two-rev'));
+      assert.ok(target, 'the key is listed');
+      const revoked = await fetch(`${a.origin}/admin/v1/keys/${target.id}/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      assert.equal(revoked.status, 200);
+      const elapsed = await waitFor(
+        async () => {
+          const response = await chat(b.baseUrl, revokedKey);
+          await response.text();
+          return response.status === 401;
+        },
+        1000,
+        { what: 'the other instance to refuse the revoked key' },
+      );
+      console.log(`# revocation seen by the other instance after ${elapsed} ms`);
+    },
+  );
 });

@@ -15,7 +15,12 @@ after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
 const cases = [
   { name: 'memory', store: 'memory', skip: undefined as string | undefined, shared: false },
-  ...backends.map((backend) => ({ name: backend.name, store: backend.store, skip: backend.skip, shared: backend.name === 'postgres' })),
+  ...backends.map((backend) => ({
+    name: backend.name,
+    store: backend.store,
+    skip: backend.skip,
+    shared: backend.name === 'postgres',
+  })),
 ];
 
 for (const backend of cases) {
@@ -35,7 +40,10 @@ for (const backend of cases) {
       let [record] = await store.cluster.loadNodeStates();
       assert.equal(record?.nodeId, 'n1');
       assert.equal(record?.drained, true, 'the ejection left the drain alone');
-      assert.ok(record !== undefined && record.ejectedForMs > 3000 && record.ejectedForMs <= 5000, `ejected for ${record?.ejectedForMs} ms`);
+      assert.ok(
+        record !== undefined && record.ejectedForMs > 3000 && record.ejectedForMs <= 5000,
+        `ejected for ${record?.ejectedForMs} ms`,
+      );
       assert.equal(record?.updatedBy, 'inst-b');
 
       await store.cluster.writeNodeState('n1', { drained: false }, 'inst-a');
@@ -62,7 +70,11 @@ for (const backend of cases) {
     test('heartbeats list the live instances, sorted; silent ones expire; leaving removes one', async () => {
       assert.deepEqual(await store.cluster.heartbeat('inst-b', 60_000), ['inst-b']);
       assert.deepEqual(await store.cluster.heartbeat('inst-a', 60_000), ['inst-a', 'inst-b']);
-      assert.deepEqual(await store.cluster.heartbeat('inst-a', 60_000), ['inst-a', 'inst-b'], 'a second beat is no new instance');
+      assert.deepEqual(
+        await store.cluster.heartbeat('inst-a', 60_000),
+        ['inst-a', 'inst-b'],
+        'a second beat is no new instance',
+      );
       await waitFor(() => changes.filter((change) => change.kind === 'instances').length >= 2, 5000);
       await sleep(30);
       assert.equal(changes.filter((change) => change.kind === 'instances').length, 2, 'only joins are announced');

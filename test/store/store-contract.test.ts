@@ -17,7 +17,13 @@ after(() => Promise.all(backends.map((backend) => backend.cleanup())));
 
 const cases = [
   { name: 'memory', store: 'memory', skip: undefined as string | undefined, persistent: false, shared: false },
-  ...backends.map((backend) => ({ name: backend.name, store: backend.store, skip: backend.skip, persistent: true, shared: backend.name === 'postgres' })),
+  ...backends.map((backend) => ({
+    name: backend.name,
+    store: backend.store,
+    skip: backend.skip,
+    persistent: true,
+    shared: backend.name === 'postgres',
+  })),
 ];
 
 function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
@@ -63,11 +69,21 @@ for (const backend of cases) {
       assert.equal(store.kind, backend.name);
       await store.ping();
       assert.deepEqual(await store.loadAll(), { accounts: [], keys: [] }, 'a new store is empty');
-      assert.equal(store.spendHolds !== undefined, backend.shared, 'spend holds exactly where instances share the store');
+      assert.equal(
+        store.spendHolds !== undefined,
+        backend.shared,
+        'spend holds exactly where instances share the store',
+      );
     });
 
     test('an account is inserted once with its initial balance entry; updates patch only the fields named', async () => {
-      assert.equal(await store.insertAccountIfAbsent({ id: 'acme', name: 'Acme', balanceNano: 5 * NANO, allowedModels: ['m'] }, 'opening'), true);
+      assert.equal(
+        await store.insertAccountIfAbsent(
+          { id: 'acme', name: 'Acme', balanceNano: 5 * NANO, allowedModels: ['m'] },
+          'opening',
+        ),
+        true,
+      );
       assert.equal(await store.insertAccountIfAbsent({ id: 'acme', balanceNano: 1 }, 'again'), false, 'the id exists');
       const account = await store.getAccount('acme');
       assert.equal(account?.balanceNano, 5 * NANO);
@@ -98,22 +114,55 @@ for (const backend of cases) {
       assert.equal(await store.adjustBalance('nobody', 1, 'topup', 'x'), undefined, 'no such account');
 
       const entries = await store.balanceEntries('acme', 10);
-      assert.deepEqual(entries.map((entry) => [entry.kind, entry.amountNano, entry.reason]), [
-        ['adjustment', -234_567_891, 'refund reversed'],
-        ['topup', 1_234_567_891, 'invoice 7'],
-        ['initial', 5 * NANO, 'opening'],
-      ]);
+      assert.deepEqual(
+        entries.map((entry) => [entry.kind, entry.amountNano, entry.reason]),
+        [
+          ['adjustment', -234_567_891, 'refund reversed'],
+          ['topup', 1_234_567_891, 'invoice 7'],
+          ['initial', 5 * NANO, 'opening'],
+        ],
+      );
       assert.equal((await store.balanceEntries('acme', 1)).length, 1, 'the limit bounds the entries');
     });
 
     test('a key is inserted once per hash; its source and status_reason are kept; deleted keys leave loadAll', async () => {
-      assert.equal(await store.insertKeyIfAbsent({ id: 'key_a', hash: 'a'.repeat(64), prefix: 'sk-a', accountId: 'acme', name: 'main' }), true);
-      assert.equal(await store.insertKeyIfAbsent({ id: 'key_a2', hash: 'a'.repeat(64), prefix: 'sk-a', accountId: 'acme' }), false, 'same hash');
       assert.equal(
-        await store.insertKeyIfAbsent({ id: 'key_f', hash: 'f'.repeat(64), prefix: 'sk-f', accountId: null, source: 'config', status: 'blocked', statusReason: 'removed from the configuration' }),
+        await store.insertKeyIfAbsent({
+          id: 'key_a',
+          hash: 'a'.repeat(64),
+          prefix: 'sk-a',
+          accountId: 'acme',
+          name: 'main',
+        }),
         true,
       );
-      assert.equal(await store.insertKeyIfAbsent({ id: 'key_d', hash: 'd'.repeat(64), prefix: 'sk-d', accountId: 'acme', spendLimitNano: 3 * NANO }), true);
+      assert.equal(
+        await store.insertKeyIfAbsent({ id: 'key_a2', hash: 'a'.repeat(64), prefix: 'sk-a', accountId: 'acme' }),
+        false,
+        'same hash',
+      );
+      assert.equal(
+        await store.insertKeyIfAbsent({
+          id: 'key_f',
+          hash: 'f'.repeat(64),
+          prefix: 'sk-f',
+          accountId: null,
+          source: 'config',
+          status: 'blocked',
+          statusReason: 'removed from the configuration',
+        }),
+        true,
+      );
+      assert.equal(
+        await store.insertKeyIfAbsent({
+          id: 'key_d',
+          hash: 'd'.repeat(64),
+          prefix: 'sk-d',
+          accountId: 'acme',
+          spendLimitNano: 3 * NANO,
+        }),
+        true,
+      );
 
       const key = await store.getKey('key_a');
       assert.equal(key?.source, 'admin', 'a key nobody declared in a file is an admin key');
@@ -135,84 +184,167 @@ for (const backend of cases) {
       await store.updateKey('key_d', { status: 'deleted' });
       assert.deepEqual((await store.loadAll()).keys.map((entry) => entry.id).sort(), ['key_a', 'key_f']);
       assert.deepEqual((await store.listKeys({})).map((entry) => entry.id).sort(), ['key_a', 'key_f']);
-      assert.deepEqual((await store.listKeys({ includeDeleted: true })).map((entry) => entry.id).sort(), ['key_a', 'key_d', 'key_f']);
-      assert.deepEqual((await store.listKeys({ source: 'config' })).map((entry) => entry.id), ['key_f']);
-      assert.deepEqual((await store.listKeys({ accountId: 'acme' })).map((entry) => entry.id), ['key_a']);
-      assert.deepEqual((await store.listKeys({ prefix: 'sk-a' })).map((entry) => entry.id), ['key_a']);
+      assert.deepEqual((await store.listKeys({ includeDeleted: true })).map((entry) => entry.id).sort(), [
+        'key_a',
+        'key_d',
+        'key_f',
+      ]);
+      assert.deepEqual(
+        (await store.listKeys({ source: 'config' })).map((entry) => entry.id),
+        ['key_f'],
+      );
+      assert.deepEqual(
+        (await store.listKeys({ accountId: 'acme' })).map((entry) => entry.id),
+        ['key_a'],
+      );
+      assert.deepEqual(
+        (await store.listKeys({ prefix: 'sk-a' })).map((entry) => entry.id),
+        ['key_a'],
+      );
     });
 
     test('usage rows are booked once per request id, moving balance, spend and last use exactly', async () => {
-      const settled = await store.recordUsage([usageRow('req_1', { createdAt: at(1) }), usageRow('req_2', { createdAt: at(2), costNano: 2_500 })]);
+      const settled = await store.recordUsage([
+        usageRow('req_1', { createdAt: at(1) }),
+        usageRow('req_2', { createdAt: at(2), costNano: 2_500 }),
+      ]);
       assert.equal(settled.accounts.get('acme'), 6 * NANO - 3_500);
       assert.equal(settled.keys.get('key_a'), 3_500);
 
-      const again = await store.recordUsage([usageRow('req_2', { costNano: 999_999 }), usageRow('req_3', { createdAt: at(3) }), usageRow('req_3', { costNano: 999_999 })]);
-      assert.equal(again.accounts.get('acme'), 6 * NANO - 4_500, 'a replayed request id is skipped, within a batch too');
+      const again = await store.recordUsage([
+        usageRow('req_2', { costNano: 999_999 }),
+        usageRow('req_3', { createdAt: at(3) }),
+        usageRow('req_3', { costNano: 999_999 }),
+      ]);
+      assert.equal(
+        again.accounts.get('acme'),
+        6 * NANO - 4_500,
+        'a replayed request id is skipped, within a batch too',
+      );
       assert.equal((await store.getAccount('acme'))?.balanceNano, 6 * NANO - 4_500);
       const key = await store.getKey('key_a');
       assert.equal(key?.spentNano, 4_500);
       assert.equal(key?.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(), at(3));
-      assert.deepEqual((await store.balanceEntries('acme', 10)).length, 3, 'usage is in the usage ledger, not among the balance entries');
+      assert.deepEqual(
+        (await store.balanceEntries('acme', 10)).length,
+        3,
+        'usage is in the usage ledger, not among the balance entries',
+      );
     });
 
     test('usage queries: newest first, filters by key, account, model and time, totals past the row limit', async () => {
-      await store.recordUsage([usageRow('req_4', { createdAt: at(4), model: 'other', accountId: null, keyId: 'key_f', costNano: 0 })]);
+      await store.recordUsage([
+        usageRow('req_4', { createdAt: at(4), model: 'other', accountId: null, keyId: 'key_f', costNano: 0 }),
+      ]);
       const all = await store.queryUsage({ limit: 2 });
-      assert.deepEqual(all.rows.map((row) => row.requestId), ['req_4', 'req_3']);
-      assert.deepEqual(all.totals, { requests: 4, promptTokens: 40, completionTokens: 20, reasoningTokens: 4, cachedTokens: 8, costNano: 4_500 });
+      assert.deepEqual(
+        all.rows.map((row) => row.requestId),
+        ['req_4', 'req_3'],
+      );
+      assert.deepEqual(all.totals, {
+        requests: 4,
+        promptTokens: 40,
+        completionTokens: 20,
+        reasoningTokens: 4,
+        cachedTokens: 8,
+        costNano: 4_500,
+      });
 
       const row = all.rows[1] as UsageRow;
-      assert.deepEqual({ ...row, createdAt: new Date(row.createdAt).toISOString() }, usageRow('req_3', { createdAt: at(3) }), 'a row reads back as written');
+      assert.deepEqual(
+        { ...row, createdAt: new Date(row.createdAt).toISOString() },
+        usageRow('req_3', { createdAt: at(3) }),
+        'a row reads back as written',
+      );
 
-      assert.deepEqual((await store.queryUsage({ keyId: 'key_a', limit: 10 })).rows.map((entry) => entry.requestId), ['req_3', 'req_2', 'req_1']);
+      assert.deepEqual(
+        (await store.queryUsage({ keyId: 'key_a', limit: 10 })).rows.map((entry) => entry.requestId),
+        ['req_3', 'req_2', 'req_1'],
+      );
       assert.equal((await store.queryUsage({ accountId: 'acme', limit: 0 })).totals.requests, 3);
-      assert.deepEqual((await store.queryUsage({ model: 'other', limit: 10 })).rows.map((entry) => entry.requestId), ['req_4']);
+      assert.deepEqual(
+        (await store.queryUsage({ model: 'other', limit: 10 })).rows.map((entry) => entry.requestId),
+        ['req_4'],
+      );
       const window = await store.queryUsage({ from: at(2), to: at(4), limit: 10 });
-      assert.deepEqual(window.rows.map((entry) => entry.requestId), ['req_3', 'req_2'], 'from inclusive, to exclusive');
+      assert.deepEqual(
+        window.rows.map((entry) => entry.requestId),
+        ['req_3', 'req_2'],
+        'from inclusive, to exclusive',
+      );
     });
 
     test('a change is announced for the records written', async () => {
       await store.updateAccount('acme', { name: 'Acme Ltd' });
       await store.updateKey('key_a', { name: 'renamed' });
-      await waitFor(() => changes.some((change) => change.kind === 'account' && change.id === 'acme') && changes.some((change) => change.kind === 'key' && change.id === 'key_a'), 5000, {
-        what: () => `account and key changes; got ${JSON.stringify(changes)}`,
-      });
+      await waitFor(
+        () =>
+          changes.some((change) => change.kind === 'account' && change.id === 'acme') &&
+          changes.some((change) => change.kind === 'key' && change.id === 'key_a'),
+        5000,
+        {
+          what: () => `account and key changes; got ${JSON.stringify(changes)}`,
+        },
+      );
     });
 
-    test('spend holds (shared stores): granted only out of the free budget, taken by the holder\'s booked usage, released', { skip: !backend.shared }, async () => {
-      const holds = store.spendHolds;
-      assert.ok(holds);
-      // key_d is deleted: use a fresh key with a 1 USD spend limit.
-      await store.insertKeyIfAbsent({ id: 'key_h', hash: 'b'.repeat(64), prefix: 'sk-h', accountId: 'acme', spendLimitNano: NANO });
-      const [first] = await holds.acquire('inst-a', [{ kind: 'key', id: 'key_h', wantNano: 700_000_000 }], 60_000);
-      assert.equal(first?.heldNano, 700_000_000);
-      assert.equal(first?.contended, false);
-      const [second] = await holds.acquire('inst-b', [{ kind: 'key', id: 'key_h', wantNano: 700_000_000 }], 60_000);
-      assert.equal(second?.heldNano, 300_000_000, 'only what A does not hold');
-      assert.equal(second?.contended, true);
+    test(
+      "spend holds (shared stores): granted only out of the free budget, taken by the holder's booked usage, released",
+      { skip: !backend.shared },
+      async () => {
+        const holds = store.spendHolds;
+        assert.ok(holds);
+        // key_d is deleted: use a fresh key with a 1 USD spend limit.
+        await store.insertKeyIfAbsent({
+          id: 'key_h',
+          hash: 'b'.repeat(64),
+          prefix: 'sk-h',
+          accountId: 'acme',
+          spendLimitNano: NANO,
+        });
+        const [first] = await holds.acquire('inst-a', [{ kind: 'key', id: 'key_h', wantNano: 700_000_000 }], 60_000);
+        assert.equal(first?.heldNano, 700_000_000);
+        assert.equal(first?.contended, false);
+        const [second] = await holds.acquire('inst-b', [{ kind: 'key', id: 'key_h', wantNano: 700_000_000 }], 60_000);
+        assert.equal(second?.heldNano, 300_000_000, 'only what A does not hold');
+        assert.equal(second?.contended, true);
 
-      await store.recordUsage([usageRow('req_h', { keyId: 'key_h', costNano: 100_000_000 })], 'inst-a');
-      const renewed = await holds.renew('inst-a', 60_000);
-      assert.deepEqual(renewed.filter((hold) => hold.kind === 'key'), [{ kind: 'key', id: 'key_h', heldNano: 600_000_000 }], 'the booked cost came out of A\'s hold');
+        await store.recordUsage([usageRow('req_h', { keyId: 'key_h', costNano: 100_000_000 })], 'inst-a');
+        const renewed = await holds.renew('inst-a', 60_000);
+        assert.deepEqual(
+          renewed.filter((hold) => hold.kind === 'key'),
+          [{ kind: 'key', id: 'key_h', heldNano: 600_000_000 }],
+          "the booked cost came out of A's hold",
+        );
 
-      await holds.releaseAll('inst-a');
-      assert.deepEqual(await holds.renew('inst-a', 60_000), []);
-      const [later] = await holds.acquire('inst-b', [{ kind: 'key', id: 'key_h', wantNano: 600_000_000 }], 60_000);
-      assert.equal(later?.heldNano, 900_000_000, 'B may now hold the whole unspent limit');
-      await holds.releaseAll('inst-b');
-    });
+        await holds.releaseAll('inst-a');
+        assert.deepEqual(await holds.renew('inst-a', 60_000), []);
+        const [later] = await holds.acquire('inst-b', [{ kind: 'key', id: 'key_h', wantNano: 600_000_000 }], 60_000);
+        assert.equal(later?.heldNano, 900_000_000, 'B may now hold the whole unspent limit');
+        await holds.releaseAll('inst-b');
+      },
+    );
 
-    test('reopening keeps every record (persistent stores) and applies no migration twice', { skip: !backend.persistent }, async () => {
-      await store.close();
-      store = await openStore(parseStoreLocation(backend.store));
-      assert.equal((await store.getAccount('acme'))?.balanceNano, 6 * NANO - 4_500 - (backend.shared ? 100_000_000 : 0));
-      assert.equal((await store.getKey('key_f'))?.source, 'config');
-      assert.equal((await store.queryUsage({ limit: 0 })).totals.requests, backend.shared ? 5 : 4);
-      if (backend.name === 'postgres') {
-        // Every migration is recorded exactly once in this schema.
-        const schema = new URL(backend.store).searchParams.get('schema');
-        await postgresQuery(`DO $$ BEGIN IF (SELECT count(*) FROM ${schema}.switchyard_migrations) <> ${MIGRATIONS.length} THEN RAISE EXCEPTION 'migrations'; END IF; END $$`);
-      }
-    });
+    test(
+      'reopening keeps every record (persistent stores) and applies no migration twice',
+      { skip: !backend.persistent },
+      async () => {
+        await store.close();
+        store = await openStore(parseStoreLocation(backend.store));
+        assert.equal(
+          (await store.getAccount('acme'))?.balanceNano,
+          6 * NANO - 4_500 - (backend.shared ? 100_000_000 : 0),
+        );
+        assert.equal((await store.getKey('key_f'))?.source, 'config');
+        assert.equal((await store.queryUsage({ limit: 0 })).totals.requests, backend.shared ? 5 : 4);
+        if (backend.name === 'postgres') {
+          // Every migration is recorded exactly once in this schema.
+          const schema = new URL(backend.store).searchParams.get('schema');
+          await postgresQuery(
+            `DO $$ BEGIN IF (SELECT count(*) FROM ${schema}.switchyard_migrations) <> ${MIGRATIONS.length} THEN RAISE EXCEPTION 'migrations'; END IF; END $$`,
+          );
+        }
+      },
+    );
   });
 }

@@ -29,7 +29,9 @@ interface FixtureCase {
   description: string;
   effort: ReasoningEffort | null;
   stream: boolean;
-  model?: Partial<Pick<ModelConfig, 'defaultMaxTokens' | 'maxOutputTokens'>> & { reasoning?: Partial<NonNullable<ModelConfig['reasoning']>> | null };
+  model?: Partial<Pick<ModelConfig, 'defaultMaxTokens' | 'maxOutputTokens'>> & {
+    reasoning?: Partial<NonNullable<ModelConfig['reasoning']>> | null;
+  };
   request: ChatRequest;
 }
 
@@ -42,7 +44,12 @@ export const FIXTURE_MODEL: ModelConfig = {
   contextLength: undefined,
   maxOutputTokens: undefined,
   defaultMaxTokens: 16000,
-  reasoning: { defaultEffort: 'medium', style: 'budget', budgets: { low: 1024, medium: 8192, high: 24576 }, levels: { low: 'low', medium: 'medium', high: 'high' } },
+  reasoning: {
+    defaultEffort: 'medium',
+    style: 'budget',
+    budgets: { low: 1024, medium: 8192, high: 24576 },
+    levels: { low: 'low', medium: 'medium', high: 'high' },
+  },
   pricing: undefined,
   routes: [],
 } as ModelConfig;
@@ -51,7 +58,11 @@ export const FIXTURE_MODEL: ModelConfig = {
  * A call context for fixtures: fixed ids, the given node and model, and the output cap the
  * gateway would reserve for `request` (the prompt not counted), as the route computes it.
  */
-export function fixtureContext(node: NodeConfig, overrides: Partial<CallContext> = {}, request: ChatRequest = { model: 'client-model', messages: [] }): CallContext {
+export function fixtureContext(
+  node: NodeConfig,
+  overrides: Partial<CallContext> = {},
+  request: ChatRequest = { model: 'client-model', messages: [] },
+): CallContext {
   const model = overrides.model ?? FIXTURE_MODEL;
   return {
     outputCap: outputCapOf(request, model, 0),
@@ -87,9 +98,10 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
 }
 
 function contextFor(fixture: FixtureCase, node: NodeConfig): CallContext {
-  const reasoning = fixture.model?.reasoning === null
-    ? undefined
-    : { ...(FIXTURE_MODEL.reasoning as NonNullable<ModelConfig['reasoning']>), ...fixture.model?.reasoning };
+  const reasoning =
+    fixture.model?.reasoning === null
+      ? undefined
+      : { ...(FIXTURE_MODEL.reasoning as NonNullable<ModelConfig['reasoning']>), ...fixture.model?.reasoning };
   const model = { ...FIXTURE_MODEL, ...fixture.model, reasoning } as ModelConfig;
   return fixtureContext(node, { effort: fixture.effort ?? undefined, stream: fixture.stream, model }, fixture.request);
 }
@@ -154,7 +166,10 @@ function expectFile(path: string, actual: string): void {
 /** One test per case in `directory`. */
 export function runFixtureCases(adapter: ProviderAdapter, directory: string): void {
   const node = fixtureNode(adapter.protocol as NodeConfig['protocol']);
-  const names = readdirSync(directory).filter((file) => file.endsWith('.case.json')).map((file) => file.slice(0, -'.case.json'.length)).sort();
+  const names = readdirSync(directory)
+    .filter((file) => file.endsWith('.case.json'))
+    .map((file) => file.slice(0, -'.case.json'.length))
+    .sort();
   assert.ok(names.length > 0, `no fixtures in ${directory}`);
   for (const name of names) {
     const fixture = readJson(join(directory, `${name}.case.json`)) as FixtureCase;
@@ -167,7 +182,10 @@ export function runFixtureCases(adapter: ProviderAdapter, directory: string): vo
       const jsonReply = join(directory, `${name}.reply.json`);
       if (existsSync(jsonReply)) {
         const mapped = adapter.fromUpstream(readFileSync(jsonReply, 'utf8'), context);
-        const body = normalize(JSON.parse(mapped.body)) as { usage?: unknown; choices: Array<{ finish_reason: string }> };
+        const body = normalize(JSON.parse(mapped.body)) as {
+          usage?: unknown;
+          choices: Array<{ finish_reason: string }>;
+        };
         expectFile(join(directory, `${name}.client.json`), `${JSON.stringify(body, null, 2)}\n`);
         assert.deepEqual(mapped.summary.usage, body.usage, 'the summary books the usage the client sees');
         assert.equal(mapped.summary.finishReason, body.choices[0]?.finish_reason);
@@ -178,7 +196,8 @@ export function runFixtureCases(adapter: ProviderAdapter, directory: string): vo
         const whole = mapStream(adapter, context, [text]);
         expectFile(join(directory, `${name}.client.sse`), `${whole.join('\n')}\n`);
         assert.deepEqual(mapStream(adapter, context, [...text]), whole, 'one character at a time');
-        for (const seed of [1, 2, 3]) assert.deepEqual(mapStream(adapter, context, randomPieces(text, seed)), whole, `random cuts, seed ${seed}`);
+        for (const seed of [1, 2, 3])
+          assert.deepEqual(mapStream(adapter, context, randomPieces(text, seed)), whole, `random cuts, seed ${seed}`);
       }
     });
   }

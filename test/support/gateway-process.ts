@@ -35,7 +35,11 @@ export interface GatewayProcess {
  * in the file and the defaults (store, journal) never reach the checkout. Its output is
  * read to the end, so a chatty process never blocks on a full pipe.
  */
-export function startGatewayProcess(file: string | undefined, env: NodeJS.ProcessEnv = {}, cwd = scratchDirectory()): Promise<GatewayProcess> {
+export function startGatewayProcess(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = {},
+  cwd = scratchDirectory(),
+): Promise<GatewayProcess> {
   const args = file === undefined ? ['serve', '--port', '0'] : ['serve', '--config', file, '--port', '0'];
   const child = spawn(process.execPath, [...CLI, ...args], {
     cwd,
@@ -70,7 +74,10 @@ export function startGatewayProcess(file: string | undefined, env: NodeJS.Proces
 }
 
 /** Stops a gateway process with `signal` (SIGTERM: graceful) and waits until it is gone. */
-export async function stopGatewayProcess(gateway: GatewayProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+export async function stopGatewayProcess(
+  gateway: GatewayProcess | undefined,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<number | null> {
   if (gateway === undefined) return null;
   if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill(signal);
   return gateway.exited;
@@ -86,7 +93,11 @@ export interface FinishedCli {
 /** Runs `switchyard ARGS` to its end in a scratch directory (killed after `timeoutMs`). */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<FinishedCli> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: scratchDirectory(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: scratchDirectory(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -26,7 +26,11 @@ export function manualClock(start = START): ManualClock {
 export type StoreFactory = (clock: ManualClock) => Promise<LimitStore>;
 
 let sequence = 0;
-function rule(limit: number, periodMs: number, options: { cost?: number; mode?: LimitMode; key?: string; name?: string } = {}): LimitRule {
+function rule(
+  limit: number,
+  periodMs: number,
+  options: { cost?: number; mode?: LimitMode; key?: string; name?: string } = {},
+): LimitRule {
   sequence += 1;
   return {
     name: options.name ?? `r${sequence}`,
@@ -38,7 +42,10 @@ function rule(limit: number, periodMs: number, options: { cost?: number; mode?: 
   };
 }
 
-async function withStore(factory: StoreFactory, body: (store: LimitStore, clock: ManualClock) => Promise<void>): Promise<void> {
+async function withStore(
+  factory: StoreFactory,
+  body: (store: LimitStore, clock: ManualClock) => Promise<void>,
+): Promise<void> {
   const clock = manualClock();
   const store = await factory(clock);
   try {
@@ -55,10 +62,19 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
         const limit = rule(5, 60_000);
         const answers = [];
         for (let index = 0; index < 8; index++) answers.push(await store.apply([limit]));
-        assert.deepEqual(answers.map((answer) => answer.allowed), [true, true, true, true, true, false, false, false]);
-        assert.deepEqual(answers.map((answer) => answer.outcomes[0]!.remaining), [4, 3, 2, 1, 0, 0, 0, 0]);
+        assert.deepEqual(
+          answers.map((answer) => answer.allowed),
+          [true, true, true, true, true, false, false, false],
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.outcomes[0]!.remaining),
+          [4, 3, 2, 1, 0, 0, 0, 0],
+        );
         // Full again 12 s per request taken; the 6th waits exactly one emission interval.
-        assert.deepEqual(answers.slice(0, 5).map((answer) => answer.outcomes[0]!.resetMs), [12_000, 24_000, 36_000, 48_000, 60_000]);
+        assert.deepEqual(
+          answers.slice(0, 5).map((answer) => answer.outcomes[0]!.resetMs),
+          [12_000, 24_000, 36_000, 48_000, 60_000],
+        );
         assert.equal(answers[5]!.outcomes[0]!.retryAfterMs, 12_000);
         assert.equal(answers[5]!.outcomes[0]!.fits, false);
         assert.equal(answers[4]!.outcomes[0]!.retryAfterMs, 0);
@@ -106,7 +122,12 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
 
     test('limits with an interval that is not a whole number of ms still pass exactly their limit', async () => {
       await withStore(factory, async (store) => {
-        for (const [count, period] of [[3, 1_000], [7, 60_000], [600, 60_000], [1200, 60_000]] as const) {
+        for (const [count, period] of [
+          [3, 1_000],
+          [7, 60_000],
+          [600, 60_000],
+          [1200, 60_000],
+        ] as const) {
           const limit = rule(count, period);
           let allowed = 0;
           for (let index = 0; index < count + 5; index++) if ((await store.apply([limit])).allowed) allowed += 1;
@@ -123,10 +144,13 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
         const second = await store.apply([tight, loose]);
         const third = await store.apply([tight, loose]);
         assert.deepEqual([first.allowed, second.allowed, third.allowed], [true, true, false]);
-        assert.deepEqual(third.outcomes.map((outcome) => [outcome.name, outcome.fits, outcome.remaining]), [
-          ['tight', false, 0],
-          ['loose', true, 3],
-        ]);
+        assert.deepEqual(
+          third.outcomes.map((outcome) => [outcome.name, outcome.fits, outcome.remaining]),
+          [
+            ['tight', false, 0],
+            ['loose', true, 3],
+          ],
+        );
         // loose was not charged by the refused batch: 3 left alone, then refused.
         const alone = [];
         for (let index = 0; index < 4; index++) alone.push((await store.apply([loose])).allowed);
@@ -141,7 +165,10 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
         assert.equal((await store.apply([perSecond, perMinute])).allowed, true);
         const refused = await store.apply([perSecond, perMinute]);
         assert.equal(refused.allowed, false);
-        assert.deepEqual(refused.outcomes.map((outcome) => outcome.retryAfterMs), [1_000, 0]);
+        assert.deepEqual(
+          refused.outcomes.map((outcome) => outcome.retryAfterMs),
+          [1_000, 0],
+        );
         const both = await store.apply([perSecond, perMinute]);
         assert.equal(both.allowed, false);
       });
@@ -152,7 +179,8 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
         const key = `contract:tpm:${++sequence}`;
         const check = rule(1_000, 60_000, { key, mode: 'check' });
         const charge = (tokens: number) => rule(1_000, 60_000, { key, mode: 'force', cost: tokens });
-        for (let index = 0; index < 3; index++) assert.equal((await store.apply([check])).outcomes[0]!.remaining, 1_000);
+        for (let index = 0; index < 3; index++)
+          assert.equal((await store.apply([check])).outcomes[0]!.remaining, 1_000);
         const charged = await store.apply([charge(400)]);
         assert.equal(charged.allowed, true);
         assert.equal(charged.outcomes[0]!.remaining, 600);
@@ -163,7 +191,10 @@ export function limitStoreContract(backend: string, factory: StoreFactory): void
         const refused = await store.apply([check]);
         assert.equal(refused.allowed, false);
         // 501 tokens must drain at 1000/min before one token fits again.
-        assert.ok(Math.abs(refused.outcomes[0]!.retryAfterMs - 30_060) < 1e-6, String(refused.outcomes[0]!.retryAfterMs));
+        assert.ok(
+          Math.abs(refused.outcomes[0]!.retryAfterMs - 30_060) < 1e-6,
+          String(refused.outcomes[0]!.retryAfterMs),
+        );
         clock.now += 30_059;
         assert.equal((await store.apply([check])).allowed, false);
         clock.now += 1;

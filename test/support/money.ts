@@ -24,11 +24,16 @@ export const PRICES: Readonly<Record<string, Pricing>> = {
 };
 
 function pricingYaml(pricing: Pricing): string {
-  return `{ ${Object.entries(pricing).map(([name, value]) => `${name}: ${value}`).join(', ')} }`;
+  return `{ ${Object.entries(pricing)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join(', ')} }`;
 }
 
 /** A gateway on `backend` with simulated nodes, paid, free, reasoning and slow models, and an admin key. */
-export function gatewayYaml(backend: Pick<StoreBackend, 'store' | 'journalDir'>, options: { listenPort?: number; flushIntervalMs?: number; extra?: string } = {}): string {
+export function gatewayYaml(
+  backend: Pick<StoreBackend, 'store' | 'journalDir'>,
+  options: { listenPort?: number; flushIntervalMs?: number; extra?: string } = {},
+): string {
   return `listen: { host: 127.0.0.1, port: ${options.listenPort ?? 0} }
 store: "${backend.store}"
 admin_key: ${ADMIN_KEY}
@@ -74,7 +79,11 @@ export function expectedCostNano(model: string, usage: ReportedUsage): number {
   const reasoning = pricing.reasoning === undefined ? output : usdToNano(pricing.reasoning);
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   const reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? 0;
-  const scaled = (usage.prompt_tokens - cached) * input + cached * cachedInput + (usage.completion_tokens - reasoningTokens) * output + reasoningTokens * reasoning;
+  const scaled =
+    (usage.prompt_tokens - cached) * input +
+    cached * cachedInput +
+    (usage.completion_tokens - reasoningTokens) * output +
+    reasoningTokens * reasoning;
   return Math.round(scaled / 1_000_000);
 }
 
@@ -100,7 +109,11 @@ export class AdminClient {
     const headers: Record<string, string> = {};
     if (this.adminKey !== null) headers.authorization = `Bearer ${this.adminKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.origin}/admin/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${this.origin}/admin/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   }
@@ -109,7 +122,10 @@ export class AdminClient {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.call(method, path, body);
-    assert.ok(answer.status >= 200 && answer.status < 300, `${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
+    assert.ok(
+      answer.status >= 200 && answer.status < 300,
+      `${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`,
+    );
     return answer.body;
   }
 
@@ -141,7 +157,11 @@ export interface AccountWithKey {
 }
 
 /** Creates an account and one key for it through the admin API. */
-export async function accountWithKey(admin: AdminClient, account: Record<string, unknown>, key: Record<string, unknown> = {}): Promise<AccountWithKey> {
+export async function accountWithKey(
+  admin: AdminClient,
+  account: Record<string, unknown>,
+  key: Record<string, unknown> = {},
+): Promise<AccountWithKey> {
   const accountId = uniqueId(String(account.id ?? 'acct'));
   await admin.ok('POST', '/accounts', { ...account, id: accountId });
   const created = await admin.ok('POST', '/keys', { account: accountId, ...key });
@@ -159,14 +179,29 @@ export function openaiClient(baseURL: string, apiKey: string): OpenAI {
 export type ChatAnswerBody = any;
 
 /** Sends a chat completion and returns the status and parsed body, without a client library. */
-export async function chat(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>): Promise<{ status: number; body: ChatAnswerBody }> {
-  const response = await postChat(baseUrl, apiKey, { messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body }, { timeoutMs: 20_000 });
+export async function chat(
+  baseUrl: string,
+  apiKey: string | undefined,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: ChatAnswerBody }> {
+  const response = await postChat(
+    baseUrl,
+    apiKey,
+    { messages: [{ role: 'user', content: 'Say hello to the ledger' }], ...body },
+    { timeoutMs: 20_000 },
+  );
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) };
 }
 
 /** Asserts that a promise rejects with an openai APIError of this status, code and type. */
-export async function rejectsWith(promise: Promise<unknown>, status: number, code: string, type: string, param?: string | null): Promise<InstanceType<typeof OpenAI.APIError>> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  status: number,
+  code: string,
+  type: string,
+  param?: string | null,
+): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
     await promise;
   } catch (error) {

@@ -10,7 +10,10 @@ import { mulberry32, type RandomSource } from '../../src/simulator/mulberry32.js
 export function generatedStream(seed: number): { records: SseRecord[]; clientModel: string } {
   // Seeded, so a failure can be replayed.
   const random = mulberry32(seed);
-  const models = [pick(random, ['gpt-4o-mini-2024-07-18', 'Qwen/Qwen3-32B', 'client-model']), pick(random, ['gpt-4o-mini-2024-07-18', 'client-model', 'other'])];
+  const models = [
+    pick(random, ['gpt-4o-mini-2024-07-18', 'Qwen/Qwen3-32B', 'client-model']),
+    pick(random, ['gpt-4o-mini-2024-07-18', 'client-model', 'other']),
+  ];
   // Most events of a stream share their start, as real ones do; now and then one differs or is damaged.
   const template = chunk(random, models);
   const stream: SseRecord[] = [];
@@ -21,7 +24,11 @@ export function generatedStream(seed: number): { records: SseRecord[]; clientMod
     if (roll < 0.5) data = template.replace(/"delta":\{[^{}]*\}/, `"delta":${delta(random)}`);
     else if (roll < 0.58) {
       // The same start, another member after the delta (a second finish reason, a late model…).
-      const extra = member(random, pick(random, ['finish_reason', 'delta', 'model', 'usage', 'logprobs']), random() < 0.5 ? textValue(random) : anyValue(random));
+      const extra = member(
+        random,
+        pick(random, ['finish_reason', 'delta', 'model', 'usage', 'logprobs']),
+        random() < 0.5 ? textValue(random) : anyValue(random),
+      );
       data = template.replace(/"delta":\{[^{}]*\}/, `"delta":${delta(random)},${extra}`);
     } else if (roll < 0.85) data = chunk(random, models);
     else if (roll < 0.97) data = damaged(random, random() < 0.5 ? template : chunk(random, models));
@@ -32,8 +39,33 @@ export function generatedStream(seed: number): { records: SseRecord[]; clientMod
 }
 
 const TEXT_PIECES = [
-  'The capital', ' of France', '', ' ', 'é', '日本', '😀', '\\"', '\\\\', '\\n', '\\t', '\\/', '\\u00e9', '\\ud83d\\ude00', '\\ud800', '\\u0000',
-  '"usage":{"total_tokens":1}', '\\"usage\\":{}', '\\"error\\":1', '\\"reasoning\\":\\"x\\"', 'finish_reason', '}', ']', ',', '\\\\"', 'choices', '\\"model\\":\\"x\\"',
+  'The capital',
+  ' of France',
+  '',
+  ' ',
+  'é',
+  '日本',
+  '😀',
+  '\\"',
+  '\\\\',
+  '\\n',
+  '\\t',
+  '\\/',
+  '\\u00e9',
+  '\\ud83d\\ude00',
+  '\\ud800',
+  '\\u0000',
+  '"usage":{"total_tokens":1}',
+  '\\"usage\\":{}',
+  '\\"error\\":1',
+  '\\"reasoning\\":\\"x\\"',
+  'finish_reason',
+  '}',
+  ']',
+  ',',
+  '\\\\"',
+  'choices',
+  '\\"model\\":\\"x\\"',
 ];
 const BAD_PIECES = ['\n', '\t', '\u0001', '\u001f', '\\x', '\\u12', '\\', '"', '\\u00g0', '\\u000g', '\\U0041'];
 
@@ -52,13 +84,20 @@ function textValue(random: RandomSource): string {
 function anyValue(random: RandomSource, depth = 0): string {
   const kind = Math.floor(random() * (depth > 2 ? 5 : 7));
   switch (kind) {
-    case 0: return textValue(random);
-    case 1: return pick(random, ['0', '-1', '12', '1.5', '-0.25e+3', '1E5', '7e-2', '01', '1.', '-', '.5', '1e']);
-    case 2: return pick(random, ['null', 'true', 'false', 'nul', 'True']);
-    case 3: return '{}';
-    case 4: return '[]';
-    case 5: return `{${Array.from({ length: Math.floor(random() * 3) }, () => `"${pick(random, ['a', 'usage', 'error', 'content', 'model', 'b\\u0063'])}":${anyValue(random, depth + 1)}`).join(',')}}`;
-    default: return `[${Array.from({ length: Math.floor(random() * 3) }, () => anyValue(random, depth + 1)).join(',')}]`;
+    case 0:
+      return textValue(random);
+    case 1:
+      return pick(random, ['0', '-1', '12', '1.5', '-0.25e+3', '1E5', '7e-2', '01', '1.', '-', '.5', '1e']);
+    case 2:
+      return pick(random, ['null', 'true', 'false', 'nul', 'True']);
+    case 3:
+      return '{}';
+    case 4:
+      return '[]';
+    case 5:
+      return `{${Array.from({ length: Math.floor(random() * 3) }, () => `"${pick(random, ['a', 'usage', 'error', 'content', 'model', 'b\\u0063'])}":${anyValue(random, depth + 1)}`).join(',')}}`;
+    default:
+      return `[${Array.from({ length: Math.floor(random() * 3) }, () => anyValue(random, depth + 1)).join(',')}]`;
   }
 }
 
@@ -84,9 +123,14 @@ function delta(random: RandomSource): string {
   if (random() < 0.1) members.push(member(random, 'role', '"assistant"'));
   const text = random();
   if (text < 0.45) members.push(member(random, 'content', random() < 0.9 ? textValue(random) : anyValue(random)));
-  else if (text < 0.75) members.push(member(random, 'reasoning_content', random() < 0.9 ? textValue(random) : anyValue(random)));
-  else if (text < 0.85) members.push(member(random, 'reasoning', random() < 0.7 ? textValue(random) : anyValue(random)));
-  if (random() < 0.1) members.push(member(random, pick(random, ['refusal', 'tool_calls', 'reasoning', 'con\\u0074ent', 'extra']), anyValue(random)));
+  else if (text < 0.75)
+    members.push(member(random, 'reasoning_content', random() < 0.9 ? textValue(random) : anyValue(random)));
+  else if (text < 0.85)
+    members.push(member(random, 'reasoning', random() < 0.7 ? textValue(random) : anyValue(random)));
+  if (random() < 0.1)
+    members.push(
+      member(random, pick(random, ['refusal', 'tool_calls', 'reasoning', 'con\\u0074ent', 'extra']), anyValue(random)),
+    );
   if (random() < 0.05) members.push(member(random, 'content', textValue(random)));
   return object(random, members);
 }
@@ -97,7 +141,12 @@ function choice(random: RandomSource, index: number): string {
   members.push(member(random, 'delta', shape < 0.92 ? delta(random) : pick(random, ['null', '[]', '"x"', '{}', '1'])));
   if (random() < 0.9) members.push(member(random, 'logprobs', random() < 0.9 ? 'null' : anyValue(random)));
   const finish = random();
-  const finishReason = () => member(random, 'finish_reason', finish < 0.8 ? 'null' : pick(random, ['"stop"', '"length"', '""', '0', '1', '"st\\u006fp"', '{}', 'true']));
+  const finishReason = () =>
+    member(
+      random,
+      'finish_reason',
+      finish < 0.8 ? 'null' : pick(random, ['"stop"', '"length"', '""', '0', '1', '"st\\u006fp"', '{}', 'true']),
+    );
   members.push(finishReason());
   if (random() < 0.05) members.unshift(finishReason()); // repeated, maybe another value
   return object(random, members);
@@ -106,9 +155,19 @@ function choice(random: RandomSource, index: number): string {
 function chunk(random: RandomSource, models: readonly string[]): string {
   const members = [member(random, 'id', random() < 0.95 ? '"chatcmpl-1"' : textValue(random))];
   members.push(member(random, 'object', '"chat.completion.chunk"'));
-  members.push(member(random, 'created', pick(random, ['1735689600', '1735689600', '1.5e9', '"x"', '-0', '1E400', '0.1e1', 'null', '017'])));
+  members.push(
+    member(
+      random,
+      'created',
+      pick(random, ['1735689600', '1735689600', '1.5e9', '"x"', '-0', '1E400', '0.1e1', 'null', '017']),
+    ),
+  );
   const modelPlace = random();
-  const model = member(random, 'model', random() < 0.95 ? JSON.stringify(pick(random, models)) : pick(random, ['null', '1', '"gpt\\u002d4o"', '"a\\"b"']));
+  const model = member(
+    random,
+    'model',
+    random() < 0.95 ? JSON.stringify(pick(random, models)) : pick(random, ['null', '1', '"gpt\\u002d4o"', '"a\\"b"']),
+  );
   if (modelPlace < 0.85) members.push(model);
   if (random() < 0.1) members.push(member(random, 'system_fingerprint', random() < 0.5 ? 'null' : textValue(random)));
   const choices = random();
@@ -120,12 +179,21 @@ function chunk(random: RandomSource, models: readonly string[]): string {
   if (random() < 0.03) members.push(member(random, 'model', JSON.stringify(pick(random, models)))); // repeated, maybe another value
   const usage = random();
   if (usage < 0.2) members.push(member(random, 'usage', 'null'));
-  else if (usage < 0.25) members.push(member(random, 'usage', '{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}'));
+  else if (usage < 0.25)
+    members.push(member(random, 'usage', '{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}'));
   else if (usage < 0.27) members.push(member(random, 'usage', pick(random, ['0', '""', 'false', '[]'])));
   const error = random();
-  if (error < 0.02) members.push(member(random, 'error', random() < 0.5 ? 'null' : pick(random, ['{"message":"overloaded"}', '0', '""', '"boom"', '{}'])));
+  if (error < 0.02)
+    members.push(
+      member(
+        random,
+        'error',
+        random() < 0.5 ? 'null' : pick(random, ['{"message":"overloaded"}', '0', '""', '"boom"', '{}']),
+      ),
+    );
   if (random() < 0.1) members.push(member(random, 'obfuscation', textValue(random)));
-  if (random() < 0.05) members.push(member(random, pick(random, ['extra', 'usage\\u0020', '__proto__', 'nested']), anyValue(random)));
+  if (random() < 0.05)
+    members.push(member(random, pick(random, ['extra', 'usage\\u0020', '__proto__', 'nested']), anyValue(random)));
   return `${space(random)}${object(random, members)}${space(random)}`;
 }
 
@@ -133,10 +201,15 @@ function chunk(random: RandomSource, models: readonly string[]): string {
 function damaged(random: RandomSource, text: string): string {
   const at = Math.floor(random() * text.length);
   switch (Math.floor(random() * 4)) {
-    case 0: return text.slice(0, at);
-    case 1: return text.slice(0, at) + text.slice(at + 1);
-    case 2: return text.slice(0, at) + pick(random, ['"', '\\', ',', '}', ']', '{', ':', 'x', '\u0002', ' ']) + text.slice(at);
-    default: return text + pick(random, ['', '}', ' x', ',']);
+    case 0:
+      return text.slice(0, at);
+    case 1:
+      return text.slice(0, at) + text.slice(at + 1);
+    case 2:
+      return (
+        text.slice(0, at) + pick(random, ['"', '\\', ',', '}', ']', '{', ':', 'x', '\u0002', ' ']) + text.slice(at)
+      );
+    default:
+      return text + pick(random, ['', '}', ' x', ',']);
   }
 }
-

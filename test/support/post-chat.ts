@@ -19,7 +19,12 @@ export interface PostChatOptions {
  * `key` (none when undefined). An object body is JSON-encoded; a string or bytes are sent as
  * they are (malformed bodies).
  */
-export function postChat(baseUrl: string, key: string | undefined, body: unknown, options: PostChatOptions = {}): Promise<Response> {
+export function postChat(
+  baseUrl: string,
+  key: string | undefined,
+  body: unknown,
+  options: PostChatOptions = {},
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
   return fetch(`${baseUrl}/chat/completions`, {

@@ -15,14 +15,20 @@ export interface RawResponse {
  * (headers and Content-Length body) or the server closes the connection; rejects after
  * `timeoutMs`. `chunks` are written in order, `pauseMs` apart.
  */
-export function rawExchange(port: number, chunks: ReadonlyArray<string | Buffer>, options: { pauseMs?: number; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawExchange(
+  port: number,
+  chunks: ReadonlyArray<string | Buffer>,
+  options: { pauseMs?: number; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   const { pauseMs = 0, timeoutMs = 5000 } = options;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const received: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no close within ${timeoutMs} ms; got: ${Buffer.concat(received).toString('latin1').slice(0, 300)}`));
+      reject(
+        new Error(`no close within ${timeoutMs} ms; got: ${Buffer.concat(received).toString('latin1').slice(0, 300)}`),
+      );
     }, timeoutMs);
     socket.on('data', (chunk: Buffer) => {
       received.push(chunk);
@@ -30,7 +36,10 @@ export function rawExchange(port: number, chunks: ReadonlyArray<string | Buffer>
       const end = text.indexOf('\r\n\r\n');
       if (end === -1) return;
       const response = parseRawResponse(text);
-      if (Buffer.byteLength(text.slice(end + 4)) >= Number(response.headers['content-length'] ?? Number.POSITIVE_INFINITY)) socket.destroy();
+      if (
+        Buffer.byteLength(text.slice(end + 4)) >= Number(response.headers['content-length'] ?? Number.POSITIVE_INFINITY)
+      )
+        socket.destroy();
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
@@ -59,7 +68,14 @@ export function parseRawResponse(raw: string): RawResponse {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const length = Number(headers['content-length'] ?? 0);
-  return { status, headers, body: Buffer.from(raw.slice(end + 4)).subarray(0, length).toString('utf8'), raw };
+  return {
+    status,
+    headers,
+    body: Buffer.from(raw.slice(end + 4))
+      .subarray(0, length)
+      .toString('utf8'),
+    raw,
+  };
 }
 
 /** Checks a raw response is a spec 7.1 error: status, JSON envelope, request id in body and header. */

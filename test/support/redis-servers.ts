@@ -84,9 +84,13 @@ export class RedisChild {
 
   /** Starts it and waits (at most 5 s) until it accepts connections. */
   async start(): Promise<void> {
-    const child = spawn(REDIS_SERVER, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     this.child = child;
     let spawnError: Error | undefined;
     child.once('error', (error) => (spawnError = error));

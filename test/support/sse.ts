@@ -80,7 +80,10 @@ export async function readSse(response: Response): Promise<SseRead> {
 }
 
 /** Reads an SSE body until `count` non-empty data events arrived; returns them and a promise of the whole read. */
-export async function readSseUntil(response: Response, count: number): Promise<{ first: string[]; rest: Promise<SseRead> }> {
+export async function readSseUntil(
+  response: Response,
+  count: number,
+): Promise<{ first: string[]; rest: Promise<SseRead> }> {
   const reader = new SseReader(response);
   while (reader.events.filter((event) => event.data !== '').length < count && (await reader.step()));
   const first = reader.events.map((event) => event.data);

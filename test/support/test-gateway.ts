@@ -72,7 +72,8 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = {}
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as RequestLogLine);
-  const requestLine = (requestId: string) => logs().find((line) => line.request_id === requestId && line.msg === 'request');
+  const requestLine = (requestId: string) =>
+    logs().find((line) => line.request_id === requestId && line.msg === 'request');
   return {
     baseUrl: gateway.baseUrl,
     origin: new URL(gateway.baseUrl).origin,

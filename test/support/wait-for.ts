@@ -10,11 +10,16 @@ export interface WaitForOptions {
  * The one polling helper of the suites: resolves with the milliseconds it took once `probe`
  * (sync or async) returns true, and rejects naming `what` when `timeoutMs` passes first.
  */
-export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs = 2000, options: WaitForOptions = {}): Promise<number> {
+export async function waitFor(
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 2000,
+  options: WaitForOptions = {},
+): Promise<number> {
   const { everyMs = 20, what = 'the condition' } = options;
   const started = Date.now();
   while (!(await probe())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   return Date.now() - started;

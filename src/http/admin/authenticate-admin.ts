@@ -12,7 +12,10 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 export function authenticateAdmin(authorization: string | undefined, adminKey: string | undefined): void {
   if (adminKey === undefined) {
     throw gatewayError('access_denied', {
-      params: { reason_en: 'the admin API is disabled (no admin_key in the configuration).', reason_ru: 'API администратора отключён (в конфигурации нет admin_key).' },
+      params: {
+        reason_en: 'the admin API is disabled (no admin_key in the configuration).',
+        reason_ru: 'API администратора отключён (в конфигурации нет admin_key).',
+      },
     });
   }
   const match = authorization === undefined ? null : BEARER.exec(authorization);

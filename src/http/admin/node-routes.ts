@@ -12,7 +12,6 @@ import { sendJson } from './send-json.js';
 
 const ADMIN_BODY_LIMIT = 64 * 1024;
 
-
 /** What an operator sees of a node. */
 function nodeView(services: GatewayServices, state: NodeState) {
   return {
@@ -39,30 +38,49 @@ function findNode(services: GatewayServices, id: string): NodeState {
   return state;
 }
 
-export type AdminHandler = (request: IncomingMessage, response: ServerResponse, context: RequestContext, id: string) => Promise<void>;
+export type AdminHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  id: string,
+) => Promise<void>;
 
 /** Node management: list, add, remove, drain, enable (no restart, in-flight requests finish). */
-export function nodeRoutes(services: GatewayServices): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {
+export function nodeRoutes(
+  services: GatewayServices,
+): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {
   return [
     {
       method: 'GET',
       pattern: /^\/admin\/v1\/nodes$/,
       handler: async (_request, response, context) => {
-        sendJson(response, context, 200, { object: 'list', data: services.nodes.list().map((state) => nodeView(services, state)) });
+        sendJson(response, context, 200, {
+          object: 'list',
+          data: services.nodes.list().map((state) => nodeView(services, state)),
+        });
       },
     },
     {
       method: 'POST',
       pattern: /^\/admin\/v1\/nodes$/,
       handler: async (request, response, context) => {
-        const body = await readJsonObject(request, ADMIN_BODY_LIMIT, services.config.http.maxJsonDepth, services.config.http.bodyIdleTimeoutMs);
+        const body = await readJsonObject(
+          request,
+          ADMIN_BODY_LIMIT,
+          services.config.http.maxJsonDepth,
+          services.config.http.bodyIdleTimeoutMs,
+        );
         if (!validateAddNode(body)) throw schemaValidationFailed(validateAddNode.errors);
         if (services.routes.hasNode(body.id)) {
           throw validationFailed('id', `A node "${body.id}" already exists.`, `Узел "${body.id}" уже существует.`);
         }
         body.models.forEach((route, index) => {
           if (!services.models.has(route.model)) {
-            throw validationFailed(`models[${index}].model`, `Unknown model "${route.model}".`, `Неизвестная модель "${route.model}".`);
+            throw validationFailed(
+              `models[${index}].model`,
+              `Unknown model "${route.model}".`,
+              `Неизвестная модель "${route.model}".`,
+            );
           }
         });
         const { models, ...nodeFile } = body;
@@ -72,12 +90,21 @@ export function nodeRoutes(services: GatewayServices): Array<{ method: string; p
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           const param = error.path.replace(/^node\./, '');
-          throw validationFailed(param, `Invalid parameter '${param}': it ${error.problem}.`, `Некорректный параметр '${param}': ${error.problem}.`);
+          throw validationFailed(
+            param,
+            `Invalid parameter '${param}': it ${error.problem}.`,
+            `Некорректный параметр '${param}': ${error.problem}.`,
+          );
         }
         const state = await services.nodes.put(node);
         services.routes.addRuntimeNode({
           node,
-          routes: models.map((route) => ({ model: route.model, upstreamModel: route.upstream_model ?? route.model, weight: route.weight ?? 1, priority: route.priority ?? 0 })),
+          routes: models.map((route) => ({
+            model: route.model,
+            upstreamModel: route.upstream_model ?? route.model,
+            weight: route.weight ?? 1,
+            priority: route.priority ?? 0,
+          })),
         });
         sendJson(response, context, 201, nodeView(services, state));
       },

@@ -4,7 +4,12 @@ import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { readBody } from '../read-body.js';
 
 /** Reads a small JSON object body (admin API); 400 validation_failed when it is not one or nests deeper than `maxDepth`. */
-export async function readJsonObject(request: IncomingMessage, limit: number, maxDepth: number, idleTimeoutMs = 0): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  request: IncomingMessage,
+  limit: number,
+  maxDepth: number,
+  idleTimeoutMs = 0,
+): Promise<Record<string, unknown>> {
   const text = await readBody(request, limit, idleTimeoutMs);
   const value = text.trim() === '' ? {} : parseJsonBody(text, maxDepth);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

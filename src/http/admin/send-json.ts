@@ -6,6 +6,10 @@ import { responseHeaders } from '../response-headers.js';
 export function sendJson(response: ServerResponse, context: RequestContext, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   context.record.status = status;
-  response.writeHead(status, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.writeHead(status, {
+    ...responseHeaders(context),
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
   response.end(body);
 }

@@ -25,14 +25,36 @@ function effortParam(request: ChatRequest): string | undefined {
  * validated (400), then the pipeline; its reply goes out as it is (ChatReplySink).
  */
 export function chatCompletionsRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
-  return async function handleChatCompletions(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+  return async function handleChatCompletions(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
     const { config } = services;
     const admitted = admit(services, credentialsOf(request, services), context);
     const admission = admitted instanceof Promise ? await admitted : admitted;
-    const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, admission.key.record.id);
+    const body = await readBody(
+      request,
+      config.http.bodyLimitBytes,
+      config.http.bodyIdleTimeoutMs,
+      bodies,
+      admission.key.record.id,
+    );
     if (config.log.bodies) context.record.requestBody = body;
     const chat = parseChatRequest(body, config.http);
-    const gatewayRequest: GatewayRequest = { frontDoor: 'chat', chat, stream: chat.stream === true, effortParam: effortParam(chat) };
-    await runRequest(services, logger, context, admission, gatewayRequest, new ChatReplySink(response, context, config.http.sseKeepaliveMs, chat.stream_options?.include_usage === true));
+    const gatewayRequest: GatewayRequest = {
+      frontDoor: 'chat',
+      chat,
+      stream: chat.stream === true,
+      effortParam: effortParam(chat),
+    };
+    await runRequest(
+      services,
+      logger,
+      context,
+      admission,
+      gatewayRequest,
+      new ChatReplySink(response, context, config.http.sseKeepaliveMs, chat.stream_options?.include_usage === true),
+    );
   };
 }

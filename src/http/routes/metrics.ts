@@ -9,7 +9,11 @@ import { responseHeaders } from '../response-headers.js';
  * (`Authorization: Bearer <admin_key>`); on the separate `metrics.listen` address it is open.
  */
 export function metricsRoute(services: GatewayServices, options: { readonly requireAdminKey: boolean }) {
-  return async function handleMetrics(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+  return async function handleMetrics(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
     if (options.requireAdminKey) authenticateAdmin(request.headers.authorization, services.config.adminKey);
     const body = await services.metrics.render();
     context.record.status = 200;

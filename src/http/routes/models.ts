@@ -37,7 +37,11 @@ export function modelsRoute(services: GatewayServices) {
   // restricted key gets its own rendering.
   let renderedFor: GatewayServices['models'] | undefined;
   let everything = '';
-  return async function handleModels(request: IncomingMessage, response: ServerResponse, context: RequestContext): Promise<void> {
+  return async function handleModels(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
     const admitted = admit(services, credentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     if (renderedFor !== services.models) {
@@ -48,11 +52,17 @@ export function modelsRoute(services: GatewayServices) {
     const body = restricted
       ? JSON.stringify({
           object: 'list',
-          data: [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)).map(modelRecord),
+          data: [...services.models.values()]
+            .filter((model) => mayUseModel(key.record, account?.record, model.id))
+            .map(modelRecord),
         })
       : everything;
     context.record.status = 200;
-    response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.writeHead(200, {
+      ...responseHeaders(context),
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     response.end(body);
   };
 }
@@ -79,7 +89,12 @@ export function modelIdOfPath(path: string): string {
  * that the caller's key or account may not use (the list does not show it either).
  */
 export function modelRoute(services: GatewayServices) {
-  return async function handleModel(request: IncomingMessage, response: ServerResponse, context: RequestContext, path: string): Promise<void> {
+  return async function handleModel(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+    path: string,
+  ): Promise<void> {
     const admitted = admit(services, credentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     const id = modelIdOfPath(path);
@@ -89,7 +104,11 @@ export function modelRoute(services: GatewayServices) {
     }
     const body = JSON.stringify(modelRecord(model));
     context.record.status = 200;
-    response.writeHead(200, { ...responseHeaders(context), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.writeHead(200, {
+      ...responseHeaders(context),
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     response.end(body);
   };
 }

@@ -40,11 +40,15 @@ export const ChatRequestSchema = Type.Object({
   stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
   reasoning_effort: Type.Optional(Nullable(Effort)),
   // OpenRouter's object (provider-protocols 3.4): `max_tokens` a thinking budget, `exclude` the reasoning text left out of the reply.
-  reasoning: Type.Optional(Nullable(Type.Object({
-    effort: Type.Optional(Nullable(Effort)),
-    max_tokens: Type.Optional(Nullable(TokenCount(0))),
-    exclude: Type.Optional(Nullable(Type.Boolean())),
-  }))),
+  reasoning: Type.Optional(
+    Nullable(
+      Type.Object({
+        effort: Type.Optional(Nullable(Effort)),
+        max_tokens: Type.Optional(Nullable(TokenCount(0))),
+        exclude: Type.Optional(Nullable(Type.Boolean())),
+      }),
+    ),
+  ),
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
   n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),

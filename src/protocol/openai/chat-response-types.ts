@@ -24,7 +24,12 @@ export interface ChatCompletion {
   object: 'chat.completion';
   created: number;
   model: string;
-  choices: Array<{ index: number; message: ChatCompletionMessage; finish_reason: string | null; [field: string]: unknown }>;
+  choices: Array<{
+    index: number;
+    message: ChatCompletionMessage;
+    finish_reason: string | null;
+    [field: string]: unknown;
+  }>;
   usage?: Usage | null;
   [field: string]: unknown;
 }

@@ -4,13 +4,31 @@ import type { ModelConfig } from '../../config/gateway-config.js';
 import { resolveReasoningEffort } from './resolve-reasoning-effort.js';
 import type { ChatRequest } from './chat-request-schema.js';
 
-const base = { id: 'm', ownedBy: 'x', created: 0, contextLength: undefined, maxOutputTokens: undefined, defaultMaxTokens: undefined, pricing: undefined, routes: [] };
+const base = {
+  id: 'm',
+  ownedBy: 'x',
+  created: 0,
+  contextLength: undefined,
+  maxOutputTokens: undefined,
+  defaultMaxTokens: undefined,
+  pricing: undefined,
+  routes: [],
+};
 const reasoner: ModelConfig = {
   ...base,
-  reasoning: { defaultEffort: 'medium', style: 'budget', budgets: { low: 1, medium: 2, high: 3 }, levels: { low: 'low', medium: 'medium', high: 'high' } },
+  reasoning: {
+    defaultEffort: 'medium',
+    style: 'budget',
+    budgets: { low: 1, medium: 2, high: 3 },
+    levels: { low: 'low', medium: 'medium', high: 'high' },
+  },
 };
 const plain: ModelConfig = { ...base, reasoning: undefined };
-const request = (fields: Partial<ChatRequest>): ChatRequest => ({ model: 'm', messages: [{ role: 'user', content: 'x' }], ...fields });
+const request = (fields: Partial<ChatRequest>): ChatRequest => ({
+  model: 'm',
+  messages: [{ role: 'user', content: 'x' }],
+  ...fields,
+});
 
 test('either request form gives the same effort', () => {
   assert.equal(resolveReasoningEffort(request({ reasoning_effort: 'high' }), reasoner), 'high');

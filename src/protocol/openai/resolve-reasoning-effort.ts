@@ -13,9 +13,18 @@ export function resolveReasoningEffort(request: ChatRequest, model: ModelConfig)
   const asked = request.reasoning_effort ?? request.reasoning?.effort ?? undefined;
   // low, medium and high: every reasoning model takes them, and a model without reasoning drops them.
   if (asked !== undefined && !CORE_EFFORTS.has(asked) && model.reasoning?.efforts?.has(asked) !== true) {
-    const param = request.reasoning_effort !== undefined && request.reasoning_effort !== null ? 'reasoning_effort' : 'reasoning.effort';
-    const taken = model.reasoning === undefined ? 'it does not reason' : `it takes ${REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true).join(', ')}`;
-    const takenRu = model.reasoning === undefined ? 'модель не поддерживает рассуждения' : 'допустимы только перечисленные в конфигурации модели значения';
+    const param =
+      request.reasoning_effort !== undefined && request.reasoning_effort !== null
+        ? 'reasoning_effort'
+        : 'reasoning.effort';
+    const taken =
+      model.reasoning === undefined
+        ? 'it does not reason'
+        : `it takes ${REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true).join(', ')}`;
+    const takenRu =
+      model.reasoning === undefined
+        ? 'модель не поддерживает рассуждения'
+        : 'допустимы только перечисленные в конфигурации модели значения';
     throw validationFailed(
       param,
       `Invalid parameter '${param}': the model "${model.id}" does not take the effort "${asked}"; ${taken}.`,

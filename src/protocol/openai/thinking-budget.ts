@@ -25,7 +25,11 @@ export function clientThinkingBudget(request: ChatRequest): number | undefined {
  * effort (0 for `none` by default). Undefined for a model without reasoning. Budget-style
  * nodes are sent it; every request without a client cap gets room for it (outputCapOf).
  */
-export function thinkingBudgetOf(request: ChatRequest, settings: ModelReasoningSettings | undefined, effort: ReasoningEffort | undefined): number | undefined {
+export function thinkingBudgetOf(
+  request: ChatRequest,
+  settings: ModelReasoningSettings | undefined,
+  effort: ReasoningEffort | undefined,
+): number | undefined {
   if (settings === undefined || effort === undefined) return undefined;
   return clientThinkingBudget(request) ?? effortBudget(settings, effort);
 }

@@ -33,7 +33,11 @@ test('accepts nulls where OpenAI clients send them, and assistant tool-call turn
       messages: [
         { role: 'developer', content: 'be brief' },
         { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: '{}' },
       ],
     }),
@@ -53,8 +57,16 @@ const CASES: Array<[string, unknown, string | null]> = [
   ['missing role', { ...VALID, messages: [{ content: 'x' }] }, 'messages[0].role'],
   ['content of the wrong type', { ...VALID, messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
   ['user message without content', { ...VALID, messages: [{ role: 'user' }] }, 'messages[0].content'],
-  ['assistant without content or tool calls', { ...VALID, messages: [{ role: 'assistant', content: null }] }, 'messages[0].content'],
-  ['tool message without tool_call_id', { ...VALID, messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+  [
+    'assistant without content or tool calls',
+    { ...VALID, messages: [{ role: 'assistant', content: null }] },
+    'messages[0].content',
+  ],
+  [
+    'tool message without tool_call_id',
+    { ...VALID, messages: [{ role: 'tool', content: 'x' }] },
+    'messages[0].tool_call_id',
+  ],
   ['temperature above 2', { ...VALID, temperature: 2.5 }, 'temperature'],
   ['temperature below 0', { ...VALID, temperature: -0.1 }, 'temperature'],
   ['temperature as a string', { ...VALID, temperature: 'hot' }, 'temperature'],
@@ -80,7 +92,9 @@ for (const [name, body, param] of CASES) {
 }
 
 test('the same effort in both forms is not a conflict', () => {
-  const request = parseChatRequest(JSON.stringify({ ...VALID, reasoning_effort: 'high', reasoning: { effort: 'high' } }));
+  const request = parseChatRequest(
+    JSON.stringify({ ...VALID, reasoning_effort: 'high', reasoning: { effort: 'high' } }),
+  );
   assert.equal(request.reasoning_effort, 'high');
 });
 

@@ -15,7 +15,11 @@ export function validationFailed(param: string | null, english: string, russian:
 /** The path is cut for the message (a key of a megabyte stays a short sentence); `param` gets the same cut. */
 function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
   const shown = truncateForDisplay(param);
-  return validationFailed(param, `Invalid parameter '${shown}': it ${expected}.`, `Некорректный параметр '${shown}': ${expectedRu}.`);
+  return validationFailed(
+    param,
+    `Invalid parameter '${shown}': it ${expected}.`,
+    `Некорректный параметр '${shown}': ${expectedRu}.`,
+  );
 }
 
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
@@ -32,7 +36,11 @@ export interface ChatRequestCaps {
   readonly maxJsonDepth: number;
 }
 
-const NO_CAPS: ChatRequestCaps = { maxMessages: Number.POSITIVE_INFINITY, maxChoices: 128, maxJsonDepth: Number.POSITIVE_INFINITY };
+const NO_CAPS: ChatRequestCaps = {
+  maxMessages: Number.POSITIVE_INFINITY,
+  maxChoices: 128,
+  maxJsonDepth: Number.POSITIVE_INFINITY,
+};
 
 /**
  * Parses and checks a chat-completions body (spec 7.2 row 400, PRODUCT.md decisions 6, 8).
@@ -61,7 +69,11 @@ function checkCaps(body: Record<string, unknown>, caps: ChatRequestCaps): void {
     );
   }
   if (typeof n === 'number' && n > caps.maxChoices) {
-    throw validationFailed('n', `Invalid parameter 'n': at most ${caps.maxChoices} choices are accepted.`, `Некорректный параметр 'n': допускается не более ${caps.maxChoices} вариантов.`);
+    throw validationFailed(
+      'n',
+      `Invalid parameter 'n': at most ${caps.maxChoices} choices are accepted.`,
+      `Некорректный параметр 'n': допускается не более ${caps.maxChoices} вариантов.`,
+    );
   }
 }
 
@@ -70,7 +82,11 @@ function checkMessages(request: ChatRequest, maxJsonDepth: number): void {
     const hasContent = message.content !== undefined && message.content !== null;
     if (message.role === 'assistant') {
       if (!hasContent && (message.tool_calls === undefined || message.tool_calls.length === 0)) {
-        throw invalidParameter(`messages[${index}].content`, 'is required for an assistant message without tool_calls', 'обязателен для сообщения assistant без tool_calls');
+        throw invalidParameter(
+          `messages[${index}].content`,
+          'is required for an assistant message without tool_calls',
+          'обязателен для сообщения assistant без tool_calls',
+        );
       }
     } else if (!hasContent) {
       throw invalidParameter(`messages[${index}].content`, 'is required', 'обязателен');
@@ -87,7 +103,11 @@ function checkMessages(request: ChatRequest, maxJsonDepth: number): void {
       }
     });
     if (message.role === 'tool' && (message.tool_call_id === undefined || message.tool_call_id === '')) {
-      throw invalidParameter(`messages[${index}].tool_call_id`, 'is required for a tool message', 'обязателен для сообщения tool');
+      throw invalidParameter(
+        `messages[${index}].tool_call_id`,
+        'is required for a tool message',
+        'обязателен для сообщения tool',
+      );
     }
   });
 }

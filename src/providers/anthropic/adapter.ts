@@ -19,11 +19,17 @@ function checkModel(model: ModelConfig): { path: string; problem: string } | und
     if (!TAKEN_ALWAYS.has(effort) && reasoning.efforts?.has(effort) !== true) continue;
     const level = anthropicLevel(reasoning, effort);
     if (reasoning.style === 'level' && !ANTHROPIC_EFFORTS.has(level)) {
-      return { path: `reasoning.levels.${effort}`, problem: `"${level}" is not an Anthropic effort (low, medium, high, xhigh, max)` };
+      return {
+        path: `reasoning.levels.${effort}`,
+        problem: `"${level}" is not an Anthropic effort (low, medium, high, xhigh, max)`,
+      };
     }
     const budget = effortBudget(reasoning, effort);
     if (reasoning.style === 'budget' && budget < MIN_THINKING_BUDGET) {
-      return { path: `reasoning.budgets.${effort}`, problem: `${budget} is below Anthropic's minimum thinking budget of ${MIN_THINKING_BUDGET}` };
+      return {
+        path: `reasoning.budgets.${effort}`,
+        problem: `${budget} is below Anthropic's minimum thinking budget of ${MIN_THINKING_BUDGET}`,
+      };
     }
   }
   return undefined;

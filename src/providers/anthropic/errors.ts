@@ -7,7 +7,12 @@ import type { CallContext } from '../types.js';
  * `overloaded_error` fail over, as do 401/403 (our key); 400, 404, 413… are the client's
  * and go back with Anthropic's own status and body. The body's `request_id` is kept for logs.
  */
-export function toError(status: number, body: Buffer, contentType: string | undefined, context: CallContext): GatewayError {
+export function toError(
+  status: number,
+  body: Buffer,
+  contentType: string | undefined,
+  context: CallContext,
+): GatewayError {
   const match = /"request_id"\s*:\s*"([^"]{1,200})"/.exec(body.subarray(0, 4096).toString('utf8'));
   return classifyNodeError(status, body, contentType, context, match?.[1]);
 }

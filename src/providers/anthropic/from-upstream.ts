@@ -30,7 +30,11 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
     } else if (block.type === 'redacted_thinking') {
       thinkingBlocks.push({ type: 'redacted_thinking', data: block.data });
     } else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   return translatedCompletion(

@@ -24,7 +24,10 @@ export interface AnthropicUsage {
 export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
   const input = usage.input_tokens ?? 0;
   const cacheWrite1h = countOf(usage.cache_creation?.ephemeral_1h_input_tokens);
-  const cacheWrite = Math.max(usage.cache_creation_input_tokens ?? 0, countOf(usage.cache_creation?.ephemeral_5m_input_tokens) + cacheWrite1h);
+  const cacheWrite = Math.max(
+    usage.cache_creation_input_tokens ?? 0,
+    countOf(usage.cache_creation?.ephemeral_5m_input_tokens) + cacheWrite1h,
+  );
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const prompt = input + cacheWrite + cacheRead;
   const completion = usage.output_tokens ?? 0;
@@ -35,7 +38,12 @@ export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
   };
-  if (cacheWrite1h > 0) mapped.prompt_tokens_details = { cached_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: cacheWrite1h };
+  if (cacheWrite1h > 0)
+    mapped.prompt_tokens_details = {
+      cached_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cache_write_1h_tokens: cacheWrite1h,
+    };
   if (thinking !== undefined) mapped.completion_tokens_details = { reasoning_tokens: thinking };
   return mapped;
 }
@@ -48,10 +56,16 @@ function countOf(value: unknown): number {
 /** Stream usage is cumulative: later counters replace earlier ones (provider-protocols 4.5). */
 export function mergeUsage(into: AnthropicUsage, update: AnthropicUsage | null | undefined): void {
   if (update === null || update === undefined) return;
-  for (const field of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const) {
+  for (const field of [
+    'input_tokens',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
+    'output_tokens',
+  ] as const) {
     const value = update[field];
     if (typeof value === 'number') into[field] = value;
   }
   if (isRecord(update.cache_creation)) into.cache_creation = { ...into.cache_creation, ...update.cache_creation };
-  if (typeof update.output_tokens_details?.thinking_tokens === 'number') into.output_tokens_details = { thinking_tokens: update.output_tokens_details.thinking_tokens };
+  if (typeof update.output_tokens_details?.thinking_tokens === 'number')
+    into.output_tokens_details = { thinking_tokens: update.output_tokens_details.thinking_tokens };
 }

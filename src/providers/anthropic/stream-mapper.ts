@@ -33,7 +33,11 @@ interface OpenBlock {
  */
 export function createStreamMapper(context: CallContext): StreamMapper {
   const summary = emptySummary();
-  const chunks = new ChunkBuilder({ id: `chatcmpl-${context.requestId}`, created: Math.floor(Date.now() / 1000), model: context.clientModel });
+  const chunks = new ChunkBuilder({
+    id: `chatcmpl-${context.requestId}`,
+    created: Math.floor(Date.now() / 1000),
+    model: context.clientModel,
+  });
   const blocks = new Map<number, OpenBlock>();
   const usage: AnthropicUsage = {};
   let toolCount = 0;
@@ -60,7 +64,8 @@ export function createStreamMapper(context: CallContext): StreamMapper {
         stopBlock(event, emit);
         return 'more';
       case 'message_delta':
-        if (isRecord(event.delta) && event.delta.stop_reason !== undefined && event.delta.stop_reason !== null) stopReason = event.delta.stop_reason;
+        if (isRecord(event.delta) && event.delta.stop_reason !== undefined && event.delta.stop_reason !== null)
+          stopReason = event.delta.stop_reason;
         mergeUsage(usage, event.usage as AnthropicUsage | undefined);
         return 'more';
       case 'message_stop': {
@@ -86,11 +91,23 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     const index = typeof event.index === 'number' ? event.index : -1;
     const block = isRecord(event.content_block) ? event.content_block : {};
     const type = typeof block.type === 'string' ? block.type : 'unknown';
-    const open: OpenBlock = { type, toolIndex: type === 'tool_use' ? toolCount++ : -1, thinking: '', signature: '', data: block.data };
+    const open: OpenBlock = {
+      type,
+      toolIndex: type === 'tool_use' ? toolCount++ : -1,
+      thinking: '',
+      signature: '',
+      data: block.data,
+    };
     blocks.set(index, open);
     if (type === 'thinking' || type === 'redacted_thinking') sawThinking = true;
     if (type === 'tool_use') {
-      emit(chunks.delta({ tool_calls: [{ index: open.toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }));
+      emit(
+        chunks.delta({
+          tool_calls: [
+            { index: open.toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } },
+          ],
+        }),
+      );
     } else if (type === 'text' && typeof block.text === 'string' && block.text !== '') {
       sendText(block.text, emit);
     } else if (type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') {
@@ -106,7 +123,8 @@ export function createStreamMapper(context: CallContext): StreamMapper {
         if (typeof delta.text === 'string' && delta.text !== '') sendText(delta.text, emit);
         break;
       case 'thinking_delta':
-        if (open !== undefined && typeof delta.thinking === 'string' && delta.thinking !== '') sendThinking(open, delta.thinking, emit);
+        if (open !== undefined && typeof delta.thinking === 'string' && delta.thinking !== '')
+          sendThinking(open, delta.thinking, emit);
         break;
       case 'signature_delta':
         // Arrives once, just before the block ends; replaces, never appends.
@@ -128,7 +146,9 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     const open = blocks.get(index);
     blocks.delete(index);
     if (open?.type === 'thinking') {
-      emit(chunks.delta({ thinking_blocks: [{ type: 'thinking', thinking: open.thinking, signature: open.signature }] }));
+      emit(
+        chunks.delta({ thinking_blocks: [{ type: 'thinking', thinking: open.thinking, signature: open.signature }] }),
+      );
     } else if (open?.type === 'redacted_thinking') {
       emit(chunks.delta({ thinking_blocks: [{ type: 'redacted_thinking', data: open.data }] }));
     }

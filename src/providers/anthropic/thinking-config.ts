@@ -15,7 +15,10 @@ export interface ThinkingFields {
 }
 
 /** The `output_config.effort` of an effort without a configured level: `minimal` has none on Anthropic, the nearest is `low`. */
-export function anthropicLevel(settings: ModelReasoningSettings, effort: Exclude<ReasoningEffort, 'none'>): ReasoningLevel {
+export function anthropicLevel(
+  settings: ModelReasoningSettings,
+  effort: Exclude<ReasoningEffort, 'none'>,
+): ReasoningLevel {
   return settings.levels[effort] ?? (effort === 'minimal' ? 'low' : effort);
 }
 
@@ -28,7 +31,12 @@ export function anthropicLevel(settings: ModelReasoningSettings, effort: Exclude
  * thinking is left off rather than sent invalid. Style `level` (Claude ≥ 4.6, and the only
  * form on 4.7/5): `{type: "adaptive"}` plus `output_config.effort`.
  */
-export function thinkingFor(request: ChatRequest, effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined, maxTokens: number): ThinkingFields | undefined {
+export function thinkingFor(
+  request: ChatRequest,
+  effort: ReasoningEffort | undefined,
+  settings: ModelReasoningSettings | undefined,
+  maxTokens: number,
+): ThinkingFields | undefined {
   if (effort === undefined || settings === undefined) return undefined;
   if (settings.style === 'level') {
     if (effort === 'none') return undefined;

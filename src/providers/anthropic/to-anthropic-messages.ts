@@ -1,7 +1,18 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import { Buffer } from 'node:buffer';
-import { cacheControlOf, contentParts, fileDataOf, imageUrlOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly, type ContentPart } from '../translate-content.js';
+import {
+  cacheControlOf,
+  contentParts,
+  fileDataOf,
+  imageUrlOf,
+  isRecord,
+  notExpressible,
+  parseDataUrl,
+  readToolCalls,
+  textOnly,
+  type ContentPart,
+} from '../translate-content.js';
 
 const PROTOCOL = 'anthropic';
 
@@ -20,7 +31,8 @@ function withCacheControl(block: Block, part: ContentPart, param: string): Block
 function markLast(blocks: Block[], message: ChatMessage, param: string): Block[] {
   const cacheControl = cacheControlOf(message as Record<string, unknown>, param);
   const last = blocks[blocks.length - 1];
-  if (cacheControl !== undefined && last !== undefined) blocks[blocks.length - 1] = { ...last, cache_control: cacheControl };
+  if (cacheControl !== undefined && last !== undefined)
+    blocks[blocks.length - 1] = { ...last, cache_control: cacheControl };
   return blocks;
 }
 
@@ -40,7 +52,10 @@ export interface AnthropicMessage {
  * system part is kept on the block it marks (PRODUCT.md decision 21); a `file` part (PDF or
  * plain text as base64 `file_data`) becomes a `document` block.
  */
-export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: Block[]; messages: AnthropicMessage[] } {
+export function toAnthropicMessages(messages: readonly ChatMessage[]): {
+  system: Block[];
+  messages: AnthropicMessage[];
+} {
   const system: Block[] = [];
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage['role'], blocks: Block[]): void => {
@@ -84,7 +99,8 @@ function systemBlocks(content: unknown, param: string): Block[] {
   }
   return parts.flatMap((part, index): Block[] => {
     const where = `${param}[${index}]`;
-    if (part.type !== 'text' || typeof part.text !== 'string') throw notExpressible(where, PROTOCOL, `a "${part.type}" part in this message`);
+    if (part.type !== 'text' || typeof part.text !== 'string')
+      throw notExpressible(where, PROTOCOL, `a "${part.type}" part in this message`);
     return part.text === '' ? [] : [withCacheControl({ type: 'text', text: part.text }, part, where)];
   });
 }
@@ -92,7 +108,10 @@ function systemBlocks(content: unknown, param: string): Block[] {
 function userBlocks(content: unknown, param: string): Block[] {
   return contentParts(content).flatMap((part, index): Block[] => {
     const where = `${param}[${index}]`;
-    if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [withCacheControl({ type: 'text', text: part.text }, part, where)] : [];
+    if (part.type === 'text')
+      return typeof part.text === 'string' && part.text !== ''
+        ? [withCacheControl({ type: 'text', text: part.text }, part, where)]
+        : [];
     if (part.type === 'image_url') return [withCacheControl(imageBlock(imageUrlOf(part, where), where), part, where)];
     if (part.type === 'file') return [withCacheControl(documentBlock(part, where), part, where)];
     throw notExpressible(where, PROTOCOL, `a "${part.type}" content part`);
@@ -103,9 +122,14 @@ function userBlocks(content: unknown, param: string): Block[] {
 function documentBlock(part: ContentPart, param: string): Block {
   const file = fileDataOf(part, param, PROTOCOL);
   const title = file.filename === undefined ? {} : { title: file.filename };
-  if (file.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: file.mediaType, data: file.data }, ...title };
+  if (file.mediaType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: file.mediaType, data: file.data }, ...title };
   if (file.mediaType === 'text/plain') {
-    return { type: 'document', source: { type: 'text', media_type: file.mediaType, data: Buffer.from(file.data, 'base64').toString('utf8') }, ...title };
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: file.mediaType, data: Buffer.from(file.data, 'base64').toString('utf8') },
+      ...title,
+    };
   }
   throw notExpressible(`${param}.file.file_data`, PROTOCOL, `a file of type ${file.mediaType}`);
 }
@@ -113,11 +137,16 @@ function documentBlock(part: ContentPart, param: string): Block {
 function imageBlock(url: string, param: string): Block {
   const data = parseDataUrl(url);
   if (data !== undefined) {
-    if (!IMAGE_MEDIA_TYPES.has(data.mediaType)) throw notExpressible(`${param}.image_url.url`, PROTOCOL, `an image of type ${data.mediaType}`);
+    if (!IMAGE_MEDIA_TYPES.has(data.mediaType))
+      throw notExpressible(`${param}.image_url.url`, PROTOCOL, `an image of type ${data.mediaType}`);
     return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
-  throw notExpressible(`${param}.image_url.url`, PROTOCOL, 'an image URL that is neither http(s) nor a base64 data URL');
+  throw notExpressible(
+    `${param}.image_url.url`,
+    PROTOCOL,
+    'an image URL that is neither http(s) nor a base64 data URL',
+  );
 }
 
 function assistantBlocks(message: ChatMessage, param: string): Block[] {
@@ -125,22 +154,29 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
   const thinking = message.thinking_blocks;
   if (Array.isArray(thinking)) {
     thinking.forEach((block: unknown, index) => {
-      const valid = isRecord(block) && (
-        (block.type === 'thinking' && typeof block.thinking === 'string' && typeof block.signature === 'string')
-        || (block.type === 'redacted_thinking' && typeof block.data === 'string'));
+      const valid =
+        isRecord(block) &&
+        ((block.type === 'thinking' && typeof block.thinking === 'string' && typeof block.signature === 'string') ||
+          (block.type === 'redacted_thinking' && typeof block.data === 'string'));
       if (!valid) {
         const where = `${param}.thinking_blocks[${index}]`;
-        throw validationFailed(where, `Invalid parameter '${where}': expected {type: "thinking", thinking, signature} or {type: "redacted_thinking", data}.`,
-          `Некорректный параметр '${where}': ожидается {type: "thinking", thinking, signature} или {type: "redacted_thinking", data}.`);
+        throw validationFailed(
+          where,
+          `Invalid parameter '${where}': expected {type: "thinking", thinking, signature} or {type: "redacted_thinking", data}.`,
+          `Некорректный параметр '${where}': ожидается {type: "thinking", thinking, signature} или {type: "redacted_thinking", data}.`,
+        );
       }
-      blocks.push(block.type === 'thinking'
-        ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
-        : { type: 'redacted_thinking', data: block.data });
+      blocks.push(
+        block.type === 'thinking'
+          ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
+          : { type: 'redacted_thinking', data: block.data },
+      );
     });
   }
   contentParts(message.content).forEach((part, index) => {
     const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
-    if (typeof text !== 'string') throw notExpressible(`${param}.content[${index}]`, PROTOCOL, `a "${part.type}" part in an assistant message`);
+    if (typeof text !== 'string')
+      throw notExpressible(`${param}.content[${index}]`, PROTOCOL, `a "${part.type}" part in an assistant message`);
     if (text !== '') blocks.push(withCacheControl({ type: 'text', text }, part, `${param}.content[${index}]`));
   });
   for (const call of readToolCalls(message.tool_calls, `${param}.tool_calls`, PROTOCOL)) {
@@ -151,8 +187,11 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
 
 function toolResult(message: ChatMessage, param: string): Block {
   if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
-    throw validationFailed(`${param}.tool_call_id`, `Invalid parameter '${param}.tool_call_id': a tool message needs the id of the call it answers.`,
-      `Некорректный параметр '${param}.tool_call_id': сообщению tool нужен id вызова, на который оно отвечает.`);
+    throw validationFailed(
+      `${param}.tool_call_id`,
+      `Invalid parameter '${param}.tool_call_id': a tool message needs the id of the call it answers.`,
+      `Некорректный параметр '${param}.tool_call_id': сообщению tool нужен id вызова, на который оно отвечает.`,
+    );
   }
   const block: Block = { type: 'tool_result', tool_use_id: message.tool_call_id };
   if (typeof message.content === 'string') {

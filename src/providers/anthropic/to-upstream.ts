@@ -56,9 +56,12 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
       input_schema: tool.parameters ?? { type: 'object', properties: {} },
       ...(tool.cacheControl === undefined ? {} : { cache_control: tool.cacheControl }),
     }));
-    const choice: Record<string, unknown> = toolChoice?.kind === 'function'
-      ? { type: 'tool', name: toolChoice.name }
-      : { type: toolChoice === undefined ? 'auto' : { auto: 'auto', none: 'none', required: 'any' }[toolChoice.kind] };
+    const choice: Record<string, unknown> =
+      toolChoice?.kind === 'function'
+        ? { type: 'tool', name: toolChoice.name }
+        : {
+            type: toolChoice === undefined ? 'auto' : { auto: 'auto', none: 'none', required: 'any' }[toolChoice.kind],
+          };
     if (request.parallel_tool_calls === false && choice.type !== 'none') choice.disable_parallel_tool_use = true;
     if (toolChoice !== undefined || choice.disable_parallel_tool_use === true) body.tool_choice = choice;
   }
@@ -66,7 +69,8 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   const format = request.response_format;
   if (format !== undefined && format !== null && format.type !== 'text') {
     const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
-    if (format.type !== 'json_schema' || schema === undefined) throw notExpressible('response_format', PROTOCOL, `response_format "${format.type}"`);
+    if (format.type !== 'json_schema' || schema === undefined)
+      throw notExpressible('response_format', PROTOCOL, `response_format "${format.type}"`);
     outputConfig.format = { type: 'json_schema', schema };
   }
   if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;

@@ -17,7 +17,10 @@ function checkModel(model: ModelConfig): { path: string; problem: string } | und
     if (!TAKEN_ALWAYS.has(effort) && reasoning.efforts?.has(effort) !== true) continue;
     const level = geminiLevel(reasoning, effort);
     if (!GEMINI_LEVELS.has(level)) {
-      return { path: `reasoning.levels.${effort}`, problem: `"${level}" is not a Gemini thinking level (minimal, low, medium, high)` };
+      return {
+        path: `reasoning.levels.${effort}`,
+        problem: `"${level}" is not a Gemini thinking level (minimal, low, medium, high)`,
+      };
     }
   }
   return undefined;

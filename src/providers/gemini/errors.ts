@@ -8,6 +8,11 @@ import type { CallContext } from '../types.js';
  * 400 INVALID_ARGUMENT, 404 NOT_FOUND… are the client's and go back with Google's own
  * status and body.
  */
-export function toError(status: number, body: Buffer, contentType: string | undefined, context: CallContext): GatewayError {
+export function toError(
+  status: number,
+  body: Buffer,
+  contentType: string | undefined,
+  context: CallContext,
+): GatewayError {
   return classifyNodeError(status, body, contentType, context);
 }

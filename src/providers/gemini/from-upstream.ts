@@ -20,12 +20,16 @@ export function firstCandidate(reply: Record<string, unknown>): Record<string, u
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
-  if ((!Array.isArray(reply.candidates) && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata))) {
+  if (!Array.isArray(reply.candidates) && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata)) {
     throw invalidReply(context.node.id, 'the reply is not a Gemini GenerateContentResponse');
   }
   const candidate = firstCandidate(reply);
   let toolCount = 0;
-  const parts = mapParts(isRecord(candidate?.content) ? candidate.content.parts : undefined, context.requestId, () => toolCount++);
+  const parts = mapParts(
+    isRecord(candidate?.content) ? candidate.content.parts : undefined,
+    context.requestId,
+    () => toolCount++,
+  );
   let reasoning = '';
   let text = '';
   const toolCalls: Array<Record<string, unknown>> = [];
@@ -37,9 +41,14 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       toolCalls.push(call);
     }
   }
-  const finishReason = typeof candidate?.finishReason === 'string'
-    ? mapFinishReason(candidate.finishReason, toolCalls.length > 0)
-    : candidate === undefined ? 'content_filter' : toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  const finishReason =
+    typeof candidate?.finishReason === 'string'
+      ? mapFinishReason(candidate.finishReason, toolCalls.length > 0)
+      : candidate === undefined
+        ? 'content_filter'
+        : toolCalls.length > 0
+          ? 'tool_calls'
+          : 'stop';
   const usage = mapUsage(isRecord(reply.usageMetadata) ? (reply.usageMetadata as GeminiUsage) : {});
   return translatedCompletion({ id: reply.responseId, text, reasoning, toolCalls, finishReason, usage }, context);
 }

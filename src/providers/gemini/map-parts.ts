@@ -25,11 +25,15 @@ export function mapParts(parts: unknown, requestId: string, nextToolIndex: () =>
       const index = nextToolIndex();
       const functionCall = part.functionCall;
       const call: Record<string, unknown> = {
-        id: typeof functionCall.id === 'string' && functionCall.id !== '' ? functionCall.id : `call_${requestId}_${index}`,
+        id:
+          typeof functionCall.id === 'string' && functionCall.id !== ''
+            ? functionCall.id
+            : `call_${requestId}_${index}`,
         type: 'function',
         function: { name: functionCall.name, arguments: JSON.stringify(functionCall.args ?? {}) },
       };
-      if (typeof part.thoughtSignature === 'string') call.extra_content = { google: { thought_signature: part.thoughtSignature } };
+      if (typeof part.thoughtSignature === 'string')
+        call.extra_content = { google: { thought_signature: part.thoughtSignature } };
       mapped.push({ kind: 'tool-call', call: { index, ...call } });
     }
   }

@@ -20,7 +20,11 @@ import { mapUsage, type GeminiUsage } from './map-usage.js';
  */
 export function createStreamMapper(context: CallContext): StreamMapper {
   const summary = emptySummary();
-  const chunks = new ChunkBuilder({ id: `chatcmpl-${context.requestId}`, created: Math.floor(Date.now() / 1000), model: context.clientModel });
+  const chunks = new ChunkBuilder({
+    id: `chatcmpl-${context.requestId}`,
+    created: Math.floor(Date.now() / 1000),
+    model: context.clientModel,
+  });
   let toolCount = 0;
   let usage: GeminiUsage | undefined;
   let finished = false;
@@ -36,7 +40,11 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     if (isRecord(event.usageMetadata)) usage = event.usageMetadata as GeminiUsage;
     if (finished) return 'more';
     const candidate = firstCandidate(event);
-    const parts = mapParts(isRecord(candidate?.content) ? candidate.content.parts : undefined, context.requestId, () => toolCount++);
+    const parts = mapParts(
+      isRecord(candidate?.content) ? candidate.content.parts : undefined,
+      context.requestId,
+      () => toolCount++,
+    );
     for (const part of parts) {
       if (part.kind === 'reasoning') {
         summary.reasoningCharacters += part.text.length;
@@ -48,10 +56,13 @@ export function createStreamMapper(context: CallContext): StreamMapper {
         emit(chunks.delta({ tool_calls: [part.call] }));
       }
     }
-    const blocked = candidate === undefined && isRecord(event.promptFeedback) && typeof event.promptFeedback.blockReason === 'string';
+    const blocked =
+      candidate === undefined && isRecord(event.promptFeedback) && typeof event.promptFeedback.blockReason === 'string';
     if (typeof candidate?.finishReason === 'string' || blocked) {
       finished = true;
-      summary.finishReason = blocked ? 'content_filter' : mapFinishReason(candidate?.finishReason as string, toolCount > 0);
+      summary.finishReason = blocked
+        ? 'content_filter'
+        : mapFinishReason(candidate?.finishReason as string, toolCount > 0);
       emit(chunks.delta({}, summary.finishReason));
     }
     return 'more';

@@ -23,10 +23,15 @@ export function geminiLevel(settings: ModelReasoningSettings, effort: ReasoningE
  * (that is a 400). `includeThoughts` is on, so thought summaries come back as reasoning
  * text, except for `none`.
  */
-export function thinkingConfigFor(request: ChatRequest, effort: ReasoningEffort | undefined, settings: ModelReasoningSettings | undefined): Record<string, unknown> | undefined {
+export function thinkingConfigFor(
+  request: ChatRequest,
+  effort: ReasoningEffort | undefined,
+  settings: ModelReasoningSettings | undefined,
+): Record<string, unknown> | undefined {
   if (effort === undefined || settings === undefined) return undefined;
   const includeThoughts = effort !== 'none';
-  if (settings.style === 'level') return { thinkingLevel: geminiLevel(settings, effort).toUpperCase(), includeThoughts };
+  if (settings.style === 'level')
+    return { thinkingLevel: geminiLevel(settings, effort).toUpperCase(), includeThoughts };
   const budget = thinkingBudgetOf(request, settings, effort) ?? 0;
   return { thinkingBudget: budget, includeThoughts: includeThoughts && budget > 0 };
 }

@@ -1,6 +1,16 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
-import { contentParts, fileDataOf, imageUrlOf, inputAudioOf, isRecord, notExpressible, parseDataUrl, readToolCalls, textOnly } from '../translate-content.js';
+import {
+  contentParts,
+  fileDataOf,
+  imageUrlOf,
+  inputAudioOf,
+  isRecord,
+  notExpressible,
+  parseDataUrl,
+  readToolCalls,
+  textOnly,
+} from '../translate-content.js';
 
 const PROTOCOL = 'gemini';
 
@@ -8,7 +18,12 @@ type Part = Record<string, unknown>;
 
 /** `input_audio.format` → the MIME type Gemini takes for inline audio. */
 const AUDIO_MIME_TYPES: Readonly<Record<string, string>> = {
-  wav: 'audio/wav', mp3: 'audio/mp3', aiff: 'audio/aiff', aac: 'audio/aac', ogg: 'audio/ogg', flac: 'audio/flac',
+  wav: 'audio/wav',
+  mp3: 'audio/mp3',
+  aiff: 'audio/aiff',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
 };
 
 /** One Gemini `Content`. */
@@ -25,7 +40,10 @@ export interface GeminiContent {
  * URLs: Gemini cannot fetch arbitrary URLs, and an adapter does no I/O. `file` parts
  * (base64 `file_data`) and `input_audio` become `inlineData`.
  */
-export function toGeminiContents(messages: readonly ChatMessage[]): { systemTexts: string[]; contents: GeminiContent[] } {
+export function toGeminiContents(messages: readonly ChatMessage[]): {
+  systemTexts: string[];
+  contents: GeminiContent[];
+} {
   const systemTexts: string[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
@@ -51,14 +69,20 @@ export function toGeminiContents(messages: readonly ChatMessage[]): { systemText
         const parts: Part[] = [];
         contentParts(message.content).forEach((part, partIndex) => {
           const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
-          if (typeof text !== 'string') throw notExpressible(`${param}.content[${partIndex}]`, PROTOCOL, `a "${part.type}" part in an assistant message`);
+          if (typeof text !== 'string')
+            throw notExpressible(
+              `${param}.content[${partIndex}]`,
+              PROTOCOL,
+              `a "${part.type}" part in an assistant message`,
+            );
           if (text !== '') parts.push({ text });
         });
         for (const call of readToolCalls(message.tool_calls, `${param}.tool_calls`, PROTOCOL)) {
           callNames.set(call.id, call.name);
           const part: Part = { functionCall: { name: call.name, args: call.arguments } };
           const google = isRecord(call.raw.extra_content) ? call.raw.extra_content.google : undefined;
-          if (isRecord(google) && typeof google.thought_signature === 'string') part.thoughtSignature = google.thought_signature;
+          if (isRecord(google) && typeof google.thought_signature === 'string')
+            part.thoughtSignature = google.thought_signature;
           parts.push(part);
         }
         push('model', parts);
@@ -67,10 +91,17 @@ export function toGeminiContents(messages: readonly ChatMessage[]): { systemText
       case 'tool': {
         const name = typeof message.tool_call_id === 'string' ? callNames.get(message.tool_call_id) : undefined;
         if (name === undefined) {
-          throw validationFailed(`${param}.tool_call_id`, `Invalid parameter '${param}.tool_call_id': it must name a tool call of an earlier assistant message.`,
-            `Некорректный параметр '${param}.tool_call_id': ожидается id вызова из предыдущего сообщения assistant.`);
+          throw validationFailed(
+            `${param}.tool_call_id`,
+            `Invalid parameter '${param}.tool_call_id': it must name a tool call of an earlier assistant message.`,
+            `Некорректный параметр '${param}.tool_call_id': ожидается id вызова из предыдущего сообщения assistant.`,
+          );
         }
-        push('user', [{ functionResponse: { name, response: toolResponse(textOnly(message.content, `${param}.content`, PROTOCOL)) } }]);
+        push('user', [
+          {
+            functionResponse: { name, response: toolResponse(textOnly(message.content, `${param}.content`, PROTOCOL)) },
+          },
+        ]);
         break;
       }
       default:
@@ -97,7 +128,8 @@ function userParts(content: unknown, param: string): Part[] {
     if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [{ text: part.text }] : [];
     if (part.type === 'image_url') {
       const data = parseDataUrl(imageUrlOf(part, where));
-      if (data === undefined) throw notExpressible(`${where}.image_url.url`, PROTOCOL, 'an image by URL (send it as a base64 data URL)');
+      if (data === undefined)
+        throw notExpressible(`${where}.image_url.url`, PROTOCOL, 'an image by URL (send it as a base64 data URL)');
       return [{ inlineData: { mimeType: data.mediaType, data: data.data } }];
     }
     if (part.type === 'file') {
@@ -107,7 +139,8 @@ function userParts(content: unknown, param: string): Part[] {
     if (part.type === 'input_audio') {
       const audio = inputAudioOf(part, where);
       const mimeType = AUDIO_MIME_TYPES[audio.format];
-      if (mimeType === undefined) throw notExpressible(`${where}.input_audio.format`, PROTOCOL, `audio of format "${audio.format}"`);
+      if (mimeType === undefined)
+        throw notExpressible(`${where}.input_audio.format`, PROTOCOL, `audio of format "${audio.format}"`);
       return [{ inlineData: { mimeType, data: audio.data } }];
     }
     throw notExpressible(where, PROTOCOL, `a "${part.type}" content part`);

@@ -21,19 +21,22 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
 
   const tools = readFunctionTools(request.tools, PROTOCOL);
   if (tools.length > 0) {
-    body.tools = [{
-      functionDeclarations: tools.map((tool) => ({
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        ...(tool.parameters === undefined ? {} : { parametersJsonSchema: tool.parameters }),
-      })),
-    }];
+    body.tools = [
+      {
+        functionDeclarations: tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          ...(tool.parameters === undefined ? {} : { parametersJsonSchema: tool.parameters }),
+        })),
+      },
+    ];
     const choice = readToolChoice(request.tool_choice, PROTOCOL);
     if (choice !== undefined) {
       body.toolConfig = {
-        functionCallingConfig: choice.kind === 'function'
-          ? { mode: 'ANY', allowedFunctionNames: [choice.name] }
-          : { mode: choice.kind === 'required' ? 'ANY' : choice.kind === 'none' ? 'NONE' : 'AUTO' },
+        functionCallingConfig:
+          choice.kind === 'function'
+            ? { mode: 'ANY', allowedFunctionNames: [choice.name] }
+            : { mode: choice.kind === 'required' ? 'ANY' : choice.kind === 'none' ? 'NONE' : 'AUTO' },
       };
     }
   }
@@ -51,7 +54,8 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   const format = request.response_format;
   if (format !== undefined && format !== null && format.type !== 'text') {
     const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
-    if (format.type === 'json_object' || (format.type === 'json_schema' && schema === undefined)) generation.responseMimeType = 'application/json';
+    if (format.type === 'json_object' || (format.type === 'json_schema' && schema === undefined))
+      generation.responseMimeType = 'application/json';
     else if (format.type === 'json_schema') {
       generation.responseMimeType = 'application/json';
       generation.responseJsonSchema = schema;

@@ -25,8 +25,20 @@ const node: NodeConfig = {
 };
 
 const model: ModelConfig = {
-  id: 'qwen3', ownedBy: 'x', created: 0, contextLength: undefined, maxOutputTokens: undefined, defaultMaxTokens: undefined, pricing: undefined, routes: [],
-  reasoning: { defaultEffort: 'medium', style: 'budget', budgets: { low: 1024, medium: 8192, high: 24576 }, levels: { low: 'low', medium: 'medium', high: 'high' } },
+  id: 'qwen3',
+  ownedBy: 'x',
+  created: 0,
+  contextLength: undefined,
+  maxOutputTokens: undefined,
+  defaultMaxTokens: undefined,
+  pricing: undefined,
+  routes: [],
+  reasoning: {
+    defaultEffort: 'medium',
+    style: 'budget',
+    budgets: { low: 1024, medium: 8192, high: 24576 },
+    levels: { low: 'low', medium: 'medium', high: 'high' },
+  },
 };
 
 function context(overrides: Partial<CallContext> = {}): CallContext {
@@ -70,48 +82,76 @@ test('toUpstream: node model name, effort in the node form, usage requested, ext
 });
 
 test('toUpstream: OpenRouter-style nodes get reasoning as an object; non-reasoning models get nothing', () => {
-  const openRouter = JSON.parse(openaiAdapter.toUpstream(request, context({ node: { ...node, reasoningParam: 'reasoning' } })).body);
+  const openRouter = JSON.parse(
+    openaiAdapter.toUpstream(request, context({ node: { ...node, reasoningParam: 'reasoning' } })).body,
+  );
   assert.deepEqual(openRouter.reasoning, { effort: 'medium' });
   assert.equal(openRouter.reasoning_effort, undefined);
-  const plain = JSON.parse(openaiAdapter.toUpstream({ ...request, reasoning_effort: 'high' }, context({ effort: undefined })).body);
+  const plain = JSON.parse(
+    openaiAdapter.toUpstream({ ...request, reasoning_effort: 'high' }, context({ effort: undefined })).body,
+  );
   assert.equal(plain.reasoning, undefined);
   assert.equal(plain.reasoning_effort, undefined);
 });
 
 test('toUpstream: a non-streaming call carries neither stream nor stream_options', () => {
-  const body = JSON.parse(openaiAdapter.toUpstream({ ...request, stream: false, stream_options: { include_usage: true } }, context({ stream: false })).body);
+  const body = JSON.parse(
+    openaiAdapter.toUpstream(
+      { ...request, stream: false, stream_options: { include_usage: true } },
+      context({ stream: false }),
+    ).body,
+  );
   assert.equal(body.stream, undefined);
   assert.equal(body.stream_options, undefined);
 });
 
 test('fromUpstream: the node bytes are kept when nothing changes; `reasoning` becomes `reasoning_content`; model is the client id', () => {
-  const untouched = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null,"reasoning_content":"hm"},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
+  const untouched =
+    '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null,"reasoning_content":"hm"},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}';
   const same = openaiAdapter.fromUpstream(untouched, context({ stream: false }));
   assert.equal(same.body, untouched);
   assert.equal(same.summary.usage?.total_tokens, 3);
   assert.equal(same.summary.finishReason, 'stop');
-  const renamed = openaiAdapter.fromUpstream(untouched.replace('"reasoning_content"', '"reasoning"'), context({ stream: false }));
+  const renamed = openaiAdapter.fromUpstream(
+    untouched.replace('"reasoning_content"', '"reasoning"'),
+    context({ stream: false }),
+  );
   const message = JSON.parse(renamed.body).choices[0].message;
   assert.equal(message.reasoning_content, 'hm');
   assert.equal('reasoning' in message, false);
-  const nodeNamed = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model":"Qwen/Qwen3-32B-0425"'), context({ stream: false }));
+  const nodeNamed = openaiAdapter.fromUpstream(
+    untouched.replace('"model":"qwen3"', '"model":"Qwen/Qwen3-32B-0425"'),
+    context({ stream: false }),
+  );
   assert.equal(JSON.parse(nodeNamed.body).model, 'qwen3');
-  assert.equal(nodeNamed.body, untouched, 'only the model id changes: the rest is the node\'s text');
-  const spaced = openaiAdapter.fromUpstream(untouched.replace('"model":"qwen3"', '"model": "Qwen/Qwen3-32B"'), context({ stream: false }));
+  assert.equal(nodeNamed.body, untouched, "only the model id changes: the rest is the node's text");
+  const spaced = openaiAdapter.fromUpstream(
+    untouched.replace('"model":"qwen3"', '"model": "Qwen/Qwen3-32B"'),
+    context({ stream: false }),
+  );
   assert.equal(JSON.parse(spaced.body).model, 'qwen3', 'a field not in compact form is re-serialized');
 });
 
-test('fromUpstream: what OpenAI\'s schema requires is added (refusal, logprobs), nulls it does not allow are dropped', () => {
-  const sparse = '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","system_fingerprint":null,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi","annotations":null,"function_call":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":null}}';
+test("fromUpstream: what OpenAI's schema requires is added (refusal, logprobs), nulls it does not allow are dropped", () => {
+  const sparse =
+    '{"id":"c","object":"chat.completion","created":1,"model":"qwen3","system_fingerprint":null,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi","annotations":null,"function_call":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":null}}';
   const body = JSON.parse(openaiAdapter.fromUpstream(sparse, context({ stream: false })).body);
-  assert.deepEqual(body.choices[0], { index: 0, message: { role: 'assistant', content: 'Hi', refusal: null }, logprobs: null, finish_reason: 'stop' });
+  assert.deepEqual(body.choices[0], {
+    index: 0,
+    message: { role: 'assistant', content: 'Hi', refusal: null },
+    logprobs: null,
+    finish_reason: 'stop',
+  });
   assert.equal('system_fingerprint' in body, false);
   assert.deepEqual(body.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 });
 });
 
 test('fromUpstream: a body that is not a completion is a retryable bad_gateway', () => {
   for (const body of ['<html>oops</html>', '{"object":"list"}']) {
-    assert.throws(() => openaiAdapter.fromUpstream(body, context()), (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway' && error.retryable);
+    assert.throws(
+      () => openaiAdapter.fromUpstream(body, context()),
+      (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway' && error.retryable,
+    );
   }
 });
 
@@ -154,10 +194,17 @@ test('stream mapper: renames vLLM `reasoning` deltas, shows the client model id,
 test('stream mapper: an error event from the node is thrown as a gateway error', () => {
   const mapper = openaiAdapter.streamMapper(context());
   assert.throws(
-    () => mapper.map({ event: undefined, data: '{"error":{"message":"The server had an error","type":"server_error"}}' }, () => {}),
+    () =>
+      mapper.map(
+        { event: undefined, data: '{"error":{"message":"The server had an error","type":"server_error"}}' },
+        () => {},
+      ),
     (error: unknown) => error instanceof GatewayError && /The server had an error/.test(error.message),
   );
-  assert.throws(() => mapper.map({ event: undefined, data: 'not json' }, () => {}), (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway');
+  assert.throws(
+    () => mapper.map({ event: undefined, data: 'not json' }, () => {}),
+    (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway',
+  );
 });
 
 test('toError: failover statuses are retryable; other client errors pass through with the original body', () => {
@@ -177,11 +224,18 @@ test("toUpstream: the reserved output cap in the client's field or the node's; n
   const bodyWith = (fields: Partial<ChatRequest>, overrides: Partial<CallContext>) =>
     JSON.parse(openaiAdapter.toUpstream({ ...request, ...fields }, context(overrides)).body) as Record<string, unknown>;
   const capped = { outputCap: { tokens: 300, contextBound: false } };
-  const nulls = bodyWith({ max_tokens: null, max_completion_tokens: null }, { ...capped, node: { ...node, maxTokensField: 'max_completion_tokens' } });
+  const nulls = bodyWith(
+    { max_tokens: null, max_completion_tokens: null },
+    { ...capped, node: { ...node, maxTokensField: 'max_completion_tokens' } },
+  );
   assert.equal(nulls.max_completion_tokens, 300);
   assert.equal('max_tokens' in nulls, false, 'an explicit null is dropped: one field only');
   const both = bodyWith({ max_tokens: 9000, max_completion_tokens: 9000 }, capped);
   assert.deepEqual([both.max_tokens, both.max_completion_tokens], [300, 300]);
   const contextBound = bodyWith({}, { outputCap: { tokens: 30000, contextBound: true } });
-  assert.equal('max_tokens' in contextBound || 'max_completion_tokens' in contextBound, false, "the node's own context limit bounds the reply");
+  assert.equal(
+    'max_tokens' in contextBound || 'max_completion_tokens' in contextBound,
+    false,
+    "the node's own context limit bounds the reply",
+  );
 });

@@ -6,7 +6,12 @@ import type { CallContext } from '../types.js';
  * node (or our credentials for it) failed: try another node. Anything else is the
  * client's fault and goes back with its original status and body (spec 7.3).
  */
-export function toError(status: number, body: Buffer, contentType: string | undefined, context: CallContext): GatewayError {
+export function toError(
+  status: number,
+  body: Buffer,
+  contentType: string | undefined,
+  context: CallContext,
+): GatewayError {
   const retryable = context.retryOnStatus.has(status) || status >= 500;
   return gatewayError('bad_gateway', {
     retryable,

@@ -36,8 +36,10 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
   if (completion.model === context.clientModel && !changed) return { body: bodyText, summary };
   // Only the model id differs (the usual case: the node names a dated snapshot): swap
   // that field in the node's text rather than serializing the whole reply again.
-  const body = changed || typeof completion.model !== 'string' ? undefined : replaceModelField(bodyText, modelField(completion.model), modelField(context.clientModel));
+  const body =
+    changed || typeof completion.model !== 'string'
+      ? undefined
+      : replaceModelField(bodyText, modelField(completion.model), modelField(context.clientModel));
   completion.model = context.clientModel;
   return { body: body ?? JSON.stringify(completion), summary };
 }
-

@@ -24,8 +24,16 @@ const node = { id: 'node-a', timeouts: { totalMs: 1 } } as NodeConfig;
 
 function context(clientModel: string): CallContext {
   return {
-    requestId: 'req', correlationId: 'corr', clientModel, upstreamModel: 'upstream', node, model: {} as ModelConfig,
-    outputCap: { tokens: 4096, contextBound: false }, effort: undefined, stream: true, retryOnStatus: new Set(),
+    requestId: 'req',
+    correlationId: 'corr',
+    clientModel,
+    upstreamModel: 'upstream',
+    node,
+    model: {} as ModelConfig,
+    outputCap: { tokens: 4096, contextBound: false },
+    effort: undefined,
+    stream: true,
+    retryOnStatus: new Set(),
   };
 }
 
@@ -45,7 +53,10 @@ function assertSameChunks(actual: readonly string[], expected: readonly string[]
 
 /** The `data:` records of an SSE text (one event per `data:` line). */
 function records(sse: string): SseRecord[] {
-  return sse.split('\n').filter((line) => line.startsWith('data: ')).map((line) => ({ event: undefined, data: line.slice(6) }));
+  return sse
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => ({ event: undefined, data: line.slice(6) }));
 }
 
 function fixtureStreams(): Array<{ name: string; text: string }> {
@@ -55,7 +66,8 @@ function fixtureStreams(): Array<{ name: string; text: string }> {
     const folder = join(import.meta.dirname, '..', protocol, '__fixtures__');
     for (const name of readdirSync(folder)) {
       // OpenAI-protocol streams: the node's for openai, what the client gets for the others.
-      if (protocol === 'openai' ? name.endsWith('.sse') : name.endsWith('.client.sse')) streams.push({ name: `${protocol}/${name}`, text: readFileSync(join(folder, name), 'utf8') });
+      if (protocol === 'openai' ? name.endsWith('.sse') : name.endsWith('.client.sse'))
+        streams.push({ name: `${protocol}/${name}`, text: readFileSync(join(folder, name), 'utf8') });
     }
   }
   return streams;
@@ -64,7 +76,13 @@ function fixtureStreams(): Array<{ name: string; text: string }> {
 /** `records` as a node would send them: `data:` lines (one per line of the data), LF framing. */
 function sseText(records: readonly SseRecord[]): string {
   return records
-    .map((record) => `${record.event === undefined ? '' : `event: ${record.event}\n`}${record.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`)
+    .map(
+      (record) =>
+        `${record.event === undefined ? '' : `event: ${record.event}\n`}${record.data
+          .split('\n')
+          .map((line) => `data: ${line}`)
+          .join('\n')}\n\n`,
+    )
     .join('');
 }
 
@@ -130,7 +148,12 @@ function isWellFormed(records: readonly SseRecord[]): boolean {
  * tried), never in the error. The same chunks as parsing (assertSameChunks), the same
  * summary and identity throughout.
  */
-async function assertSameThroughReader(records: readonly SseRecord[], clientModel: string, seed: number, label: string): Promise<void> {
+async function assertSameThroughReader(
+  records: readonly SseRecord[],
+  clientModel: string,
+  seed: number,
+  label: string,
+): Promise<void> {
   const text = sseText(records.filter((record) => !record.data.includes('\r')));
   const whole = [Buffer.from(text)];
   const cut = randomPieces(text, seed, 1 + (seed % 9)).map((piece) => Buffer.from(piece));
@@ -146,7 +169,11 @@ async function assertSameThroughReader(records: readonly SseRecord[], clientMode
   else assert.equal(errorOf(viaRelayCut), failure, `${label}: the same error, cut into ${cut.length} network chunks`);
   const viaParse = await readThrough(parsed, cut);
   assert.equal(errorOf(viaParse), errorOf(viaRelayCut), `${label}: the same error as parsing`);
-  assertSameChunks(eventsOf(viaRelayCut.slice(0, viaRelayCut.length - errorOf(viaRelayCut).length)), eventsOf(viaParse.slice(0, viaParse.length - errorOf(viaParse).length)), `${label}: against the parsed path`);
+  assertSameChunks(
+    eventsOf(viaRelayCut.slice(0, viaRelayCut.length - errorOf(viaRelayCut).length)),
+    eventsOf(viaParse.slice(0, viaParse.length - errorOf(viaParse).length)),
+    `${label}: against the parsed path`,
+  );
   if (errorOf(viaParse) === '') {
     assert.deepEqual(summaryOf(relayCut), summaryOf(parsed), `${label}: summary`);
     assert.deepEqual(summaryOf(relayWhole), summaryOf(parsed), `${label}: summary whole`);

@@ -69,7 +69,7 @@ class RelaySummary implements ReplySummary {
     this.uncounted = [];
     this.uncountedLength = 0;
     for (const run of runs) {
-      for (let at = 0; at < run.length; ) {
+      for (let at = 0; at < run.length;) {
         const end = run.indexOf('\n', at);
         const chunk = parseChunk(run.slice(at + PLAIN_EVENT_HEAD, end));
         if (Array.isArray(chunk?.choices)) {
@@ -125,7 +125,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       const end = events.indexOf('\n\n', from) + PLAIN_EVENT_TAIL;
       const data = events.slice(from + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL);
       if (mapRead(data, emit) === 'end') return 'end';
-      if (relayable === undefined && nodeModel !== '') relayable = nodeModel === clientModel || data.includes(nodeModelField);
+      if (relayable === undefined && nodeModel !== '')
+        relayable = nodeModel === clientModel || data.includes(nodeModelField);
       from = end;
     }
     if (relayable !== true) return mapEachEvent(events, from, emit);
@@ -136,7 +137,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       const eventStart = previousEnd === -1 ? 0 : previousEnd + PLAIN_EVENT_TAIL;
       const eventEnd = events.indexOf('\n\n', at) + PLAIN_EVENT_TAIL;
       relayUnread(events, from, eventStart, write);
-      if (mapRead(events.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL), emit) === 'end') return 'end';
+      if (mapRead(events.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL), emit) === 'end')
+        return 'end';
       from = eventEnd;
       MARKERS.lastIndex = from;
     }
@@ -153,7 +155,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   }
 
   function mapEachEvent(events: string, from: number, emit: (json: string) => void): StreamSignal {
-    for (let at = from; at < events.length; ) {
+    for (let at = from; at < events.length;) {
       const end = events.indexOf('\n', at);
       if (mapRead(events.slice(at + PLAIN_EVENT_HEAD, end), emit) === 'end') return 'end';
       at = end + PLAIN_EVENT_TAIL;
@@ -172,7 +174,10 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     try {
       chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
     } catch {
-      throw gatewayError('bad_gateway', { params: { reason: `node ${context.node.id} sent an event that is not JSON` }, upstream: { nodeId: context.node.id } });
+      throw gatewayError('bad_gateway', {
+        params: { reason: `node ${context.node.id} sent an event that is not JSON` },
+        upstream: { nodeId: context.node.id },
+      });
     }
     if (record.event === 'error' || (chunk !== null && typeof chunk === 'object' && chunk.error)) {
       throw inStreamError(chunk.error ?? chunk, context);
@@ -188,7 +193,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
         if (delta !== null && typeof delta === 'object') {
           if (normalizeReasoningField(delta)) changed = true;
           if (typeof delta.content === 'string') summary.contentCharacters += delta.content.length;
-          if (typeof delta.reasoning_content === 'string') summary.reasoningCharacters += delta.reasoning_content.length;
+          if (typeof delta.reasoning_content === 'string')
+            summary.reasoningCharacters += delta.reasoning_content.length;
         }
         if (choice?.finish_reason) summary.finishReason ??= choice.finish_reason;
       }
@@ -203,7 +209,10 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       emit(JSON.stringify(chunk));
     } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
       // The client sees the model id it asked for.
-      emit(replaceModelField(data, nodeModelField, clientModelField) ?? JSON.stringify({ ...chunk, model: context.clientModel }));
+      emit(
+        replaceModelField(data, nodeModelField, clientModelField) ??
+          JSON.stringify({ ...chunk, model: context.clientModel }),
+      );
     } else {
       emit(data);
     }

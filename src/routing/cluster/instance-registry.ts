@@ -86,7 +86,11 @@ export class InstanceRegistry {
       if (this.failing) this.logger.info({ instances: this.count }, 'instance heartbeat works again');
       this.failing = false;
     } catch (error) {
-      if (!this.failing) this.logger.warn({ err: error, instances: this.count }, 'instance heartbeat failed; keeping the last known instances');
+      if (!this.failing)
+        this.logger.warn(
+          { err: error, instances: this.count },
+          'instance heartbeat failed; keeping the last known instances',
+        );
       this.failing = true;
     }
   }

@@ -34,7 +34,8 @@ export class NodeStateSync {
   publish(nodeId: string, patch: NodeStatePatch, now = Date.now()): void {
     const change = this.pending.get(nodeId) ?? {};
     if (patch.drained !== undefined) change.drained = patch.drained;
-    if (patch.ejectedForMs !== undefined) change.ejectedUntil = patch.ejectedForMs === null ? null : now + patch.ejectedForMs;
+    if (patch.ejectedForMs !== undefined)
+      change.ejectedUntil = patch.ejectedForMs === null ? null : now + patch.ejectedForMs;
     this.pending.delete(nodeId);
     this.pending.set(nodeId, change);
     this.writing ??= this.writePending();
@@ -49,7 +50,10 @@ export class NodeStateSync {
     for (const [nodeId, change] of this.pending) {
       this.pending.delete(nodeId);
       // An ejection that ended while waiting (the store was slow or away) is not sent: it would start again elsewhere.
-      const ejectedForMs = change.ejectedUntil === undefined || change.ejectedUntil === null ? change.ejectedUntil : change.ejectedUntil - Date.now();
+      const ejectedForMs =
+        change.ejectedUntil === undefined || change.ejectedUntil === null
+          ? change.ejectedUntil
+          : change.ejectedUntil - Date.now();
       const patch: NodeStatePatch = {
         ...(change.drained === undefined ? {} : { drained: change.drained }),
         ...(ejectedForMs === undefined || (ejectedForMs !== null && ejectedForMs <= 0) ? {} : { ejectedForMs }),
@@ -58,7 +62,10 @@ export class NodeStateSync {
       try {
         await this.store.cluster.writeNodeState(nodeId, patch, this.instanceId);
       } catch (error) {
-        this.logger.warn({ node: nodeId, err: error, ...patch }, 'could not share a node state change with the other instances');
+        this.logger.warn(
+          { node: nodeId, err: error, ...patch },
+          'could not share a node state change with the other instances',
+        );
       }
     }
     this.writing = undefined;
@@ -73,7 +80,10 @@ export class NodeStateSync {
         const state = nodes.get(id);
         if (state === undefined) return;
         state.applyShared(patch);
-        this.logger.info({ node: id, by: instanceId, ...patch, state: state.condition() }, 'node state changed by another instance');
+        this.logger.info(
+          { node: id, by: instanceId, ...patch, state: state.condition() },
+          'node state changed by another instance',
+        );
       } else if (change.kind === 'all') {
         void this.applyStored();
       }

@@ -32,7 +32,8 @@ export class MemoryClusterStore implements ClusterStore {
   async writeNodeState(nodeId: string, patch: NodeStatePatch, instanceId: string): Promise<void> {
     const state = this.nodes.get(nodeId) ?? { drained: false, ejectedUntil: 0, updatedBy: instanceId };
     if (patch.drained !== undefined) state.drained = patch.drained;
-    if (patch.ejectedForMs !== undefined) state.ejectedUntil = patch.ejectedForMs === null ? 0 : Date.now() + patch.ejectedForMs;
+    if (patch.ejectedForMs !== undefined)
+      state.ejectedUntil = patch.ejectedForMs === null ? 0 : Date.now() + patch.ejectedForMs;
     state.updatedBy = instanceId;
     this.nodes.set(nodeId, state);
     this.announce({ kind: 'node', id: nodeId, instanceId, ...patch });
@@ -52,7 +53,10 @@ export class MemoryClusterStore implements ClusterStore {
 
   async liveInstances(expireAfterMs: number): Promise<string[]> {
     const oldest = Date.now() - expireAfterMs;
-    return [...this.instances].filter(([, beat]) => beat >= oldest).map(([id]) => id).sort();
+    return [...this.instances]
+      .filter(([, beat]) => beat >= oldest)
+      .map(([id]) => id)
+      .sort();
   }
 
   async leave(instanceId: string): Promise<void> {

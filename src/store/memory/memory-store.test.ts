@@ -76,19 +76,32 @@ test('a request id within the kept window is booked once; the window is the kept
   const store = await storeWithKey(3);
   await store.recordUsage(rows(0, 3));
   await store.recordUsage([usageRow(1), usageRow(2), usageRow(1, { costNano: 999_999 })]);
-  assert.equal((await store.getKey('key_a'))?.spentNano, 3_000, 'duplicates in the window are skipped, within a batch too');
-  assert.deepEqual((await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId), ['req_2', 'req_1', 'req_0']);
+  assert.equal(
+    (await store.getKey('key_a'))?.spentNano,
+    3_000,
+    'duplicates in the window are skipped, within a batch too',
+  );
+  assert.deepEqual(
+    (await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId),
+    ['req_2', 'req_1', 'req_0'],
+  );
 
   await store.recordUsage([usageRow(3)]);
   await store.recordUsage([usageRow(2), usageRow(3)]);
   assert.equal((await store.getKey('key_a'))?.spentNano, 4_000, 'req_2 and req_3 are still in the window');
-  assert.deepEqual((await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId), ['req_3', 'req_2', 'req_1']);
+  assert.deepEqual(
+    (await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId),
+    ['req_3', 'req_2', 'req_1'],
+  );
 
   // req_0 left the window: the memory store has no journal to replay, so it cannot come back
   // in practice; if it did, it would be booked again.
   await store.recordUsage([usageRow(0)]);
   assert.equal((await store.getKey('key_a'))?.spentNano, 5_000);
-  assert.deepEqual((await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId), ['req_0', 'req_3', 'req_2']);
+  assert.deepEqual(
+    (await store.queryUsage({ limit: 10 })).rows.map((row) => row.requestId),
+    ['req_0', 'req_3', 'req_2'],
+  );
 });
 
 test('usage queries filter the kept rows and count totals past the row limit', async () => {
@@ -97,14 +110,24 @@ test('usage queries filter the kept rows and count totals past the row limit', a
   await store.recordUsage([...rows(0, 4), ...rows(4, 8, { keyId: 'key_b', model: 'other' })]);
 
   const byKey = await store.queryUsage({ keyId: 'key_a', limit: 1 });
-  assert.deepEqual(byKey.rows.map((row) => row.requestId), ['req_3']);
+  assert.deepEqual(
+    byKey.rows.map((row) => row.requestId),
+    ['req_3'],
+  );
   assert.equal(byKey.totals.requests, 2, 'req_0 and req_1 were dropped: req_2 and req_3 are left');
 
   const byModel = await store.queryUsage({ model: 'other', limit: 10 });
-  assert.deepEqual(byModel.rows.map((row) => row.requestId), ['req_7', 'req_6', 'req_5', 'req_4']);
+  assert.deepEqual(
+    byModel.rows.map((row) => row.requestId),
+    ['req_7', 'req_6', 'req_5', 'req_4'],
+  );
 
   const window = await store.queryUsage({ from: usageRow(3).createdAt, to: usageRow(6).createdAt, limit: 10 });
-  assert.deepEqual(window.rows.map((row) => row.requestId), ['req_5', 'req_4', 'req_3'], 'from inclusive, to exclusive');
+  assert.deepEqual(
+    window.rows.map((row) => row.requestId),
+    ['req_5', 'req_4', 'req_3'],
+    'from inclusive, to exclusive',
+  );
   assert.equal((await store.queryUsage({ limit: 0 })).totals.requests, 6);
 });
 

@@ -58,7 +58,10 @@ export class MemoryStore implements Store {
   }
 
   async loadAll() {
-    return { accounts: [...this.accounts.values()], keys: [...this.keys.values()].filter((key) => key.status !== 'deleted') };
+    return {
+      accounts: [...this.accounts.values()],
+      keys: [...this.keys.values()].filter((key) => key.status !== 'deleted'),
+    };
   }
 
   async getAccount(id: string) {
@@ -110,14 +113,31 @@ export class MemoryStore implements Store {
     return entry;
   }
 
-  private addEntry(accountId: string, kind: LedgerKind, amountNano: number, balanceAfterNano: number, reason: string): BalanceEntry {
-    const entry = { id: this.entries.length + 1, accountId, kind, amountNano, balanceAfterNano, reason, createdAt: now() };
+  private addEntry(
+    accountId: string,
+    kind: LedgerKind,
+    amountNano: number,
+    balanceAfterNano: number,
+    reason: string,
+  ): BalanceEntry {
+    const entry = {
+      id: this.entries.length + 1,
+      accountId,
+      kind,
+      amountNano,
+      balanceAfterNano,
+      reason,
+      createdAt: now(),
+    };
     this.entries.push(entry);
     return entry;
   }
 
   async balanceEntries(accountId: string, limit: number) {
-    return this.entries.filter((entry) => entry.accountId === accountId).reverse().slice(0, limit);
+    return this.entries
+      .filter((entry) => entry.accountId === accountId)
+      .reverse()
+      .slice(0, limit);
   }
 
   async insertKeyIfAbsent(key: NewKey) {
@@ -203,7 +223,8 @@ export class MemoryStore implements Store {
     for (const [id, total] of spent) {
       const key = this.keys.get(id);
       if (key === undefined) continue;
-      const lastUsedAt = key.lastUsedAt === null || key.lastUsedAt < total.lastUsedAt ? total.lastUsedAt : key.lastUsedAt;
+      const lastUsedAt =
+        key.lastUsedAt === null || key.lastUsedAt < total.lastUsedAt ? total.lastUsedAt : key.lastUsedAt;
       this.keys.set(id, { ...key, spentNano: key.spentNano + total.costNano, lastUsedAt });
     }
     const accounts = new Map<string, number>();
@@ -222,7 +243,15 @@ export class MemoryStore implements Store {
     const from = filter.from === undefined ? undefined : new Date(filter.from).toISOString();
     const to = filter.to === undefined ? undefined : new Date(filter.to).toISOString();
     const newest: UsageRow[] = [];
-    const totals = { requests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, costNano: 0 };
+    const totals = {
+      requests: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      reasoningTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      costNano: 0,
+    };
     for (const row of this.usage.newestFirst()) {
       if (
         (filter.keyId !== undefined && row.keyId !== filter.keyId) ||

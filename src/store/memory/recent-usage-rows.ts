@@ -20,7 +20,8 @@ export class RecentUsageRows {
   private count = 0;
 
   constructor(readonly capacity: number = MEMORY_STORE_KEPT_USAGE_ROWS) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.rows = new Array<UsageRow | undefined>(capacity);
   }
 

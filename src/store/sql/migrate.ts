@@ -20,7 +20,10 @@ export async function migrate(driver: SqlDriver, migrations: readonly Migration[
       const rows = await tx.query('SELECT 1 FROM switchyard_migrations WHERE version = $1', [migration.version]);
       if (rows.length > 0) return false;
       await tx.exec(migration.sql);
-      await tx.query('INSERT INTO switchyard_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await tx.query('INSERT INTO switchyard_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       return true;
     });
     if (done) applied.push(migration.version);

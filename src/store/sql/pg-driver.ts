@@ -31,13 +31,21 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
       await bootstrap.end();
     }
   }
-  const pool = new pg.Pool({ connectionString, options, max: 4, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    options,
+    max: 4,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   let listener: InstanceType<typeof pg.Client> | undefined;
   let closed = false;
 
-  const wrap = (target: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }): SqlQueryable => ({
+  const wrap = (target: {
+    query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
+  }): SqlQueryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []) {
       return (await target.query(sql, params as unknown[])).rows as Row[];
     },

@@ -44,7 +44,10 @@ async function initializeDataDirectory(dataDir: string): Promise<void> {
     await execFileAsync(process.execPath, ['--input-type=module', '--eval', script], { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-    throw new Error(`could not initialise the embedded store in ${dataDir}${stderr === '' ? '' : `: ${stderr.split('\n').slice(-3).join(' ')}`}`, { cause: error });
+    throw new Error(
+      `could not initialise the embedded store in ${dataDir}${stderr === '' ? '' : `: ${stderr.split('\n').slice(-3).join(' ')}`}`,
+      { cause: error },
+    );
   }
 }
 
@@ -57,7 +60,10 @@ async function initializeDataDirectory(dataDir: string): Promise<void> {
 export async function openPgliteDriver(dataDir: string | undefined): Promise<SqlDriver> {
   if (dataDir !== undefined) await initializeDataDirectory(dataDir);
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create({ ...(dataDir === undefined ? {} : { dataDir }), startParams: [...PGlite.defaultStartParams, ...SERVER_SETTINGS] });
+  const db = await PGlite.create({
+    ...(dataDir === undefined ? {} : { dataDir }),
+    startParams: [...PGlite.defaultStartParams, ...SERVER_SETTINGS],
+  });
   const root = wrap(db);
   return {
     query: root.query,

@@ -17,7 +17,12 @@ export class SqlClusterStore implements ClusterStore {
   ) {}
 
   async loadNodeStates(): Promise<NodeStateRecord[]> {
-    const rows = await this.db.query<{ node_id: string; drained: boolean; ejected_for_ms: unknown; updated_by_instance: string }>(
+    const rows = await this.db.query<{
+      node_id: string;
+      drained: boolean;
+      ejected_for_ms: unknown;
+      updated_by_instance: string;
+    }>(
       `SELECT node_id, drained, updated_by_instance,
          greatest(0, coalesce(extract(epoch FROM ejected_until - now()) * 1000, 0)) AS ejected_for_ms
        FROM node_states`,
@@ -41,7 +46,14 @@ export class SqlClusterStore implements ClusterStore {
            ejected_until = CASE WHEN $6::boolean THEN EXCLUDED.ejected_until ELSE node_states.ejected_until END,
            updated_at = now(),
            updated_by_instance = EXCLUDED.updated_by_instance`,
-        [nodeId, patch.drained ?? null, patch.ejectedForMs ?? null, patch.drained !== undefined, instanceId, patch.ejectedForMs !== undefined],
+        [
+          nodeId,
+          patch.drained ?? null,
+          patch.ejectedForMs ?? null,
+          patch.drained !== undefined,
+          instanceId,
+          patch.ejectedForMs !== undefined,
+        ],
       );
       await this.announce(tx, { kind: 'node', id: nodeId, instanceId, ...patch });
     });
@@ -71,7 +83,9 @@ export class SqlClusterStore implements ClusterStore {
 
   leave(instanceId: string): Promise<void> {
     return this.db.transaction(async (tx) => {
-      const gone = await tx.query('DELETE FROM gateway_instances WHERE instance_id = $1 RETURNING instance_id', [instanceId]);
+      const gone = await tx.query('DELETE FROM gateway_instances WHERE instance_id = $1 RETURNING instance_id', [
+        instanceId,
+      ]);
       if (gone.length > 0) await this.announce(tx, { kind: 'instances', id: instanceId });
     });
   }

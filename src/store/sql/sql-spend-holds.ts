@@ -19,18 +19,29 @@ export class SqlSpendHolds implements SpendHoldStore {
 
   acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldGrant[]> {
     // One lock order for every instance (accounts before keys, then by id): no deadlocks.
-    const ordered = [...demands].sort((a, b) => (a.kind === b.kind ? (a.id < b.id ? -1 : 1) : a.kind === 'account' ? -1 : 1));
+    const ordered = [...demands].sort((a, b) =>
+      a.kind === b.kind ? (a.id < b.id ? -1 : 1) : a.kind === 'account' ? -1 : 1,
+    );
     return this.db.transaction(async (tx) => {
       const grants: HoldGrant[] = [];
-      for (const demand of ordered) grants.push({ kind: demand.kind, id: demand.id, ...(await this.grant(tx, holder, demand, ttlMs)) });
+      for (const demand of ordered)
+        grants.push({ kind: demand.kind, id: demand.id, ...(await this.grant(tx, holder, demand, ttlMs)) });
       return grants;
     });
   }
 
-  private async grant(tx: SqlQueryable, holder: string, demand: HoldDemand, ttlMs: number): Promise<{ heldNano: number; contended: boolean }> {
+  private async grant(
+    tx: SqlQueryable,
+    holder: string,
+    demand: HoldDemand,
+    ttlMs: number,
+  ): Promise<{ heldNano: number; contended: boolean }> {
     // The subject's row lock serializes every instance's grants on it (and usage batches).
     const [subject] = await tx.query<{ budget: unknown }>(BUDGET[demand.kind], [demand.id]);
-    await tx.query('DELETE FROM spend_holds WHERE kind = $1 AND subject_id = $2 AND expires_at <= now()', [demand.kind, demand.id]);
+    await tx.query('DELETE FROM spend_holds WHERE kind = $1 AND subject_id = $2 AND expires_at <= now()', [
+      demand.kind,
+      demand.id,
+    ]);
     const [holds] = await tx.query<{ others: unknown; mine: unknown }>(
       `SELECT coalesce(sum(amount_nano) FILTER (WHERE holder <> $3), 0) AS others,
               coalesce(sum(amount_nano) FILTER (WHERE holder = $3), 0) AS mine
@@ -49,7 +60,11 @@ export class SqlSpendHolds implements SpendHoldStore {
       [holder, demand.kind, demand.id, granted, ttlMs],
     );
     const contended = granted < demand.wantNano && num(holds?.others) > 0;
-    if (contended) await tx.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify({ kind: 'hold-wanted', id: holdKey(demand), holder })]);
+    if (contended)
+      await tx.query('SELECT pg_notify($1, $2)', [
+        this.channel,
+        JSON.stringify({ kind: 'hold-wanted', id: holdKey(demand), holder }),
+      ]);
     return { heldNano: num(row?.amount_nano), contended };
   }
 
@@ -64,7 +79,9 @@ export class SqlSpendHolds implements SpendHoldStore {
 
   async shrink(holder: string, targets: readonly HoldAmount[]): Promise<HoldAmount[]> {
     if (targets.length === 0) return [];
-    const input = JSON.stringify(targets.map((target) => ({ kind: target.kind, subject_id: target.id, keep: target.heldNano })));
+    const input = JSON.stringify(
+      targets.map((target) => ({ kind: target.kind, subject_id: target.id, keep: target.heldNano })),
+    );
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ kind: 'key' | 'account'; subject_id: string; amount_nano: unknown }>(
         `UPDATE spend_holds AS h SET amount_nano = LEAST(h.amount_nano, t.keep)

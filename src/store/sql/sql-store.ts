@@ -29,7 +29,8 @@ const CHANGES_CHANNEL = 'switchyard_changes';
 
 type Row = Record<string, unknown>;
 
-const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+const iso = (value: unknown): string =>
+  value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
 const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : iso(value));
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -194,7 +195,13 @@ function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
 type ColumnUpdate = readonly [column: string, value: unknown, cast?: string, skip?: boolean];
 
 /** `UPDATE table SET <given columns>, updated_at = now() WHERE id = $1 <condition> RETURNING *`. */
-async function updateRow(tx: SqlQueryable, table: string, id: string, condition: string, columns: readonly ColumnUpdate[]): Promise<Row | undefined> {
+async function updateRow(
+  tx: SqlQueryable,
+  table: string,
+  id: string,
+  condition: string,
+  columns: readonly ColumnUpdate[],
+): Promise<Row | undefined> {
   const params: unknown[] = [id];
   const sets: string[] = [];
   for (const [column, value, cast = '', skip = value === undefined] of columns) {
@@ -281,7 +288,14 @@ export class SqlStore implements Store {
       const inserted = await tx.query(
         `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [account.id, account.name ?? null, account.balanceNano, account.allowedModels ?? null, json(account.limits), json(account.policy)],
+        [
+          account.id,
+          account.name ?? null,
+          account.balanceNano,
+          account.allowedModels ?? null,
+          json(account.limits),
+          json(account.policy),
+        ],
       );
       if (inserted.length === 0) return false;
       await tx.query(
@@ -307,7 +321,12 @@ export class SqlStore implements Store {
     });
   }
 
-  adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string): Promise<BalanceEntry | undefined> {
+  adjustBalance(
+    accountId: string,
+    amountNano: number,
+    kind: LedgerKind,
+    reason: string,
+  ): Promise<BalanceEntry | undefined> {
     return this.db.transaction(async (tx) => {
       const [account] = await tx.query<{ balance_nano: unknown }>(
         'UPDATE accounts SET balance_nano = balance_nano + $2, updated_at = now() WHERE id = $1 RETURNING balance_nano',
@@ -325,7 +344,10 @@ export class SqlStore implements Store {
   }
 
   async balanceEntries(accountId: string, limit: number) {
-    const rows = await this.db.query('SELECT * FROM balance_ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [accountId, limit]);
+    const rows = await this.db.query('SELECT * FROM balance_ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [
+      accountId,
+      limit,
+    ]);
     return rows.map(entryOf);
   }
 
@@ -422,13 +444,24 @@ export class SqlStore implements Store {
       await tx.query(RECORD_USAGE, [JSON.stringify(rows.map(usageJson)), holder ?? null]);
       if (this.sharedChanges) {
         // Other instances reload the balances and spend this batch changed (delivered at commit).
-        const changes = [...accountIds.map((id) => ({ kind: 'account', id })), ...keyIds.map((id) => ({ kind: 'key', id }))];
-        await tx.query('SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change', [CHANGES_CHANNEL, changes.map((change) => JSON.stringify(change))]);
+        const changes = [
+          ...accountIds.map((id) => ({ kind: 'account', id })),
+          ...keyIds.map((id) => ({ kind: 'key', id })),
+        ];
+        await tx.query('SELECT pg_notify($1, change) FROM unnest($2::text[]) AS change', [
+          CHANGES_CHANNEL,
+          changes.map((change) => JSON.stringify(change)),
+        ]);
       }
       // A second statement sees the first one's updates (the CTE's own snapshot would not).
       const [accounts, keys] = [
-        await tx.query<{ id: string; balance_nano: unknown }>('SELECT id, balance_nano FROM accounts WHERE id = ANY($1)', [accountIds]),
-        await tx.query<{ id: string; spent_nano: unknown }>('SELECT id, spent_nano FROM api_keys WHERE id = ANY($1)', [keyIds]),
+        await tx.query<{ id: string; balance_nano: unknown }>(
+          'SELECT id, balance_nano FROM accounts WHERE id = ANY($1)',
+          [accountIds],
+        ),
+        await tx.query<{ id: string; spent_nano: unknown }>('SELECT id, spent_nano FROM api_keys WHERE id = ANY($1)', [
+          keyIds,
+        ]),
       ];
       return {
         accounts: new Map(accounts.map((row) => [row.id, num(row.balance_nano)])),
@@ -439,7 +472,10 @@ export class SqlStore implements Store {
 
   async queryUsage(filter: UsageFilter): Promise<UsageReport> {
     const { where, params } = usageWhere(filter);
-    const rows = await this.db.query(`SELECT ${USAGE_COLUMNS} FROM usage_ledger ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`, params);
+    const rows = await this.db.query(
+      `SELECT ${USAGE_COLUMNS} FROM usage_ledger ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`,
+      params,
+    );
     const [totals] = await this.db.query(
       `SELECT count(*) AS requests, coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
          coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens, coalesce(sum(cached_tokens), 0) AS cached_tokens,
