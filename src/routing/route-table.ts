@@ -66,14 +66,12 @@ export class RouteTable {
     for (const [modelId, routes] of this.configRoutes) merged.set(modelId, [...routes]);
     for (const { node, routes } of this.runtimeNodes.values()) {
       for (const route of routes) {
-        merged
-          .get(route.model)
-          ?.push({
-            nodeId: node.id,
-            upstreamModel: route.upstreamModel,
-            weight: route.weight,
-            priority: route.priority,
-          });
+        merged.get(route.model)?.push({
+          nodeId: node.id,
+          upstreamModel: route.upstreamModel,
+          weight: route.weight,
+          priority: route.priority,
+        });
       }
     }
     this.merged = merged;
