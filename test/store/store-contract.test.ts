@@ -247,6 +247,7 @@ for (const backend of cases) {
         completionTokens: 20,
         reasoningTokens: 4,
         cachedTokens: 8,
+        cacheWriteTokens: 0,
         costNano: 4_500,
       });
 

@@ -3,7 +3,7 @@ import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-ty
 import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.js';
 import type { CallContext, ReplySummary, SseRecord, StreamMapper, StreamSignal } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
-import { modelField, replaceModelField } from './replace-model-field.js';
+import { modelField } from './replace-model-field.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
@@ -151,7 +151,16 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (from === to) return;
     const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
     summary.keepUncounted(stretch);
-    write(nodeModel === clientModel ? stretch : stretch.replaceAll(nodeModelField, clientModelField));
+    write(nodeModel === clientModel ? stretch : swapModel(stretch));
+  }
+
+  /**
+   * The stream's one model-swap path, for relayed runs and parsed events alike: every
+   * `"model":"<node model>"` in the text (a key: quotes in strings are escaped) names the
+   * client's model instead. (JSON replies have theirs: replaceModelField.)
+   */
+  function swapModel(text: string): string {
+    return text.replaceAll(nodeModelField, clientModelField);
   }
 
   function mapEachEvent(events: string, from: number, emit: (json: string) => void): StreamSignal {
@@ -209,10 +218,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       emit(JSON.stringify(chunk));
     } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
       // The client sees the model id it asked for.
-      emit(
-        replaceModelField(data, nodeModelField, clientModelField) ??
-          JSON.stringify({ ...chunk, model: context.clientModel }),
-      );
+      emit(data.includes(nodeModelField) ? swapModel(data) : JSON.stringify({ ...chunk, model: context.clientModel }));
     } else {
       emit(data);
     }
