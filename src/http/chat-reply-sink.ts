@@ -71,18 +71,28 @@ class ChatStreamSink implements StreamSink {
   }
 
   write(events: string): Promise<void> | undefined {
-    return this.sse.write(events);
+    return this.sse.write(this.outgoing(events));
   }
 
   end(end: StreamEnd): void {
-    this.sse.end(end.lastEvents + usageChunk(end) + DONE);
+    this.sse.end(this.closing(end) + DONE);
   }
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
     this.context.record.errorCode = failure.code;
-    const before = end === undefined ? '' : end.lastEvents + usageChunk(end);
+    const before = end === undefined ? '' : this.closing(end);
     this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
+  }
+
+  /** The events as the client gets them. */
+  protected outgoing(events: string): string {
+    return events;
+  }
+
+  /** What goes out before `[DONE]` or the error event: the last events and the usage. */
+  protected closing(end: StreamEnd): string {
+    return end.lastEvents + usageChunk(end);
   }
 }
 
@@ -91,25 +101,10 @@ class ChatStreamSink implements StreamSink {
  * carries a finish reason held back, to go out last with the booked usage on it.
  */
 class UsageOnFinishStreamSink extends ChatStreamSink {
-  /** The last finish chunk seen (JSON), not sent yet. */
-  private heldFinish: string | undefined;
+  /** The last finish chunk seen, as the node's text and parsed, not sent yet. */
+  private heldFinish: { readonly data: string; readonly chunk: Record<string, unknown> } | undefined;
 
-  override write(events: string): Promise<void> | undefined {
-    return this.sse.write(this.holdFinish(events));
-  }
-
-  override end(end: StreamEnd): void {
-    this.sse.end(this.holdFinish(end.lastEvents) + this.lastChunk(end) + DONE);
-  }
-
-  override fail(error: unknown, end: StreamEnd | undefined): void {
-    const failure = asGatewayError(error);
-    this.context.record.errorCode = failure.code;
-    const before = end === undefined ? '' : this.holdFinish(end.lastEvents) + this.lastChunk(end);
-    this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
-  }
-
-  private holdFinish(events: string): string {
+  protected override outgoing(events: string): string {
     FINISH_OR_USAGE.lastIndex = 0;
     let out = '';
     let from = 0;
@@ -119,15 +114,16 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
       const stop = events.indexOf('\n\n', match.index) + 2;
       out += events.slice(from, start);
       const data = events.slice(start + 6, stop - 2);
-      const choices = (JSON.parse(data) as { choices?: unknown }).choices;
+      const chunk = JSON.parse(data) as Record<string, unknown>;
+      const choices = chunk.choices;
       if (Array.isArray(choices) && choices.length === 0) {
         // The node's usage chunk: its usage (booked) rides on the finish chunk instead.
       } else if (
         Array.isArray(choices) &&
         choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)
       ) {
-        if (this.heldFinish !== undefined) out += `data: ${this.heldFinish}\n\n`;
-        this.heldFinish = data;
+        if (this.heldFinish !== undefined) out += `data: ${this.heldFinish.data}\n\n`;
+        this.heldFinish = { data, chunk };
       } else {
         out += events.slice(start, stop);
       }
@@ -138,22 +134,20 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
   }
 
   /** The held finish chunk with the booked usage on it (or a chunk of an empty delta, when there was none). */
-  private lastChunk(end: StreamEnd): string {
-    const held = this.heldFinish;
+  protected override closing(end: StreamEnd): string {
+    const last = this.outgoing(end.lastEvents);
+    const held = this.heldFinish?.chunk;
     this.heldFinish = undefined;
-    if (held === undefined && end.usage === undefined) return '';
-    const chunk: Record<string, unknown> =
-      held === undefined
-        ? {
-            id: end.identity.id,
-            object: 'chat.completion.chunk',
-            created: end.identity.created,
-            model: end.identity.model,
-            choices: [{ index: 0, delta: {}, finish_reason: null }],
-          }
-        : (JSON.parse(held) as Record<string, unknown>);
+    if (held === undefined && end.usage === undefined) return last;
+    const chunk = held ?? {
+      id: end.identity.id,
+      object: 'chat.completion.chunk',
+      created: end.identity.created,
+      model: end.identity.model,
+      choices: [{ index: 0, delta: {}, finish_reason: null }],
+    };
     if (end.usage !== undefined) chunk.usage = end.usage;
-    return `data: ${JSON.stringify(chunk)}\n\n`;
+    return `${last}data: ${JSON.stringify(chunk)}\n\n`;
   }
 }
 
