@@ -24,6 +24,18 @@ export interface RequestOutcome {
   readonly errorCode?: string;
 }
 
+/** What a request's reservation was priced on. */
+interface CostEstimate {
+  readonly model: ModelConfig;
+  /** Undefined for a free model (nothing reserved, nothing charged). */
+  readonly prices: NanoPrices | undefined;
+  /** The worst-case cost reserved, in nano-USD. */
+  readonly costNano: number;
+  readonly cap: OutputCap;
+  /** The prompt as the reservation counted it (paid models); a cut stream's progress is booked on it. */
+  readonly promptTokens: number | undefined;
+}
+
 /**
  * The money side of one request: what it reserved before routing, settled exactly once
  * when it ends (PRODUCT.md decision 12). Settling releases the reservation, prices the
@@ -33,26 +45,25 @@ export class RequestCharge {
   private settled = false;
   private untrack: (() => void) | undefined;
 
+  /** The per-choice output cap the reservation was priced on; the node is sent the same. */
+  readonly outputCap: OutputCap;
+
   constructor(
     private readonly ledger: UsageLedger,
     private readonly key: CachedKey,
     private readonly account: CachedAccount | undefined,
-    private readonly model: ModelConfig,
-    private readonly prices: NanoPrices | undefined,
-    private readonly reservedNano: number,
-    /** The per-choice output cap the reservation was priced on; the node is sent the same. */
-    readonly outputCap: OutputCap,
-    /** The prompt as the reservation counted it (paid models); a cut stream's progress is booked on it. */
-    private readonly reservedPromptTokens?: number,
-  ) {}
+    private readonly estimate: CostEstimate,
+  ) {
+    this.outputCap = estimate.cap;
+  }
 
   settle(context: RequestContext, outcome: RequestOutcome): void {
     if (this.settled) return;
     this.settled = true;
     // The final row supersedes the stream's progress records; none is written after it.
     this.untrack?.();
-    this.key.reservedNano -= this.reservedNano;
-    if (this.account !== undefined) this.account.reservedNano -= this.reservedNano;
+    this.key.reservedNano -= this.estimate.costNano;
+    if (this.account !== undefined) this.account.reservedNano -= this.estimate.costNano;
     const record = context.record;
     // Only a request that reached a node is booked (issue 4: one row per such request).
     if (record.attempts.length === 0) return;
@@ -71,13 +82,14 @@ export class RequestCharge {
   trackStream(context: RequestContext, request: ChatRequest, summary: ReplySummary): void {
     if (this.settled || this.untrack !== undefined) return;
     this.untrack = this.ledger.trackStream(() => {
-      const tokens = tokensOf(streamedUsage(request, summary, this.reservedPromptTokens));
+      const tokens = tokensOf(streamedUsage(request, summary, this.estimate.promptTokens));
       return this.row(context, tokens, this.costOf(tokens), true, { status: 200 });
     });
   }
 
   private costOf(tokens: PricedTokens): number {
-    return this.prices === undefined ? 0 : costOf(tokens, this.prices);
+    const prices = this.estimate.prices;
+    return prices === undefined ? 0 : costOf(tokens, prices);
   }
 
   private row(
@@ -94,7 +106,7 @@ export class RequestCharge {
       correlationId: context.correlationId,
       keyId: this.key.record.id,
       accountId: this.account?.record.id ?? null,
-      model: this.model.id,
+      model: this.estimate.model.id,
       node: lastAttempt?.node ?? null,
       attempts: record.attempts.length,
       promptTokens: tokens.prompt,
@@ -176,7 +188,13 @@ export class Billing {
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
     // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
     if (prices === undefined)
-      return new RequestCharge(this.ledger, key, account, model, undefined, 0, outputCapOf(request, model, 0, effort));
+      return new RequestCharge(this.ledger, key, account, {
+        model,
+        prices: undefined,
+        costNano: 0,
+        cap: outputCapOf(request, model, 0, effort),
+        promptTokens: undefined,
+      });
     const counter = tokenCounter();
     if (typeof counter !== 'function')
       return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort));
@@ -194,33 +212,21 @@ export class Billing {
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
-    const estimateNano = worstCaseCost(
-      promptTokens,
-      cap.tokens * (request.n ?? 1),
-      prices,
-      marksCacheBreakpoints(request),
-    );
+    const costNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices, marksCacheBreakpoints(request));
+    const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens };
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, estimateNano))
-      return this.reserveByHolds(holds, key, account, model, prices, estimateNano, cap, promptTokens);
+    if (holds !== undefined && !holds.covers(key, account, costNano))
+      return this.reserveByHolds(holds, key, account, estimate);
     holds?.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
+    return this.reserveEstimate(key, account, estimate);
   }
 
   /** Checks the cached figures and reserves; nothing awaits from the check to the reservation. */
-  private reserveEstimate(
-    key: CachedKey,
-    account: CachedAccount | undefined,
-    model: ModelConfig,
-    prices: NanoPrices,
-    estimateNano: number,
-    cap: OutputCap,
-    promptTokens: number,
-  ): RequestCharge {
-    checkCachedFunds(key, account, estimateNano);
-    if (account !== undefined) account.reservedNano += estimateNano;
-    key.reservedNano += estimateNano;
-    return new RequestCharge(this.ledger, key, account, model, prices, estimateNano, cap, promptTokens);
+  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, estimate: CostEstimate): RequestCharge {
+    checkCachedFunds(key, account, estimate.costNano);
+    if (account !== undefined) account.reservedNano += estimate.costNano;
+    key.reservedNano += estimate.costNano;
+    return new RequestCharge(this.ledger, key, account, estimate);
   }
 
   /**
@@ -234,12 +240,9 @@ export class Billing {
     holds: SpendHoldBook,
     key: CachedKey,
     account: CachedAccount | undefined,
-    model: ModelConfig,
-    prices: NanoPrices,
-    estimateNano: number,
-    cap: OutputCap,
-    promptTokens: number,
+    estimate: CostEstimate,
   ): Promise<RequestCharge> {
+    const estimateNano = estimate.costNano;
     const keyLimited = key.record.spendLimitNano !== null;
     for (let asks = 0, waits = 0; ;) {
       const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
@@ -259,7 +262,7 @@ export class Billing {
         await sleep(wait);
         continue;
       }
-      if (!holds.reachable) return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
+      if (!holds.reachable) return this.reserveEstimate(key, account, estimate);
       // The store said a moment ago that there is no more: refused without asking again.
       if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
       if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id))
@@ -282,11 +285,11 @@ export class Billing {
       try {
         await holds.cover(requests);
       } catch {
-        return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
+        return this.reserveEstimate(key, account, estimate);
       }
     }
     holds.touchAll(key, account);
-    return this.reserveEstimate(key, account, model, prices, estimateNano, cap, promptTokens);
+    return this.reserveEstimate(key, account, estimate);
   }
 }
 
