@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { expectError } from '../support/http-assertions.js';
 import { postChat } from '../support/post-chat.js';
-import { expectRawError, parseRawResponse, type RawResponse } from '../support/raw-http.js';
+import { expectRawError, parseRawResponse, readRawResponse, type RawResponse } from '../support/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const KEY = 'sk-early-answers-0123456789';
@@ -27,24 +27,12 @@ function writeAllThenRead(port: number, head: string, body: Buffer): Promise<Raw
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.pause();
-    const received: Buffer[] = [];
-    const timer = setTimeout(done, 30_000);
-    function done(): void {
+    const timer = setTimeout(() => socket.destroy(), 30_000);
+    void readRawResponse(socket).then((response) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(parseRawResponse(Buffer.concat(received).toString('utf8')));
-    }
-    socket.on('data', (chunk: Buffer) => {
-      received.push(chunk);
-      const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-      if (
-        parsed.status !== 0 &&
-        Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
-      )
-        done();
+      resolve(response);
     });
-    socket.on('error', done);
-    socket.on('close', done);
     socket.write(head);
     socket.write(body, () => socket.resume());
   });

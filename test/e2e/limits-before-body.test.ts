@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { expectRawError, parseRawResponse, type RawResponse } from '../support/raw-http.js';
+import { expectRawError, readRawResponse, type RawResponse } from '../support/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { postChat } from '../support/post-chat.js';
 
@@ -31,20 +31,7 @@ interface HeldRequest {
 function holdRequest(port: number, key: string, body: Buffer, sent: number, declared = body.length): HeldRequest {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
-  const received: Buffer[] = [];
-  const response = new Promise<RawResponse>((resolve) => {
-    const done = () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8')));
-    socket.on('data', (chunk: Buffer) => {
-      received.push(chunk);
-      const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-      if (
-        parsed.status !== 0 &&
-        Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
-      )
-        done();
-    });
-    socket.on('close', done);
-  });
+  const response = readRawResponse(socket);
   socket.write(
     `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\n` +
       `content-length: ${declared}\r\n\r\n`,
@@ -155,19 +142,7 @@ keys:
       const socket = connect(gateway.port, '127.0.0.1');
       held.push(socket);
       socket.on('error', () => undefined);
-      const received: Buffer[] = [];
-      const answered = new Promise<RawResponse>((resolve) => {
-        socket.on('data', (chunk: Buffer) => {
-          received.push(chunk);
-          const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
-          if (
-            parsed.status !== 0 &&
-            Buffer.byteLength(parsed.body) >= Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY)
-          )
-            resolve(parsed);
-        });
-        socket.on('close', () => resolve(parseRawResponse(Buffer.concat(received).toString('utf8'))));
-      });
+      const answered = readRawResponse(socket);
       socket.write(
         `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${KEY_A}\r\ntransfer-encoding: chunked\r\n\r\n`,
       );

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /** A response read off a raw socket. */
 export interface RawResponse {
@@ -88,4 +88,29 @@ export function expectRawError(response: RawResponse, status: number, code: stri
   assert.match(String(body.error.request_id), /^req_/);
   assert.equal(response.headers['x-request-id'], body.error.request_id);
   assert.ok(response.headers['x-correlation-id']);
+}
+
+/**
+ * Collects a socket's bytes as one HTTP response: resolves once the whole body of a
+ * response with a content length has arrived, or when the socket closes or fails (with
+ * what was read; status 0 when nothing was).
+ */
+export function readRawResponse(socket: Socket): Promise<RawResponse> {
+  return new Promise((resolve) => {
+    const received: Buffer[] = [];
+    let settled = false;
+    const done = (): void => {
+      if (settled) return;
+      settled = true;
+      resolve(parseRawResponse(Buffer.concat(received).toString('utf8')));
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      const parsed = parseRawResponse(Buffer.concat(received).toString('utf8'));
+      const length = Number(parsed.headers['content-length'] ?? Number.POSITIVE_INFINITY);
+      if (parsed.status !== 0 && Buffer.byteLength(parsed.body) >= length) done();
+    });
+    socket.on('error', done);
+    socket.on('close', done);
+  });
 }
