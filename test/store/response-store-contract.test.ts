@@ -128,8 +128,11 @@ for (const backend of cases) {
       assert.equal(await responses.get('acme', 'resp_old'), undefined);
       assert.equal(await responses.delete('acme', 'resp_old'), false);
       assert.ok(await responses.get('acme', 'resp_young'), 'within a day it is readable');
-      assert.ok((await store.responseRows.sweep(100)) >= 1, 'the expired row is deleted by a sweep');
-      assert.equal(await store.responseRows.sweep(100), 0, 'nothing expired is left');
+      await responses.save(stored('resp_old2', { createdAt: nowS() - 3 * DAY_S }));
+      await responses.save(stored('resp_old3', { createdAt: nowS() - 4 * DAY_S }));
+      assert.equal(await store.responseRows.sweep(1), 1, 'a sweep deletes expired rows, at most `limit` of them');
+      await responses.sweep();
+      assert.equal(await store.responseRows.sweep(100), 0, 'the gateway sweep deleted every expired row');
       assert.ok(await responses.get('acme', 'resp_young'), 'the sweep leaves live rows alone');
       // Retention is fixed when a response is saved: a longer one later does not revive it.
       settings = { ...settings, retentionDays: 30 };
