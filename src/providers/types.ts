@@ -110,14 +110,6 @@ export interface StreamMapper {
 export interface ProviderAdapter {
   /** The protocol's name, as in the registry and in `provider:` of the configuration. */
   readonly protocol: string;
-  /** Base URL used when a node of this protocol has no `base_url` (hosted APIs); undefined: required. */
-  readonly defaultBaseUrl?: string;
-  /**
-   * Checks a model's settings against what the protocol can express, at configuration
-   * load, for every model routed to a node of this protocol. Returns the problem (path
-   * relative to the model entry and message), or undefined.
-   */
-  checkModel?(model: ModelConfig): { readonly path: string; readonly problem: string } | undefined;
   /** Throws GatewayError (validation_failed) for input the protocol cannot express. */
   toUpstream(request: ChatRequest, context: CallContext): UpstreamCall;
   /** Maps a non-streaming 2xx body; throws bad_gateway for a body that is not a valid reply. */
