@@ -11,6 +11,8 @@ export const DEFAULTS = {
   usageMaxWaitingRows: 100_000,
   usageStreamProgressIntervalMs: 2_000,
   logLevel: 'info',
+  /** A console sign-in lasts 12 hours. */
+  consoleSessionTtlSeconds: 12 * 3600,
   maxAttempts: 3,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
   timeouts: { connectMs: 5_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } satisfies TimeoutSettings,

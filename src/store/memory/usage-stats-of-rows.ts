@@ -62,7 +62,7 @@ export function usageStatsOfRows(rows: Iterable<UsageRow>, query: UsageStatsQuer
     bucket.costNano += row.costNano;
   }
   return [...buckets.values()]
-    .sort((a, b) => a.start - b.start || (a.group ?? '').localeCompare(b.group ?? ''))
+    .sort((a, b) => a.start - b.start || compareGroups(a.group, b.group))
     .map(({ latencies, start, ...bucket }) => {
       latencies.sort((a, b) => a - b);
       return {
