@@ -39,6 +39,7 @@ const page = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="color-scheme" content="light" />
+    <link rel="icon" href="data:," />
     <title>Switchyard console</title>
     ${style === undefined ? '' : `<link rel="stylesheet" href="/console/assets/${basename(style)}" />`}
     <script type="module" src="/console/assets/${basename(script)}"></script>

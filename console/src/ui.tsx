@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { cloneElement, type ComponentChildren, type VNode } from 'preact';
+import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { t } from './i18n.js';
 
 /** Loads data on mount (and every `refreshMs`); `reload` loads it again after a change. */
@@ -56,12 +56,14 @@ export function Loading() {
   return <p aria-live="polite">{t('loading')}</p>;
 }
 
-export function Field({ label, children, wide }: { label: string; children: ComponentChildren; wide?: boolean }) {
+/** A labelled control: the label names the control (for="…"), so its accessible name is the label alone. */
+export function Field({ label, children, wide }: { label: string; children: VNode; wide?: boolean }) {
+  const id = useId();
   return (
-    <label class={wide ? 'field wide' : 'field'}>
-      <span>{label}</span>
-      {children}
-    </label>
+    <div class={wide ? 'field wide' : 'field'}>
+      <label for={id}>{label}</label>
+      {cloneElement(children, { id })}
+    </div>
   );
 }
 
