@@ -12,7 +12,18 @@ export interface ChartData {
 const COLOURS = ['#1f5fbf', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490', '#a16207', '#be185d'];
 
 /** A uPlot line chart that fills its container's width. */
-export function Chart({ title, data, format }: { title: string; data: ChartData; format?: (value: number) => string }) {
+export function Chart({
+  title,
+  data,
+  format,
+  minimumTop = 1,
+}: {
+  title: string;
+  data: ChartData;
+  format?: (value: number) => string;
+  /** The y axis starts at 0 and reaches at least this high (so an all-zero line sits at the bottom). */
+  minimumTop?: number;
+}) {
   const container = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = container.current;
@@ -22,11 +33,14 @@ export function Chart({ title, data, format }: { title: string; data: ChartData;
       height: 200,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true } },
+      scales: {
+        x: { time: true },
+        y: { range: (_plot, _min, max) => [0, Math.max(minimumTop, max * 1.1)] },
+      },
       axes: [
         {},
         {
-          size: 64,
+          size: 84,
           values: (_plot, ticks) => ticks.map((tick) => (format === undefined ? String(tick) : format(tick))),
         },
       ],
@@ -53,7 +67,7 @@ export function Chart({ title, data, format }: { title: string; data: ChartData;
       observer.disconnect();
       plot.destroy();
     };
-  }, [data, format]);
+  }, [data, format, minimumTop]);
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>

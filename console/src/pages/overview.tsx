@@ -122,14 +122,14 @@ export function OverviewPage() {
           {totals.requests === 0 && <p class="hint">{t('noTraffic')}</p>}
           <div class="charts">
             <Chart title={t('requests')} data={charts.requests} format={formatInteger} />
-            <Chart title={t('errorRate')} data={charts.errors} format={formatPercent} />
+            <Chart title={t('errorRate')} data={charts.errors} format={formatPercent} minimumTop={0.1} />
             <Chart
               title={split === '' ? t('latency') + ' (ms)' : t('latencyP95')}
               data={charts.latency}
               format={formatDecimal}
             />
             <Chart title={t('tokens')} data={charts.tokens} format={formatInteger} />
-            <Chart title={t('spend')} data={charts.spend} format={formatUsd} />
+            <Chart title={t('spend')} data={charts.spend} format={formatUsd} minimumTop={0.0001} />
           </div>
         </>
       )}
