@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { UsageRow } from '../../src/store/records.js';
 import { admin, listNodes } from '../support/admin-client.js';
 import { browserSkipReason, launchBrowser, screenshotDirectory } from '../support/browser.js';
 import { ensureConsoleBundle } from '../support/console-bundle.js';
@@ -274,6 +275,57 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     await row.getByText('input $0.5').waitFor();
     await row.getByText(/default: low/).waitFor();
     await shoot('models');
+  });
+
+  test('an hour of traffic is drawn per model: every seeded request counted', async () => {
+    // Usage rows over the last hour, booked as the gateway books them (a key of no account).
+    const rows: UsageRow[] = [];
+    const now = Date.now();
+    for (let minute = 59; minute >= 1; minute--) {
+      const count = 3 + Math.round(2 + 2 * Math.sin(minute / 5));
+      for (let index = 0; index < count; index++) {
+        const model = index % 3 === 0 ? 'reasoner' : 'chat';
+        const failed = minute % 17 === 0 && index === 0;
+        rows.push({
+          requestId: `seed_${minute}_${index}`,
+          correlationId: `seed_${minute}_${index}`,
+          keyId: 'key_seed',
+          accountId: null,
+          model,
+          node: model === 'chat' && index % 2 === 0 ? 'sim-b' : 'sim-a',
+          attempts: 1,
+          promptTokens: 200 + 40 * index,
+          completionTokens: model === 'reasoner' ? 900 + 10 * minute : 300 + 5 * minute,
+          reasoningTokens: model === 'reasoner' ? 500 : 0,
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          cacheWrite1hTokens: 0,
+          costNano: failed ? 0 : (model === 'reasoner' ? 1_500 : 400) * (100 + minute),
+          estimated: false,
+          status: failed ? 502 : 200,
+          errorCode: failed ? 'upstream_error' : null,
+          latencyMs: (model === 'reasoner' ? 1800 : 600) + 15 * ((minute * 7 + index * 13) % 40),
+          firstByteMs: 120,
+          stream: true,
+          finishReason: failed ? null : 'stop',
+          createdAt: new Date(now - minute * 60_000 + index * 1_000).toISOString(),
+        });
+      }
+    }
+    await gateway.running.services.store.recordUsage(rows);
+    await nav('Overview');
+    await heading('Overview');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await waitFor(
+      async () =>
+        Number((await page.getByTestId('total-requests').textContent())?.replace(/\D/g, '')) >= rows.length + 7,
+      STEP_MS,
+      { what: `the ${rows.length} seeded requests on the overview` },
+    );
+    await page.getByLabel('Split by').selectOption('model');
+    await page.locator('.chart').first().getByText('chat').first().waitFor();
+    await page.locator('.chart').first().getByText('reasoner').first().waitFor();
+    await shoot('overview-history');
   });
 
   test('signing out returns to the sign-in page and the session is gone', async () => {
