@@ -54,7 +54,7 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
   const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 
   before(async () => {
-    ensureConsoleBundle();
+    await ensureConsoleBundle();
     gateway = await startTestGateway(YAML);
     browser = await launchBrowser();
     context = await browser.newContext({

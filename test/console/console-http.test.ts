@@ -72,7 +72,7 @@ async function signIn(gateway: TestGateway): Promise<{ cookie: string; csrf: str
 describe('console over HTTP', () => {
   let gateway: TestGateway;
   before(async () => {
-    ensureConsoleBundle();
+    await ensureConsoleBundle();
     gateway = await startTestGateway(YAML);
   });
   after(() => gateway?.close());
@@ -256,7 +256,7 @@ describe('console over HTTP', () => {
 
 describe('console sessions expire', () => {
   test('a session older than console.session_ttl_seconds is refused', async () => {
-    ensureConsoleBundle();
+    await ensureConsoleBundle();
     const gateway = await startTestGateway(YAML.replace('session_ttl_seconds: 3600', 'session_ttl_seconds: 1'));
     try {
       const { cookie, setCookie } = await signIn(gateway);
