@@ -272,6 +272,37 @@ describe('console sessions expire', () => {
   });
 });
 
+describe('console behind a TLS proxy', () => {
+  test('the cookie is Secure when a trusted proxy says the client came over https, and only then', async () => {
+    await ensureConsoleBundle();
+    const gateway = await startTestGateway(`trusted_proxies: [127.0.0.1]\n${YAML}`);
+    try {
+      const signIn = (headers: Record<string, string>) =>
+        call(gateway, 'POST', '/console/api/session', { body: { admin_key: ADMIN_KEY }, headers });
+      const overTls = await signIn({ 'x-forwarded-proto': 'https' });
+      assert.match(overTls.headers.get('set-cookie') ?? '', /; Secure$/);
+      const plain = await signIn({});
+      assert.doesNotMatch(plain.headers.get('set-cookie') ?? '', /Secure/);
+    } finally {
+      await gateway.close();
+    }
+    const untrusted = await startTestGateway(YAML);
+    try {
+      const answer = await call(untrusted, 'POST', '/console/api/session', {
+        body: { admin_key: ADMIN_KEY },
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      assert.doesNotMatch(
+        answer.headers.get('set-cookie') ?? '',
+        /Secure/,
+        'a header from an untrusted peer is ignored',
+      );
+    } finally {
+      await untrusted.close();
+    }
+  });
+});
+
 describe('console without the admin API', () => {
   test('every /console path is 404 when no admin_key is configured', async () => {
     const gateway = await startTestGateway(YAML.replace(`admin_key: ${ADMIN_KEY}\n`, ''));

@@ -5,6 +5,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js';
 import { adminOperationsHandler } from '../admin/admin-route.js';
 import { isAdminKey } from '../admin/authenticate-admin.js';
 import { readJsonObject } from '../admin/read-json-body.js';
@@ -87,6 +88,11 @@ function sendAsset(request: IncomingMessage, response: ServerResponse, context: 
 export function consoleRoute(services: GatewayServices) {
   const sessions = new ConsoleSessions(() => services.config.console.sessionTtlSeconds);
   const operations = adminOperationsHandler(services);
+  const proxies = trustedProxyList(services.config.trustedProxies);
+  /** TLS here, or at a trusted proxy that says so (X-Forwarded-Proto: https): the cookie is then Secure. */
+  const servedOverTls = (request: IncomingMessage): boolean =>
+    (request.socket as TLSSocket).encrypted === true ||
+    (isFromTrustedProxy(request, proxies) && request.headers['x-forwarded-proto'] === 'https');
   let bundle: ConsoleBundle | undefined;
 
   function loadedBundle(): ConsoleBundle {
@@ -114,7 +120,7 @@ export function consoleRoute(services: GatewayServices) {
   }
 
   async function handleSession(request: IncomingMessage, response: ServerResponse, context: RequestContext) {
-    const secure = (request.socket as TLSSocket).encrypted === true;
+    const secure = servedOverTls(request);
     if (request.method === 'GET') return sendSession(response, context, sessionOf(request), 200);
     if (request.method === 'POST') {
       refuseCrossSite(request);
