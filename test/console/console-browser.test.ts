@@ -140,6 +140,14 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     const listed = (await admin(gateway.origin, 'GET', '/keys', ADMIN_KEY)).body as { data: Array<{ name: string }> };
     assert.ok(JSON.stringify(listed).indexOf(secret) === -1);
     assert.ok(listed.data.some((key) => key.name === 'first key'));
+
+    await row.getByRole('button', { name: 'Block' }).click();
+    await row.getByTestId('key-status').getByText('blocked').waitFor();
+    const refused = await postChat(gateway.baseUrl, secret, chatBody('chat', { max_tokens: 4 }));
+    assert.equal(refused.status, 401, 'a blocked key is refused');
+    await refused.text();
+    await row.getByRole('button', { name: 'Unblock' }).click();
+    await row.getByTestId('key-status').getByText('active').waitFor();
   });
 
   test('the playground streams the reasoning and the answer apart, with the request id, tokens and cost', async () => {
@@ -343,10 +351,21 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
       russianPage.setDefaultTimeout(STEP_MS);
       await russianPage.goto(`${gateway.origin}/console`);
       await russianPage.getByRole('heading', { name: 'Вход в консоль Switchyard' }).waitFor();
-      await russianPage.getByLabel('Ключ администратора').fill(ADMIN_KEY);
-      await russianPage.getByRole('button', { name: 'Войти' }).click();
+      // From the keyboard: the key field has the focus, Enter signs in.
+      await russianPage.keyboard.type(ADMIN_KEY);
+      await russianPage.keyboard.press('Enter');
       await russianPage.getByRole('heading', { level: 1, name: 'Обзор' }).waitFor();
       assert.equal(await russianPage.locator('html').getAttribute('lang'), 'ru');
+      // Tab reaches the menu; Enter follows a link.
+      const menuLink = russianPage.getByRole('navigation').getByRole('link', { name: 'Ключи', exact: true });
+      for (
+        let presses = 0;
+        presses < 12 && !(await menuLink.evaluate((link) => link === link.ownerDocument.activeElement));
+        presses++
+      )
+        await russianPage.keyboard.press('Tab');
+      await russianPage.keyboard.press('Enter');
+      await russianPage.getByRole('heading', { level: 1, name: 'Ключи' }).waitFor();
       await russianPage.screenshot({ path: join(shots, 'overview-ru.png'), fullPage: true });
     } finally {
       await russian.close();
