@@ -257,6 +257,16 @@ export const ConfigFileSchema = Type.Object(
     /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
     trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     admin_key: Type.Optional(Type.String({ minLength: 16 })),
+    /** The operator console (/console, on when admin_key is set). */
+    console: Type.Optional(
+      Type.Object(
+        {
+          /** How long a console sign-in lasts (default 12 hours, at most 7 days). */
+          session_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
     ),

@@ -247,6 +247,8 @@ export interface GatewayConfig {
   /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */
   readonly trustedProxies: readonly string[];
   readonly adminKey: string | undefined;
+  /** The operator console at /console (on when the admin API is). */
+  readonly console: { readonly sessionTtlSeconds: number };
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
   readonly timeouts: TimeoutSettings;

@@ -331,6 +331,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     limits: resolveLimits(file.limits),
     trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),
     adminKey: file.admin_key,
+    console: { sessionTtlSeconds: file.console?.session_ttl_seconds ?? DEFAULTS.consoleSessionTtlSeconds },
     logLevel: file.log_level ?? DEFAULTS.logLevel,
     failover: {
       maxAttempts: file.failover?.max_attempts ?? DEFAULTS.maxAttempts,

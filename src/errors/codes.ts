@@ -53,6 +53,16 @@ export const ERROR_CODES = {
       ru: () => 'Не передан API-ключ: добавьте заголовок "Authorization: Bearer <API_KEY>".',
     },
   },
+  /** A console call without a live session (none, expired or signed out). */
+  console_session_required: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    message: {
+      en: () => 'Sign in to the console: there is no session, or it has expired.',
+      ru: () => 'Войдите в консоль: сессии нет или её срок истёк.',
+    },
+  },
   invalid_api_key: {
     status: 401,
     type: 'authentication_error',

@@ -20,6 +20,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
 import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
+import type { consoleRoute } from './console/console-route.js';
 
 export type RouteHandler = (
   request: IncomingMessage,
@@ -105,6 +106,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   }
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
+  // The console (PRODUCT decision 24), loaded the same way by its first request; on only with the admin API.
+  let operatorConsole: Promise<ReturnType<typeof consoleRoute>> | undefined;
   const oneModel = modelRoute(services);
   const storedResponse = storedResponsesRoute(services);
   const requestLog = requestLineLogger(logger);
@@ -130,6 +133,16 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           },
         );
         return admin.then((handle) => handle(request, response, context, path));
+      }
+      if ((path === '/console' || path.startsWith('/console/')) && services.config.adminKey !== undefined) {
+        operatorConsole ??= import('./console/console-route.js').then(
+          (module) => module.consoleRoute(services),
+          (error: unknown) => {
+            operatorConsole = undefined;
+            throw error;
+          },
+        );
+        return operatorConsole.then((handle) => handle(request, response, context, path));
       }
       // GET /v1/models/{id}: the id may itself hold slashes, so the rest of the path is the id.
       if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length) {

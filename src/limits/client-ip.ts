@@ -50,6 +50,11 @@ export function clientIp(request: ClientIpSource, trustedProxies: BlockList | un
   return client;
 }
 
+/** Whether the socket peer is one of the trusted proxies (whose X-Forwarded-* headers are believed). */
+export function isFromTrustedProxy(request: ClientIpSource, trustedProxies: BlockList | undefined): boolean {
+  return trustedProxies !== undefined && isTrusted(peerAddress(request.socket), trustedProxies);
+}
+
 /** Normalized peer addresses by socket: a keep-alive connection's peer never changes. */
 const peers = new WeakMap<object, string>();
 

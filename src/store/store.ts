@@ -14,6 +14,8 @@ import type {
   UsageFilter,
   UsageReport,
   UsageRow,
+  UsageStatsBucket,
+  UsageStatsQuery,
 } from './records.js';
 import type { SpendHoldStore } from './spend-holds.js';
 import type { ClusterStore } from './cluster-store.js';
@@ -67,6 +69,11 @@ export interface Store {
    */
   recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
+  /**
+   * Requests, errors, latency percentiles, tokens and cost per time bucket (and per model
+   * or node) over the usage ledger; the memory store answers over its kept rows.
+   */
+  usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]>;
 
   /** Node drain/ejection shared between instances and the registry of live instances. */
   readonly cluster: ClusterStore;
