@@ -135,7 +135,7 @@ test('tools: functions, custom and namespace tools become functions; hosted ones
     parallel_tool_calls: false,
   });
   assert.deepEqual(
-    chat.tools?.map((tool) => (tool as { function: { name: string } }).function.name),
+    chat.tools?.map((tool) => (tool as unknown as { function: { name: string } }).function.name),
     ['get', 'apply_patch', 'mcp__read'],
   );
   assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'apply_patch' } });
