@@ -10,6 +10,8 @@ export const DEFAULTS = {
   usageMaxBatchRows: 1000,
   usageMaxWaitingRows: 100_000,
   usageStreamProgressIntervalMs: 2_000,
+  /** PRODUCT.md decision 17: 30 days, as OpenAI; a request at the body limit plus a long reply fits the cap. */
+  responses: { retentionDays: 30, maxStoredBytes: 8 * 1024 * 1024 },
   logLevel: 'info',
   maxAttempts: 3,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],

@@ -173,6 +173,14 @@ export interface UsageSettings {
   readonly streamProgressIntervalMs: number;
 }
 
+/** Stored responses of the Responses API (PRODUCT.md decision 17, docs/responses-api.md). */
+export interface ResponsesSettings {
+  /** How long a stored response stays readable, from its creation. */
+  readonly retentionDays: number;
+  /** A response whose Response object and input items (JSON) are larger is not stored. */
+  readonly maxStoredBytes: number;
+}
+
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */
 export interface HttpSettings {
   readonly bodyLimitBytes: number;
@@ -224,6 +232,7 @@ export interface GatewayConfig {
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: string;
   readonly usage: UsageSettings;
+  readonly responses: ResponsesSettings;
   readonly redis: string | undefined;
   readonly limits: LimitSettings;
   /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */

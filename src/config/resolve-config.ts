@@ -314,6 +314,10 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
       streamProgressIntervalMs: file.usage?.stream_progress_interval_ms ?? DEFAULTS.usageStreamProgressIntervalMs,
     },
+    responses: {
+      retentionDays: file.responses?.retention_days ?? DEFAULTS.responses.retentionDays,
+      maxStoredBytes: file.responses?.max_stored_bytes ?? DEFAULTS.responses.maxStoredBytes,
+    },
     redis: file.redis,
     limits: resolveLimits(file.limits),
     trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),

@@ -136,6 +136,28 @@ export const ERROR_CODES = {
       ru: (p) => `Не найдено: ${text(p.kind)} "${text(p.id)}".`,
     },
   },
+  /** GET/DELETE /v1/responses/{id}: no such stored response for this account (another account's is not there either). */
+  response_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `Response with id '${text(p.id)}' not found.`,
+      ru: (p) => `Ответ с идентификатором '${text(p.id)}' не найден.`,
+    },
+  },
+  /** `previous_response_id` names no stored response of this account (param previous_response_id). */
+  previous_response_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) =>
+        `Previous response with id '${text(p.id)}' not found. Responses are kept only when \`store\` is true, for a limited time, and only for the account that made them.`,
+      ru: (p) =>
+        `Предыдущий ответ с идентификатором '${text(p.id)}' не найден. Ответы хранятся, только когда \`store\` равен true, ограниченное время и только для аккаунта, который их создал.`,
+    },
+  },
   conflict: {
     status: 409,
     type: 'invalid_request_error',

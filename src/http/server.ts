@@ -17,6 +17,7 @@ import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
+import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
 
 export type RouteHandler = (
@@ -97,6 +98,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
   const oneModel = modelRoute(services);
+  const storedResponse = storedResponsesRoute(services);
   const requestLog = requestLineLogger(logger);
   const inFlight = new InFlightRequests<InFlightRequest>();
   let onIdle: (() => void) | undefined;
@@ -131,6 +133,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         }
         return oneModel(request, response, context, path);
       }
+      // /v1/responses/{id} and /v1/responses/{id}/input_items (POST /v1/responses/… exact paths are in the table).
+      if (path.startsWith(STORED_RESPONSE_PATH_PREFIX)) return storedResponse(request, response, context, path);
       throw gatewayError('no_route', { params: { method: request.method, path } });
     }
     if (route.method !== request.method) {

@@ -17,6 +17,7 @@ import type {
 } from './records.js';
 import type { SpendHoldStore } from './spend-holds.js';
 import type { ClusterStore } from './cluster-store.js';
+import type { ResponseRows } from './response-rows.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 
@@ -69,6 +70,8 @@ export interface Store {
 
   /** Node drain/ejection shared between instances and the registry of live instances. */
   readonly cluster: ClusterStore;
+  /** Stored responses of the Responses API (retention and size policy: src/responses-state). */
+  readonly responseRows: ResponseRows;
 
   /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */
   onChange(listener: (change: StoreChange) => void): void;

@@ -17,6 +17,7 @@ import type {
 } from '../records.js';
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
+import { MemoryResponseRows } from './memory-response-rows.js';
 import { MEMORY_STORE_KEPT_USAGE_ROWS, RecentUsageRows } from './recent-usage-rows.js';
 
 const now = () => new Date().toISOString();
@@ -42,6 +43,7 @@ export class MemoryStore implements Store {
   private readonly usage: RecentUsageRows;
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
+  readonly responseRows = new MemoryResponseRows();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.usage = new RecentUsageRows(options.keptUsageRows ?? MEMORY_STORE_KEPT_USAGE_ROWS);

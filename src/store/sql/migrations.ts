@@ -154,4 +154,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_ledger ADD COLUMN cache_write_1h_tokens integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: 'stored responses of the Responses API (previous_response_id, GET /v1/responses/{id})',
+    // The Response object and the input items are kept as the JSON text the client got
+    // (text, not jsonb: the same bytes come back, and a \u0000 escape in model output is
+    // legal JSON that jsonb refuses). account_id is an account id or key:<key id>, so no
+    // foreign key. Version 6 is the front door column of the usage ledger.
+    sql: `
+      CREATE TABLE responses (
+        id                    text PRIMARY KEY,
+        account_id            text NOT NULL,
+        created_at            timestamptz NOT NULL,
+        expires_at            timestamptz NOT NULL,
+        model                 text NOT NULL,
+        node                  text,
+        previous_response_id  text,
+        response              text NOT NULL,
+        input_items           text NOT NULL
+      );
+      CREATE INDEX responses_expires ON responses (expires_at);
+    `,
+  },
 ];

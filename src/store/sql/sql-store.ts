@@ -21,6 +21,7 @@ import type {
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
+import { SqlResponseRows } from './sql-response-rows.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 import { SqlSpendHolds } from './sql-spend-holds.js';
 import type { SpendHoldStore } from '../spend-holds.js';
@@ -219,6 +220,7 @@ export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly spendHolds: SpendHoldStore | undefined;
   readonly cluster: SqlClusterStore;
+  readonly responseRows: SqlResponseRows;
 
   private constructor(
     readonly kind: StoreKind,
@@ -229,6 +231,7 @@ export class SqlStore implements Store {
   ) {
     this.spendHolds = sharedChanges ? new SqlSpendHolds(db, CHANGES_CHANNEL) : undefined;
     this.cluster = new SqlClusterStore(db, (tx, change) => this.changed(tx, change), sharedChanges);
+    this.responseRows = new SqlResponseRows(db);
   }
 
   /** Migrates, then subscribes to changes. */

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -423,37 +423,111 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.redis !== undefined){
-let data10 = data.redis;
+if(data.responses !== undefined){
+let data10 = data.responses;
 const _errs24 = errors;
-if(typeof data10 !== "string"){
-let dataType8 = typeof data10;
+if(errors === _errs24){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+const _errs26 = errors;
+for(const key3 in data10){
+if(!((key3 === "retention_days") || (key3 === "max_stored_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.responses,data:data10}];
+return false;
+break;
+}
+}
+if(_errs26 === errors){
+if(data10.retention_days !== undefined){
+let data11 = data10.retention_days;
+const _errs27 = errors;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+let dataType8 = typeof data11;
 let coerced8 = undefined;
 if(!(coerced8 !== undefined)){
-if(dataType8 == "number" || dataType8 == "boolean"){
-coerced8 = "" + data10;
-}
-else if(data10 === null){
-coerced8 = "";
+if(dataType8 === "boolean" || data11 === null
+              || (dataType8 === "string" && data11 && data11 == +data11 && !(data11 % 1))){
+coerced8 = +data11;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data10}];
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.retention_days.type,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
 return false;
 }
 }
 if(coerced8 !== undefined){
-data10 = coerced8;
-if(data !== undefined){
-data["redis"] = coerced8;
+data11 = coerced8;
+if(data10 !== undefined){
+data10["retention_days"] = coerced8;
 }
 }
 }
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data10}];
+if(errors === _errs27){
+if(typeof data11 == "number"){
+if(data11 > 3650 || isNaN(data11)){
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
 return false;
 }
+else {
+if(data11 < 1 || isNaN(data11)){
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs27 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_stored_bytes !== undefined){
+let data12 = data10.max_stored_bytes;
+const _errs29 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+let dataType9 = typeof data12;
+let coerced9 = undefined;
+if(!(coerced9 !== undefined)){
+if(dataType9 === "boolean" || data12 === null
+              || (dataType9 === "string" && data12 && data12 == +data12 && !(data12 % 1))){
+coerced9 = +data12;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_bytes.type,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+}
+if(coerced9 !== undefined){
+data12 = coerced9;
+if(data10 !== undefined){
+data10["max_stored_bytes"] = coerced9;
+}
+}
+}
+if(errors === _errs29){
+if(typeof data12 == "number"){
+if(data12 > 1073741824 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+else {
+if(data12 < 1024 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs29 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.responses.type,parentSchema:schema11.properties.responses,data:data10}];
+return false;
 }
 }
 var valid0 = _errs24 === errors;
@@ -462,66 +536,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.trusted_proxies !== undefined){
-let data11 = data.trusted_proxies;
-const _errs26 = errors;
-if(errors === _errs26){
-if(Array.isArray(data11)){
-var valid3 = true;
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-const _errs28 = errors;
-if(typeof data12 !== "string"){
-let dataType9 = typeof data12;
-let coerced9 = undefined;
-if(!(coerced9 !== undefined)){
-if(dataType9 == "number" || dataType9 == "boolean"){
-coerced9 = "" + data12;
-}
-else if(data12 === null){
-coerced9 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
-return false;
-}
-}
-if(coerced9 !== undefined){
-data12 = coerced9;
-if(data11 !== undefined){
-data11[i0] = coerced9;
-}
-}
-}
-if(errors === _errs28){
-if(typeof data12 === "string"){
-if(func3(data12) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
-return false;
-}
-}
-}
-var valid3 = _errs28 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data11}];
-return false;
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.admin_key !== undefined){
-let data13 = data.admin_key;
-const _errs30 = errors;
+if(data.redis !== undefined){
+let data13 = data.redis;
+const _errs31 = errors;
 if(typeof data13 !== "string"){
 let dataType10 = typeof data13;
 let coerced10 = undefined;
@@ -533,49 +550,145 @@ else if(data13 === null){
 coerced10 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data13}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data13}];
 return false;
 }
 }
 if(coerced10 !== undefined){
 data13 = coerced10;
 if(data !== undefined){
-data["admin_key"] = coerced10;
+data["redis"] = coerced10;
 }
 }
 }
-if(errors === _errs30){
+if(errors === _errs31){
 if(typeof data13 === "string"){
-if(func3(data13) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data13}];
+if(!pattern1.test(data13)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data13}];
 return false;
 }
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trusted_proxies !== undefined){
+let data14 = data.trusted_proxies;
+const _errs33 = errors;
+if(errors === _errs33){
+if(Array.isArray(data14)){
+var valid4 = true;
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+let data15 = data14[i0];
+const _errs35 = errors;
+if(typeof data15 !== "string"){
+let dataType11 = typeof data15;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data15;
+}
+else if(data15 === null){
+coerced11 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
+return false;
+}
+}
+if(coerced11 !== undefined){
+data15 = coerced11;
+if(data14 !== undefined){
+data14[i0] = coerced11;
+}
+}
+}
+if(errors === _errs35){
+if(typeof data15 === "string"){
+if(func3(data15) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
+return false;
+}
+}
+}
+var valid4 = _errs35 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data14}];
+return false;
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.admin_key !== undefined){
+let data16 = data.admin_key;
+const _errs37 = errors;
+if(typeof data16 !== "string"){
+let dataType12 = typeof data16;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 == "number" || dataType12 == "boolean"){
+coerced12 = "" + data16;
+}
+else if(data16 === null){
+coerced12 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data16}];
+return false;
+}
+}
+if(coerced12 !== undefined){
+data16 = coerced12;
+if(data !== undefined){
+data["admin_key"] = coerced12;
+}
+}
+}
+if(errors === _errs37){
+if(typeof data16 === "string"){
+if(func3(data16) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data16}];
+return false;
+}
+}
+}
+var valid0 = _errs37 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data14 = data.log_level;
-const _errs32 = errors;
-const _errs33 = errors;
-let valid4 = false;
-const _errs34 = errors;
-if(typeof data14 !== "string"){
-let dataType11 = typeof data14;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data14;
+let data17 = data.log_level;
+const _errs39 = errors;
+const _errs40 = errors;
+let valid5 = false;
+const _errs41 = errors;
+if(typeof data17 !== "string"){
+let dataType13 = typeof data17;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data17;
 }
-else if(data14 === null){
-coerced11 = "";
+else if(data17 === null){
+coerced13 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -585,15 +698,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced11 !== undefined){
-data14 = coerced11;
+if(coerced13 !== undefined){
+data17 = coerced13;
 if(data !== undefined){
-data["log_level"] = coerced11;
+data["log_level"] = coerced13;
 }
 }
 }
-if("fatal" !== data14){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
+if("fatal" !== data17){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -602,22 +715,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs36 = errors;
-if(typeof data14 !== "string"){
-let dataType12 = typeof data14;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data14;
+var _valid0 = _errs41 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs43 = errors;
+if(typeof data17 !== "string"){
+let dataType14 = typeof data17;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data17;
 }
-else if(data14 === null){
-coerced12 = "";
+else if(data17 === null){
+coerced14 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -627,15 +740,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced12 !== undefined){
-data14 = coerced12;
+if(coerced14 !== undefined){
+data17 = coerced14;
 if(data !== undefined){
-data["log_level"] = coerced12;
+data["log_level"] = coerced14;
 }
 }
 }
-if("error" !== data14){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
+if("error" !== data17){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -644,22 +757,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs38 = errors;
-if(typeof data14 !== "string"){
-let dataType13 = typeof data14;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 == "number" || dataType13 == "boolean"){
-coerced13 = "" + data14;
+var _valid0 = _errs43 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs45 = errors;
+if(typeof data17 !== "string"){
+let dataType15 = typeof data17;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "number" || dataType15 == "boolean"){
+coerced15 = "" + data17;
 }
-else if(data14 === null){
-coerced13 = "";
+else if(data17 === null){
+coerced15 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data17};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -669,15 +782,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced13 !== undefined){
-data14 = coerced13;
+if(coerced15 !== undefined){
+data17 = coerced15;
 if(data !== undefined){
-data["log_level"] = coerced13;
+data["log_level"] = coerced15;
 }
 }
 }
-if("warn" !== data14){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
+if("warn" !== data17){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data17};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -686,22 +799,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs40 = errors;
-if(typeof data14 !== "string"){
-let dataType14 = typeof data14;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data14;
+var _valid0 = _errs45 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs47 = errors;
+if(typeof data17 !== "string"){
+let dataType16 = typeof data17;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data17;
 }
-else if(data14 === null){
-coerced14 = "";
+else if(data17 === null){
+coerced16 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data17};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -711,15 +824,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data14 = coerced14;
+if(coerced16 !== undefined){
+data17 = coerced16;
 if(data !== undefined){
-data["log_level"] = coerced14;
+data["log_level"] = coerced16;
 }
 }
 }
-if("info" !== data14){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
+if("info" !== data17){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data17};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -728,22 +841,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs40 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs42 = errors;
-if(typeof data14 !== "string"){
-let dataType15 = typeof data14;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data14;
+var _valid0 = _errs47 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs49 = errors;
+if(typeof data17 !== "string"){
+let dataType17 = typeof data17;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data17;
 }
-else if(data14 === null){
-coerced15 = "";
+else if(data17 === null){
+coerced17 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data17};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -753,15 +866,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data14 = coerced15;
+if(coerced17 !== undefined){
+data17 = coerced17;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced17;
 }
 }
 }
-if("debug" !== data14){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
+if("debug" !== data17){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data17};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -770,22 +883,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs42 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs44 = errors;
-if(typeof data14 !== "string"){
-let dataType16 = typeof data14;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data14;
+var _valid0 = _errs49 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs51 = errors;
+if(typeof data17 !== "string"){
+let dataType18 = typeof data17;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data17;
 }
-else if(data14 === null){
-coerced16 = "";
+else if(data17 === null){
+coerced18 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data17};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -795,15 +908,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data14 = coerced16;
+if(coerced18 !== undefined){
+data17 = coerced18;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced18;
 }
 }
 }
-if("trace" !== data14){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
+if("trace" !== data17){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data17};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -812,22 +925,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs44 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs46 = errors;
-if(typeof data14 !== "string"){
-let dataType17 = typeof data14;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data14;
+var _valid0 = _errs51 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs53 = errors;
+if(typeof data17 !== "string"){
+let dataType19 = typeof data17;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data17;
 }
-else if(data14 === null){
-coerced17 = "";
+else if(data17 === null){
+coerced19 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data17};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -837,15 +950,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced17 !== undefined){
-data14 = coerced17;
+if(coerced19 !== undefined){
+data17 = coerced19;
 if(data !== undefined){
-data["log_level"] = coerced17;
+data["log_level"] = coerced19;
 }
 }
 }
-if("silent" !== data14){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
+if("silent" !== data17){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data17};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -854,16 +967,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs46 === errors;
-valid4 = valid4 || _valid0;
+var _valid0 = _errs53 === errors;
+valid5 = valid5 || _valid0;
 }
 }
 }
 }
 }
 }
-if(!valid4){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data14};
+if(!valid5){
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data17};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -875,191 +988,89 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs33;
+errors = _errs40;
 if(vErrors !== null){
-if(_errs33){
-vErrors.length = _errs33;
+if(_errs40){
+vErrors.length = _errs40;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs39 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data15 = data.limits;
-const _errs48 = errors;
-if(errors === _errs48){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs50 = errors;
-for(const key3 in data15){
-if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data15}];
+let data18 = data.limits;
+const _errs55 = errors;
+if(errors === _errs55){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+const _errs57 = errors;
+for(const key4 in data18){
+if(!(((key4 === "key") || (key4 === "ip")) || (key4 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data18}];
 return false;
 break;
 }
 }
-if(_errs50 === errors){
-if(data15.key !== undefined){
-let data16 = data15.key;
-const _errs51 = errors;
-if(errors === _errs51){
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-const _errs53 = errors;
-for(const key4 in data16){
-if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data16}];
-return false;
-break;
-}
-}
-if(_errs53 === errors){
-if(data16.rpm !== undefined){
-let data17 = data16.rpm;
-const _errs54 = errors;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-let dataType18 = typeof data17;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 === "boolean" || data17 === null
-              || (dataType18 === "string" && data17 && data17 == +data17 && !(data17 % 1))){
-coerced18 = +data17;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
-return false;
-}
-}
-if(coerced18 !== undefined){
-data17 = coerced18;
-if(data16 !== undefined){
-data16["rpm"] = coerced18;
-}
-}
-}
-if(errors === _errs54){
-if(typeof data17 == "number"){
-if(data17 < 1 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
-return false;
-}
-}
-}
-var valid6 = _errs54 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.rps !== undefined){
-let data18 = data16.rps;
-const _errs56 = errors;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-let dataType19 = typeof data18;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 === "boolean" || data18 === null
-              || (dataType19 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
-coerced19 = +data18;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
-return false;
-}
-}
-if(coerced19 !== undefined){
-data18 = coerced19;
-if(data16 !== undefined){
-data16["rps"] = coerced19;
-}
-}
-}
-if(errors === _errs56){
-if(typeof data18 == "number"){
-if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
-return false;
-}
-}
-}
-var valid6 = _errs56 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.tpm !== undefined){
-let data19 = data16.tpm;
+if(_errs57 === errors){
+if(data18.key !== undefined){
+let data19 = data18.key;
 const _errs58 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-let dataType20 = typeof data19;
+if(errors === _errs58){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+const _errs60 = errors;
+for(const key5 in data19){
+if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data19}];
+return false;
+break;
+}
+}
+if(_errs60 === errors){
+if(data19.rpm !== undefined){
+let data20 = data19.rpm;
+const _errs61 = errors;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+let dataType20 = typeof data20;
 let coerced20 = undefined;
 if(!(coerced20 !== undefined)){
-if(dataType20 === "boolean" || data19 === null
-              || (dataType20 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
-coerced20 = +data19;
+if(dataType20 === "boolean" || data20 === null
+              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
+coerced20 = +data20;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data20}];
 return false;
 }
 }
 if(coerced20 !== undefined){
-data19 = coerced20;
-if(data16 !== undefined){
-data16["tpm"] = coerced20;
+data20 = coerced20;
+if(data19 !== undefined){
+data19["rpm"] = coerced20;
 }
 }
 }
-if(errors === _errs58){
-if(typeof data19 == "number"){
-if(data19 < 1 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
+if(errors === _errs61){
+if(typeof data20 == "number"){
+if(data20 < 1 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data20}];
 return false;
 }
 }
 }
-var valid6 = _errs58 === errors;
+var valid7 = _errs61 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data16}];
-return false;
-}
-}
-var valid5 = _errs51 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.ip !== undefined){
-let data20 = data15.ip;
-const _errs60 = errors;
-if(errors === _errs60){
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-const _errs62 = errors;
-for(const key5 in data20){
-if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
-return false;
-break;
-}
-}
-if(_errs62 === errors){
-if(data20.rpm !== undefined){
-let data21 = data20.rpm;
+if(valid7){
+if(data19.rps !== undefined){
+let data21 = data19.rps;
 const _errs63 = errors;
 if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
 let dataType21 = typeof data21;
@@ -1070,21 +1081,21 @@ if(dataType21 === "boolean" || data21 === null
 coerced21 = +data21;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data21}];
 return false;
 }
 }
 if(coerced21 !== undefined){
 data21 = coerced21;
-if(data20 !== undefined){
-data20["rpm"] = coerced21;
+if(data19 !== undefined){
+data19["rps"] = coerced21;
 }
 }
 }
 if(errors === _errs63){
 if(typeof data21 == "number"){
 if(data21 < 1 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data21}];
 return false;
 }
 }
@@ -1095,8 +1106,8 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data20.rps !== undefined){
-let data22 = data20.rps;
+if(data19.tpm !== undefined){
+let data22 = data19.tpm;
 const _errs65 = errors;
 if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
 let dataType22 = typeof data22;
@@ -1107,21 +1118,21 @@ if(dataType22 === "boolean" || data22 === null
 coerced22 = +data22;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data22}];
 return false;
 }
 }
 if(coerced22 !== undefined){
 data22 = coerced22;
-if(data20 !== undefined){
-data20["rps"] = coerced22;
+if(data19 !== undefined){
+data19["tpm"] = coerced22;
 }
 }
 }
 if(errors === _errs65){
 if(typeof data22 == "number"){
 if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data22}];
 return false;
 }
 }
@@ -1131,74 +1142,74 @@ var valid7 = _errs65 === errors;
 else {
 var valid7 = true;
 }
-if(valid7){
-if(data20.tpm !== undefined){
-let data23 = data20.tpm;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data19}];
+return false;
+}
+}
+var valid6 = _errs58 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data18.ip !== undefined){
+let data23 = data18.ip;
 const _errs67 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-let dataType23 = typeof data23;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data23 === null
-              || (dataType23 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced23 = +data23;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data23 = coerced23;
-if(data20 !== undefined){
-data20["tpm"] = coerced23;
-}
-}
-}
 if(errors === _errs67){
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
-return false;
-}
-}
-}
-var valid7 = _errs67 === errors;
-}
-else {
-var valid7 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
-return false;
-}
-}
-var valid5 = _errs60 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.account !== undefined){
-let data24 = data15.account;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 const _errs69 = errors;
-if(errors === _errs69){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-const _errs71 = errors;
-for(const key6 in data24){
+for(const key6 in data23){
 if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data23}];
 return false;
 break;
 }
 }
-if(_errs71 === errors){
-if(data24.rpm !== undefined){
-let data25 = data24.rpm;
+if(_errs69 === errors){
+if(data23.rpm !== undefined){
+let data24 = data23.rpm;
+const _errs70 = errors;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+let dataType23 = typeof data24;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data24 === null
+              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
+coerced23 = +data24;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data24}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data24 = coerced23;
+if(data23 !== undefined){
+data23["rpm"] = coerced23;
+}
+}
+}
+if(errors === _errs70){
+if(typeof data24 == "number"){
+if(data24 < 1 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data24}];
+return false;
+}
+}
+}
+var valid8 = _errs70 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data23.rps !== undefined){
+let data25 = data23.rps;
 const _errs72 = errors;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
 let dataType24 = typeof data25;
@@ -1209,21 +1220,21 @@ if(dataType24 === "boolean" || data25 === null
 coerced24 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data25}];
 return false;
 }
 }
 if(coerced24 !== undefined){
 data25 = coerced24;
-if(data24 !== undefined){
-data24["rpm"] = coerced24;
+if(data23 !== undefined){
+data23["rps"] = coerced24;
 }
 }
 }
 if(errors === _errs72){
 if(typeof data25 == "number"){
 if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data25}];
 return false;
 }
 }
@@ -1234,8 +1245,8 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data24.rps !== undefined){
-let data26 = data24.rps;
+if(data23.tpm !== undefined){
+let data26 = data23.tpm;
 const _errs74 = errors;
 if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
 let dataType25 = typeof data26;
@@ -1246,21 +1257,21 @@ if(dataType25 === "boolean" || data26 === null
 coerced25 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data26}];
 return false;
 }
 }
 if(coerced25 !== undefined){
 data26 = coerced25;
-if(data24 !== undefined){
-data24["rps"] = coerced25;
+if(data23 !== undefined){
+data23["tpm"] = coerced25;
 }
 }
 }
 if(errors === _errs74){
 if(typeof data26 == "number"){
 if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data26}];
 return false;
 }
 }
@@ -1270,88 +1281,74 @@ var valid8 = _errs74 === errors;
 else {
 var valid8 = true;
 }
-if(valid8){
-if(data24.tpm !== undefined){
-let data27 = data24.tpm;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data23}];
+return false;
+}
+}
+var valid6 = _errs67 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data18.account !== undefined){
+let data27 = data18.account;
 const _errs76 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType26 = typeof data27;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data27 === null
-              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced26 = +data27;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data27 = coerced26;
-if(data24 !== undefined){
-data24["tpm"] = coerced26;
-}
-}
-}
 if(errors === _errs76){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
-return false;
-}
-}
-}
-var valid8 = _errs76 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data24}];
-return false;
-}
-}
-var valid5 = _errs69 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data15}];
-return false;
-}
-}
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.failover !== undefined){
-let data28 = data.failover;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 const _errs78 = errors;
-if(errors === _errs78){
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-const _errs80 = errors;
-for(const key7 in data28){
-if(!((key7 === "max_attempts") || (key7 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data28}];
+for(const key7 in data27){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data27}];
 return false;
 break;
 }
 }
-if(_errs80 === errors){
-if(data28.max_attempts !== undefined){
-let data29 = data28.max_attempts;
+if(_errs78 === errors){
+if(data27.rpm !== undefined){
+let data28 = data27.rpm;
+const _errs79 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType26 = typeof data28;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 === "boolean" || data28 === null
+              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced26 = +data28;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data28}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data28 = coerced26;
+if(data27 !== undefined){
+data27["rpm"] = coerced26;
+}
+}
+}
+if(errors === _errs79){
+if(typeof data28 == "number"){
+if(data28 < 1 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data28}];
+return false;
+}
+}
+}
+var valid9 = _errs79 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data27.rps !== undefined){
+let data29 = data27.rps;
 const _errs81 = errors;
 if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
 let dataType27 = typeof data29;
@@ -1362,28 +1359,22 @@ if(dataType27 === "boolean" || data29 === null
 coerced27 = +data29;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data29}];
 return false;
 }
 }
 if(coerced27 !== undefined){
 data29 = coerced27;
-if(data28 !== undefined){
-data28["max_attempts"] = coerced27;
+if(data27 !== undefined){
+data27["rps"] = coerced27;
 }
 }
 }
 if(errors === _errs81){
 if(typeof data29 == "number"){
-if(data29 > 20 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
-return false;
-}
-else {
 if(data29 < 1 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data29}];
 return false;
-}
 }
 }
 }
@@ -1393,59 +1384,35 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data28.retry_on_status !== undefined){
-let data30 = data28.retry_on_status;
+if(data27.tpm !== undefined){
+let data30 = data27.tpm;
 const _errs83 = errors;
-if(errors === _errs83){
-if(Array.isArray(data30)){
-var valid10 = true;
-const len1 = data30.length;
-for(let i1=0; i1<len1; i1++){
-let data31 = data30[i1];
-const _errs85 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType28 = typeof data31;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+let dataType28 = typeof data30;
 let coerced28 = undefined;
 if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data31 === null
-              || (dataType28 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced28 = +data31;
+if(dataType28 === "boolean" || data30 === null
+              || (dataType28 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
+coerced28 = +data30;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data30}];
 return false;
 }
 }
 if(coerced28 !== undefined){
-data31 = coerced28;
-if(data30 !== undefined){
-data30[i1] = coerced28;
+data30 = coerced28;
+if(data27 !== undefined){
+data27["tpm"] = coerced28;
 }
 }
 }
-if(errors === _errs85){
-if(typeof data31 == "number"){
-if(data31 > 599 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+if(errors === _errs83){
+if(typeof data30 == "number"){
+if(data30 < 1 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data30}];
 return false;
 }
-else {
-if(data31 < 400 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
-return false;
-}
-}
-}
-}
-var valid10 = _errs85 === errors;
-if(!valid10){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data30}];
-return false;
 }
 }
 var valid9 = _errs83 === errors;
@@ -1456,70 +1423,98 @@ var valid9 = true;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data27}];
 return false;
 }
 }
-var valid0 = _errs78 === errors;
+var valid6 = _errs76 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data18}];
+return false;
+}
+}
+var valid0 = _errs55 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.timeouts !== undefined){
-let data32 = data.timeouts;
+if(data.failover !== undefined){
+let data31 = data.failover;
+const _errs85 = errors;
+if(errors === _errs85){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 const _errs87 = errors;
-if(errors === _errs87){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-const _errs89 = errors;
-for(const key8 in data32){
-if(!((((key8 === "connect_ms") || (key8 === "first_byte_ms")) || (key8 === "idle_ms")) || (key8 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data32}];
+for(const key8 in data31){
+if(!((key8 === "max_attempts") || (key8 === "retry_on_status"))){
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data31}];
 return false;
 break;
 }
 }
-if(_errs89 === errors){
-if(data32.connect_ms !== undefined){
-let data33 = data32.connect_ms;
-const _errs90 = errors;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-let dataType29 = typeof data33;
+if(_errs87 === errors){
+if(data31.max_attempts !== undefined){
+let data32 = data31.max_attempts;
+const _errs88 = errors;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+let dataType29 = typeof data32;
 let coerced29 = undefined;
 if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data33 === null
-              || (dataType29 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced29 = +data33;
+if(dataType29 === "boolean" || data32 === null
+              || (dataType29 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
+coerced29 = +data32;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data32}];
 return false;
 }
 }
 if(coerced29 !== undefined){
-data33 = coerced29;
-if(data32 !== undefined){
-data32["connect_ms"] = coerced29;
+data32 = coerced29;
+if(data31 !== undefined){
+data31["max_attempts"] = coerced29;
 }
 }
 }
-if(errors === _errs90){
-if(typeof data33 == "number"){
-if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
+if(errors === _errs88){
+if(typeof data32 == "number"){
+if(data32 > 20 || isNaN(data32)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data32}];
+return false;
+}
+else {
+if(data32 < 1 || isNaN(data32)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data32}];
 return false;
 }
 }
 }
-var valid11 = _errs90 === errors;
+}
+var valid10 = _errs88 === errors;
 }
 else {
-var valid11 = true;
+var valid10 = true;
 }
-if(valid11){
-if(data32.first_byte_ms !== undefined){
-let data34 = data32.first_byte_ms;
+if(valid10){
+if(data31.retry_on_status !== undefined){
+let data33 = data31.retry_on_status;
+const _errs90 = errors;
+if(errors === _errs90){
+if(Array.isArray(data33)){
+var valid11 = true;
+const len1 = data33.length;
+for(let i1=0; i1<len1; i1++){
+let data34 = data33[i1];
 const _errs92 = errors;
 if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 let dataType30 = typeof data34;
@@ -1530,136 +1525,151 @@ if(dataType30 === "boolean" || data34 === null
 coerced30 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data34}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data34 = coerced30;
-if(data32 !== undefined){
-data32["first_byte_ms"] = coerced30;
+if(data33 !== undefined){
+data33[i1] = coerced30;
 }
 }
 }
 if(errors === _errs92){
 if(typeof data34 == "number"){
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
+if(data34 > 599 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data34}];
 return false;
+}
+else {
+if(data34 < 400 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data34}];
+return false;
+}
 }
 }
 }
 var valid11 = _errs92 === errors;
+if(!valid11){
+break;
+}
+}
 }
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data32.idle_ms !== undefined){
-let data35 = data32.idle_ms;
-const _errs94 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-let dataType31 = typeof data35;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data35 === null
-              || (dataType31 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced31 = +data35;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data33}];
 return false;
 }
 }
-if(coerced31 !== undefined){
-data35 = coerced31;
-if(data32 !== undefined){
-data32["idle_ms"] = coerced31;
-}
-}
-}
-if(errors === _errs94){
-if(typeof data35 == "number"){
-if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
-return false;
-}
-}
-}
-var valid11 = _errs94 === errors;
+var valid10 = _errs90 === errors;
 }
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data32.total_ms !== undefined){
-let data36 = data32.total_ms;
-const _errs96 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType32 = typeof data36;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data36 === null
-              || (dataType32 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced32 = +data36;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data36 = coerced32;
-if(data32 !== undefined){
-data32["total_ms"] = coerced32;
-}
-}
-}
-if(errors === _errs96){
-if(typeof data36 == "number"){
-if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
-return false;
-}
-}
-}
-var valid11 = _errs96 === errors;
-}
-else {
-var valid11 = true;
-}
-}
+var valid10 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data31}];
 return false;
 }
 }
-var valid0 = _errs87 === errors;
+var valid0 = _errs85 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.node_replies !== undefined){
-let data37 = data.node_replies;
-const _errs98 = errors;
-if(errors === _errs98){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs100 = errors;
-for(const key9 in data37){
-if(!((key9 === "max_json_bytes") || (key9 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data37}];
+if(data.timeouts !== undefined){
+let data35 = data.timeouts;
+const _errs94 = errors;
+if(errors === _errs94){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+const _errs96 = errors;
+for(const key9 in data35){
+if(!((((key9 === "connect_ms") || (key9 === "first_byte_ms")) || (key9 === "idle_ms")) || (key9 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data35}];
 return false;
 break;
 }
 }
-if(_errs100 === errors){
-if(data37.max_json_bytes !== undefined){
-let data38 = data37.max_json_bytes;
+if(_errs96 === errors){
+if(data35.connect_ms !== undefined){
+let data36 = data35.connect_ms;
+const _errs97 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType31 = typeof data36;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data36 === null
+              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced31 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data36}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data36 = coerced31;
+if(data35 !== undefined){
+data35["connect_ms"] = coerced31;
+}
+}
+}
+if(errors === _errs97){
+if(typeof data36 == "number"){
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data36}];
+return false;
+}
+}
+}
+var valid12 = _errs97 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data35.first_byte_ms !== undefined){
+let data37 = data35.first_byte_ms;
+const _errs99 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+let dataType32 = typeof data37;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data37 === null
+              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
+coerced32 = +data37;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data37}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data37 = coerced32;
+if(data35 !== undefined){
+data35["first_byte_ms"] = coerced32;
+}
+}
+}
+if(errors === _errs99){
+if(typeof data37 == "number"){
+if(data37 < 1 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data37}];
+return false;
+}
+}
+}
+var valid12 = _errs99 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data35.idle_ms !== undefined){
+let data38 = data35.idle_ms;
 const _errs101 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType33 = typeof data38;
@@ -1670,21 +1680,21 @@ if(dataType33 === "boolean" || data38 === null
 coerced33 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data38}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data38 = coerced33;
-if(data37 !== undefined){
-data37["max_json_bytes"] = coerced33;
+if(data35 !== undefined){
+data35["idle_ms"] = coerced33;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data38 == "number"){
-if(data38 < 1024 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data38}];
 return false;
 }
 }
@@ -1695,8 +1705,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data37.max_event_bytes !== undefined){
-let data39 = data37.max_event_bytes;
+if(data35.total_ms !== undefined){
+let data39 = data35.total_ms;
 const _errs103 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 let dataType34 = typeof data39;
@@ -1707,21 +1717,21 @@ if(dataType34 === "boolean" || data39 === null
 coerced34 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data39}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data39 = coerced34;
-if(data37 !== undefined){
-data37["max_event_bytes"] = coerced34;
+if(data35 !== undefined){
+data35["total_ms"] = coerced34;
 }
 }
 }
 if(errors === _errs103){
 if(typeof data39 == "number"){
-if(data39 < 1024 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data39}];
 return false;
 }
 }
@@ -1734,33 +1744,35 @@ var valid12 = true;
 }
 }
 }
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data35}];
 return false;
 }
 }
-var valid0 = _errs98 === errors;
+var valid0 = _errs94 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.health !== undefined){
-let data40 = data.health;
+if(data.node_replies !== undefined){
+let data40 = data.node_replies;
 const _errs105 = errors;
 if(errors === _errs105){
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 const _errs107 = errors;
 for(const key10 in data40){
-if(!((((((key10 === "failure_threshold") || (key10 === "base_ejection_ms")) || (key10 === "max_ejection_ms")) || (key10 === "probe_interval_ms")) || (key10 === "probe_path")) || (key10 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data40}];
+if(!((key10 === "max_json_bytes") || (key10 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data40}];
 return false;
 break;
 }
 }
 if(_errs107 === errors){
-if(data40.failure_threshold !== undefined){
-let data41 = data40.failure_threshold;
+if(data40.max_json_bytes !== undefined){
+let data41 = data40.max_json_bytes;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1771,21 +1783,21 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
 if(data40 !== undefined){
-data40["failure_threshold"] = coerced35;
+data40["max_json_bytes"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
-if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
+if(data41 < 1024 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data41}];
 return false;
 }
 }
@@ -1796,8 +1808,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data40.base_ejection_ms !== undefined){
-let data42 = data40.base_ejection_ms;
+if(data40.max_event_bytes !== undefined){
+let data42 = data40.max_event_bytes;
 const _errs110 = errors;
 if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
 let dataType36 = typeof data42;
@@ -1808,21 +1820,21 @@ if(dataType36 === "boolean" || data42 === null
 coerced36 = +data42;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data42}];
 return false;
 }
 }
 if(coerced36 !== undefined){
 data42 = coerced36;
 if(data40 !== undefined){
-data40["base_ejection_ms"] = coerced36;
+data40["max_event_bytes"] = coerced36;
 }
 }
 }
 if(errors === _errs110){
 if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
+if(data42 < 1024 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data42}];
 return false;
 }
 }
@@ -1832,165 +1844,11 @@ var valid13 = _errs110 === errors;
 else {
 var valid13 = true;
 }
-if(valid13){
-if(data40.max_ejection_ms !== undefined){
-let data43 = data40.max_ejection_ms;
-const _errs112 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType37 = typeof data43;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data43 === null
-              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced37 = +data43;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data43 = coerced37;
-if(data40 !== undefined){
-data40["max_ejection_ms"] = coerced37;
-}
-}
-}
-if(errors === _errs112){
-if(typeof data43 == "number"){
-if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
-return false;
-}
-}
-}
-var valid13 = _errs112 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data40.probe_interval_ms !== undefined){
-let data44 = data40.probe_interval_ms;
-const _errs114 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType38 = typeof data44;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data44 === null
-              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced38 = +data44;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
-return false;
-}
-}
-if(coerced38 !== undefined){
-data44 = coerced38;
-if(data40 !== undefined){
-data40["probe_interval_ms"] = coerced38;
-}
-}
-}
-if(errors === _errs114){
-if(typeof data44 == "number"){
-if(data44 < 0 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
-return false;
-}
-}
-}
-var valid13 = _errs114 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data40.probe_path !== undefined){
-let data45 = data40.probe_path;
-const _errs116 = errors;
-if(typeof data45 !== "string"){
-let dataType39 = typeof data45;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data45;
-}
-else if(data45 === null){
-coerced39 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data45 = coerced39;
-if(data40 !== undefined){
-data40["probe_path"] = coerced39;
-}
-}
-}
-if(errors === _errs116){
-if(typeof data45 === "string"){
-if(!pattern2.test(data45)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
-return false;
-}
-}
-}
-var valid13 = _errs116 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data40.probe_timeout_ms !== undefined){
-let data46 = data40.probe_timeout_ms;
-const _errs118 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType40 = typeof data46;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data46 === null
-              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced40 = +data46;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data46 = coerced40;
-if(data40 !== undefined){
-data40["probe_timeout_ms"] = coerced40;
-}
-}
-}
-if(errors === _errs118){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
-return false;
-}
-}
-}
-var valid13 = _errs118 === errors;
-}
-else {
-var valid13 = true;
-}
-}
-}
-}
-}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data40}];
 return false;
 }
 }
@@ -2000,47 +1858,197 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.http !== undefined){
-let data47 = data.http;
-const _errs120 = errors;
-if(errors === _errs120){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-const _errs122 = errors;
-for(const key11 in data47){
-if(!(func2.call(schema11.properties.http.properties, key11))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data47}];
+if(data.health !== undefined){
+let data43 = data.health;
+const _errs112 = errors;
+if(errors === _errs112){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs114 = errors;
+for(const key11 in data43){
+if(!((((((key11 === "failure_threshold") || (key11 === "base_ejection_ms")) || (key11 === "max_ejection_ms")) || (key11 === "probe_interval_ms")) || (key11 === "probe_path")) || (key11 === "probe_timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data43}];
 return false;
 break;
 }
 }
-if(_errs122 === errors){
-if(data47.body_limit_bytes !== undefined){
-let data48 = data47.body_limit_bytes;
+if(_errs114 === errors){
+if(data43.failure_threshold !== undefined){
+let data44 = data43.failure_threshold;
+const _errs115 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType37 = typeof data44;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data44 === null
+              || (dataType37 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced37 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data44}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data44 = coerced37;
+if(data43 !== undefined){
+data43["failure_threshold"] = coerced37;
+}
+}
+}
+if(errors === _errs115){
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data44}];
+return false;
+}
+}
+}
+var valid14 = _errs115 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data43.base_ejection_ms !== undefined){
+let data45 = data43.base_ejection_ms;
+const _errs117 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType38 = typeof data45;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data45 === null
+              || (dataType38 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced38 = +data45;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data45}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data45 = coerced38;
+if(data43 !== undefined){
+data43["base_ejection_ms"] = coerced38;
+}
+}
+}
+if(errors === _errs117){
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data45}];
+return false;
+}
+}
+}
+var valid14 = _errs117 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data43.max_ejection_ms !== undefined){
+let data46 = data43.max_ejection_ms;
+const _errs119 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType39 = typeof data46;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data46 === null
+              || (dataType39 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced39 = +data46;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data46}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data46 = coerced39;
+if(data43 !== undefined){
+data43["max_ejection_ms"] = coerced39;
+}
+}
+}
+if(errors === _errs119){
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data46}];
+return false;
+}
+}
+}
+var valid14 = _errs119 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data43.probe_interval_ms !== undefined){
+let data47 = data43.probe_interval_ms;
+const _errs121 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType40 = typeof data47;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data47 === null
+              || (dataType40 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced40 = +data47;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data47}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data47 = coerced40;
+if(data43 !== undefined){
+data43["probe_interval_ms"] = coerced40;
+}
+}
+}
+if(errors === _errs121){
+if(typeof data47 == "number"){
+if(data47 < 0 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data47}];
+return false;
+}
+}
+}
+var valid14 = _errs121 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data43.probe_path !== undefined){
+let data48 = data43.probe_path;
 const _errs123 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+if(typeof data48 !== "string"){
 let dataType41 = typeof data48;
 let coerced41 = undefined;
 if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data48 === null
-              || (dataType41 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced41 = +data48;
+if(dataType41 == "number" || dataType41 == "boolean"){
+coerced41 = "" + data48;
+}
+else if(data48 === null){
+coerced41 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data48}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data48 = coerced41;
-if(data47 !== undefined){
-data47["body_limit_bytes"] = coerced41;
+if(data43 !== undefined){
+data43["probe_path"] = coerced41;
 }
 }
 }
 if(errors === _errs123){
-if(typeof data48 == "number"){
-if(data48 < 1024 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
+if(typeof data48 === "string"){
+if(!pattern2.test(data48)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data48}];
 return false;
 }
 }
@@ -2051,8 +2059,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data47.sse_keepalive_ms !== undefined){
-let data49 = data47.sse_keepalive_ms;
+if(data43.probe_timeout_ms !== undefined){
+let data49 = data43.probe_timeout_ms;
 const _errs125 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType42 = typeof data49;
@@ -2063,21 +2071,21 @@ if(dataType42 === "boolean" || data49 === null
 coerced42 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data49}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data49 = coerced42;
-if(data47 !== undefined){
-data47["sse_keepalive_ms"] = coerced42;
+if(data43 !== undefined){
+data43["probe_timeout_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs125){
 if(typeof data49 == "number"){
-if(data49 < 100 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data49}];
 return false;
 }
 }
@@ -2087,561 +2095,559 @@ var valid14 = _errs125 === errors;
 else {
 var valid14 = true;
 }
-if(valid14){
-if(data47.headers_timeout_ms !== undefined){
-let data50 = data47.headers_timeout_ms;
-const _errs127 = errors;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-let dataType43 = typeof data50;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data50 === null
-              || (dataType43 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced43 = +data50;
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data43}];
 return false;
 }
 }
-if(coerced43 !== undefined){
-data50 = coerced43;
-if(data47 !== undefined){
-data47["headers_timeout_ms"] = coerced43;
-}
-}
-}
-if(errors === _errs127){
-if(typeof data50 == "number"){
-if(data50 < 100 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
-return false;
-}
-}
-}
-var valid14 = _errs127 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.request_timeout_ms !== undefined){
-let data51 = data47.request_timeout_ms;
-const _errs129 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType44 = typeof data51;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data51 === null
-              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced44 = +data51;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data51 = coerced44;
-if(data47 !== undefined){
-data47["request_timeout_ms"] = coerced44;
-}
-}
-}
-if(errors === _errs129){
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
-return false;
-}
-}
-}
-var valid14 = _errs129 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.body_idle_timeout_ms !== undefined){
-let data52 = data47.body_idle_timeout_ms;
-const _errs131 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType45 = typeof data52;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data52 === null
-              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced45 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data52 = coerced45;
-if(data47 !== undefined){
-data47["body_idle_timeout_ms"] = coerced45;
-}
-}
-}
-if(errors === _errs131){
-if(typeof data52 == "number"){
-if(data52 < 100 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
-return false;
-}
-}
-}
-var valid14 = _errs131 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.keep_alive_timeout_ms !== undefined){
-let data53 = data47.keep_alive_timeout_ms;
-const _errs133 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType46 = typeof data53;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data53 === null
-              || (dataType46 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced46 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data53 = coerced46;
-if(data47 !== undefined){
-data47["keep_alive_timeout_ms"] = coerced46;
-}
-}
-}
-if(errors === _errs133){
-if(typeof data53 == "number"){
-if(data53 < 0 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
-return false;
-}
-}
-}
-var valid14 = _errs133 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_connections !== undefined){
-let data54 = data47.max_connections;
-const _errs135 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType47 = typeof data54;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data54 === null
-              || (dataType47 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced47 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data54 = coerced47;
-if(data47 !== undefined){
-data47["max_connections"] = coerced47;
-}
-}
-}
-if(errors === _errs135){
-if(typeof data54 == "number"){
-if(data54 < 0 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
-return false;
-}
-}
-}
-var valid14 = _errs135 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.listen_backlog !== undefined){
-let data55 = data47.listen_backlog;
-const _errs137 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType48 = typeof data55;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data55 === null
-              || (dataType48 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced48 = +data55;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data55 = coerced48;
-if(data47 !== undefined){
-data47["listen_backlog"] = coerced48;
-}
-}
-}
-if(errors === _errs137){
-if(typeof data55 == "number"){
-if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
-return false;
-}
-}
-}
-var valid14 = _errs137 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_messages !== undefined){
-let data56 = data47.max_messages;
-const _errs139 = errors;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-let dataType49 = typeof data56;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data56 === null
-              || (dataType49 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced49 = +data56;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data56 = coerced49;
-if(data47 !== undefined){
-data47["max_messages"] = coerced49;
-}
-}
-}
-if(errors === _errs139){
-if(typeof data56 == "number"){
-if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
-return false;
-}
-}
-}
-var valid14 = _errs139 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_choices !== undefined){
-let data57 = data47.max_choices;
-const _errs141 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType50 = typeof data57;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 === "boolean" || data57 === null
-              || (dataType50 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced50 = +data57;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data57 = coerced50;
-if(data47 !== undefined){
-data47["max_choices"] = coerced50;
-}
-}
-}
-if(errors === _errs141){
-if(typeof data57 == "number"){
-if(data57 > 128 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
-return false;
-}
-else {
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
-return false;
-}
-}
-}
-}
-var valid14 = _errs141 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_json_depth !== undefined){
-let data58 = data47.max_json_depth;
-const _errs143 = errors;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
-let dataType51 = typeof data58;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data58 === null
-              || (dataType51 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced51 = +data58;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data58 = coerced51;
-if(data47 !== undefined){
-data47["max_json_depth"] = coerced51;
-}
-}
-}
-if(errors === _errs143){
-if(typeof data58 == "number"){
-if(data58 > 1000 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
-return false;
-}
-else {
-if(data58 < 2 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
-return false;
-}
-}
-}
-}
-var valid14 = _errs143 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_body_bytes_in_flight !== undefined){
-let data59 = data47.max_body_bytes_in_flight;
-const _errs145 = errors;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
-let dataType52 = typeof data59;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data59 === null
-              || (dataType52 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
-coerced52 = +data59;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data59 = coerced52;
-if(data47 !== undefined){
-data47["max_body_bytes_in_flight"] = coerced52;
-}
-}
-}
-if(errors === _errs145){
-if(typeof data59 == "number"){
-if(data59 < 1024 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
-return false;
-}
-}
-}
-var valid14 = _errs145 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_body_bytes_in_flight_per_key !== undefined){
-let data60 = data47.max_body_bytes_in_flight_per_key;
-const _errs147 = errors;
-if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
-let dataType53 = typeof data60;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data60 === null
-              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
-coerced53 = +data60;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data60 = coerced53;
-if(data47 !== undefined){
-data47["max_body_bytes_in_flight_per_key"] = coerced53;
-}
-}
-}
-if(errors === _errs147){
-if(typeof data60 == "number"){
-if(data60 < 1024 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
-return false;
-}
-}
-}
-var valid14 = _errs147 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_drain_bytes !== undefined){
-let data61 = data47.max_drain_bytes;
-const _errs149 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType54 = typeof data61;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data61 === null
-              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced54 = +data61;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
-return false;
-}
-}
-if(coerced54 !== undefined){
-data61 = coerced54;
-if(data47 !== undefined){
-data47["max_drain_bytes"] = coerced54;
-}
-}
-}
-if(errors === _errs149){
-if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
-return false;
-}
-}
-}
-var valid14 = _errs149 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.drain_timeout_ms !== undefined){
-let data62 = data47.drain_timeout_ms;
-const _errs151 = errors;
-if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
-let dataType55 = typeof data62;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data62 === null
-              || (dataType55 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
-coerced55 = +data62;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data62 = coerced55;
-if(data47 !== undefined){
-data47["drain_timeout_ms"] = coerced55;
-}
-}
-}
-if(errors === _errs151){
-if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
-return false;
-}
-}
-}
-var valid14 = _errs151 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data47}];
-return false;
-}
-}
-var valid0 = _errs120 === errors;
+var valid0 = _errs112 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log !== undefined){
-let data63 = data.log;
-const _errs153 = errors;
-if(errors === _errs153){
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-const _errs155 = errors;
-for(const key12 in data63){
-if(!((key12 === "bodies") || (key12 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data63}];
+if(data.http !== undefined){
+let data50 = data.http;
+const _errs127 = errors;
+if(errors === _errs127){
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+const _errs129 = errors;
+for(const key12 in data50){
+if(!(func2.call(schema11.properties.http.properties, key12))){
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data50}];
 return false;
 break;
 }
 }
-if(_errs155 === errors){
-if(data63.bodies !== undefined){
-let data64 = data63.bodies;
-const _errs156 = errors;
-if(typeof data64 !== "boolean"){
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(data64 === "false" || data64 === 0 || data64 === null){
-coerced56 = false;
-}
-else if(data64 === "true" || data64 === 1){
-coerced56 = true;
+if(_errs129 === errors){
+if(data50.body_limit_bytes !== undefined){
+let data51 = data50.body_limit_bytes;
+const _errs130 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType43 = typeof data51;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data51 === null
+              || (dataType43 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced43 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data51}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data51 = coerced43;
+if(data50 !== undefined){
+data50["body_limit_bytes"] = coerced43;
+}
+}
+}
+if(errors === _errs130){
+if(typeof data51 == "number"){
+if(data51 < 1024 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data51}];
+return false;
+}
+}
+}
+var valid15 = _errs130 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.sse_keepalive_ms !== undefined){
+let data52 = data50.sse_keepalive_ms;
+const _errs132 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType44 = typeof data52;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data52 === null
+              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced44 = +data52;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data52}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data52 = coerced44;
+if(data50 !== undefined){
+data50["sse_keepalive_ms"] = coerced44;
+}
+}
+}
+if(errors === _errs132){
+if(typeof data52 == "number"){
+if(data52 < 100 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data52}];
+return false;
+}
+}
+}
+var valid15 = _errs132 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.headers_timeout_ms !== undefined){
+let data53 = data50.headers_timeout_ms;
+const _errs134 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType45 = typeof data53;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data53 === null
+              || (dataType45 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced45 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data53}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data53 = coerced45;
+if(data50 !== undefined){
+data50["headers_timeout_ms"] = coerced45;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data53 == "number"){
+if(data53 < 100 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data53}];
+return false;
+}
+}
+}
+var valid15 = _errs134 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.request_timeout_ms !== undefined){
+let data54 = data50.request_timeout_ms;
+const _errs136 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType46 = typeof data54;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data54 === null
+              || (dataType46 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced46 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data54}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data54 = coerced46;
+if(data50 !== undefined){
+data50["request_timeout_ms"] = coerced46;
+}
+}
+}
+if(errors === _errs136){
+if(typeof data54 == "number"){
+if(data54 < 0 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data54}];
+return false;
+}
+}
+}
+var valid15 = _errs136 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.body_idle_timeout_ms !== undefined){
+let data55 = data50.body_idle_timeout_ms;
+const _errs138 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType47 = typeof data55;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data55 === null
+              || (dataType47 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced47 = +data55;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data55}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data55 = coerced47;
+if(data50 !== undefined){
+data50["body_idle_timeout_ms"] = coerced47;
+}
+}
+}
+if(errors === _errs138){
+if(typeof data55 == "number"){
+if(data55 < 100 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data55}];
+return false;
+}
+}
+}
+var valid15 = _errs138 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.keep_alive_timeout_ms !== undefined){
+let data56 = data50.keep_alive_timeout_ms;
+const _errs140 = errors;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+let dataType48 = typeof data56;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data56 === null
+              || (dataType48 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced48 = +data56;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data56}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data56 = coerced48;
+if(data50 !== undefined){
+data50["keep_alive_timeout_ms"] = coerced48;
+}
+}
+}
+if(errors === _errs140){
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data56}];
+return false;
+}
+}
+}
+var valid15 = _errs140 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_connections !== undefined){
+let data57 = data50.max_connections;
+const _errs142 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType49 = typeof data57;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data57 === null
+              || (dataType49 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced49 = +data57;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data57}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data57 = coerced49;
+if(data50 !== undefined){
+data50["max_connections"] = coerced49;
+}
+}
+}
+if(errors === _errs142){
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data57}];
+return false;
+}
+}
+}
+var valid15 = _errs142 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.listen_backlog !== undefined){
+let data58 = data50.listen_backlog;
+const _errs144 = errors;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType50 = typeof data58;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data58 === null
+              || (dataType50 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced50 = +data58;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data58}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data58 = coerced50;
+if(data50 !== undefined){
+data50["listen_backlog"] = coerced50;
+}
+}
+}
+if(errors === _errs144){
+if(typeof data58 == "number"){
+if(data58 < 1 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data58}];
+return false;
+}
+}
+}
+var valid15 = _errs144 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_messages !== undefined){
+let data59 = data50.max_messages;
+const _errs146 = errors;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType51 = typeof data59;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data59 === null
+              || (dataType51 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced51 = +data59;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data59}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data59 = coerced51;
+if(data50 !== undefined){
+data50["max_messages"] = coerced51;
+}
+}
+}
+if(errors === _errs146){
+if(typeof data59 == "number"){
+if(data59 < 1 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data59}];
+return false;
+}
+}
+}
+var valid15 = _errs146 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_choices !== undefined){
+let data60 = data50.max_choices;
+const _errs148 = errors;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType52 = typeof data60;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data60 === null
+              || (dataType52 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced52 = +data60;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data60}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data60 = coerced52;
+if(data50 !== undefined){
+data50["max_choices"] = coerced52;
+}
+}
+}
+if(errors === _errs148){
+if(typeof data60 == "number"){
+if(data60 > 128 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data60}];
+return false;
+}
+else {
+if(data60 < 1 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data60}];
+return false;
+}
+}
+}
+}
+var valid15 = _errs148 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_json_depth !== undefined){
+let data61 = data50.max_json_depth;
+const _errs150 = errors;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType53 = typeof data61;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data61 === null
+              || (dataType53 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced53 = +data61;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data61}];
+return false;
+}
+}
+if(coerced53 !== undefined){
+data61 = coerced53;
+if(data50 !== undefined){
+data50["max_json_depth"] = coerced53;
+}
+}
+}
+if(errors === _errs150){
+if(typeof data61 == "number"){
+if(data61 > 1000 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data61}];
+return false;
+}
+else {
+if(data61 < 2 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data61}];
+return false;
+}
+}
+}
+}
+var valid15 = _errs150 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_body_bytes_in_flight !== undefined){
+let data62 = data50.max_body_bytes_in_flight;
+const _errs152 = errors;
+if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
+let dataType54 = typeof data62;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data62 === null
+              || (dataType54 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
+coerced54 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data62}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data62 = coerced54;
+if(data50 !== undefined){
+data50["max_body_bytes_in_flight"] = coerced54;
+}
+}
+}
+if(errors === _errs152){
+if(typeof data62 == "number"){
+if(data62 < 1024 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data62}];
+return false;
+}
+}
+}
+var valid15 = _errs152 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_body_bytes_in_flight_per_key !== undefined){
+let data63 = data50.max_body_bytes_in_flight_per_key;
+const _errs154 = errors;
+if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+let dataType55 = typeof data63;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data63 === null
+              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced55 = +data63;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data63}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data63 = coerced55;
+if(data50 !== undefined){
+data50["max_body_bytes_in_flight_per_key"] = coerced55;
+}
+}
+}
+if(errors === _errs154){
+if(typeof data63 == "number"){
+if(data63 < 1024 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data63}];
+return false;
+}
+}
+}
+var valid15 = _errs154 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data50.max_drain_bytes !== undefined){
+let data64 = data50.max_drain_bytes;
+const _errs156 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType56 = typeof data64;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data64 === null
+              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced56 = +data64;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data64}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data64 = coerced56;
-if(data63 !== undefined){
-data63["bodies"] = coerced56;
+if(data50 !== undefined){
+data50["max_drain_bytes"] = coerced56;
+}
+}
+}
+if(errors === _errs156){
+if(typeof data64 == "number"){
+if(data64 < 0 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data64}];
+return false;
 }
 }
 }
@@ -2651,158 +2657,34 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data63.format !== undefined){
-let data65 = data63.format;
+if(data50.drain_timeout_ms !== undefined){
+let data65 = data50.drain_timeout_ms;
 const _errs158 = errors;
-const _errs159 = errors;
-let valid16 = false;
-const _errs160 = errors;
-if(typeof data65 !== "string"){
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType57 = typeof data65;
 let coerced57 = undefined;
 if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data65;
-}
-else if(data65 === null){
-coerced57 = "";
+if(dataType57 === "boolean" || data65 === null
+              || (dataType57 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced57 = +data65;
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data65}];
+return false;
 }
 }
 if(coerced57 !== undefined){
 data65 = coerced57;
-if(data63 !== undefined){
-data63["format"] = coerced57;
+if(data50 !== undefined){
+data50["drain_timeout_ms"] = coerced57;
 }
 }
 }
-if("auto" !== data65){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs160 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs162 = errors;
-if(typeof data65 !== "string"){
-let dataType58 = typeof data65;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data65;
-}
-else if(data65 === null){
-coerced58 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced58 !== undefined){
-data65 = coerced58;
-if(data63 !== undefined){
-data63["format"] = coerced58;
-}
-}
-}
-if("json" !== data65){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs162 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs164 = errors;
-if(typeof data65 !== "string"){
-let dataType59 = typeof data65;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data65;
-}
-else if(data65 === null){
-coerced59 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced59 !== undefined){
-data65 = coerced59;
-if(data63 !== undefined){
-data63["format"] = coerced59;
-}
-}
-}
-if("pretty" !== data65){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs164 === errors;
-valid16 = valid16 || _valid1;
-}
-}
-if(!valid16){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data65};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs158){
+if(typeof data65 == "number"){
+if(data65 < 0 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data65}];
 return false;
-}
-else {
-errors = _errs159;
-if(vErrors !== null){
-if(_errs159){
-vErrors.length = _errs159;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -2814,154 +2696,283 @@ var valid15 = true;
 }
 }
 }
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data50}];
 return false;
 }
 }
-var valid0 = _errs153 === errors;
+var valid0 = _errs127 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log !== undefined){
+let data66 = data.log;
+const _errs160 = errors;
+if(errors === _errs160){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs162 = errors;
+for(const key13 in data66){
+if(!((key13 === "bodies") || (key13 === "format"))){
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data66}];
+return false;
+break;
+}
+}
+if(_errs162 === errors){
+if(data66.bodies !== undefined){
+let data67 = data66.bodies;
+const _errs163 = errors;
+if(typeof data67 !== "boolean"){
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(data67 === "false" || data67 === 0 || data67 === null){
+coerced58 = false;
+}
+else if(data67 === "true" || data67 === 1){
+coerced58 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data67}];
+return false;
+}
+}
+if(coerced58 !== undefined){
+data67 = coerced58;
+if(data66 !== undefined){
+data66["bodies"] = coerced58;
+}
+}
+}
+var valid16 = _errs163 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data66.format !== undefined){
+let data68 = data66.format;
+const _errs165 = errors;
+const _errs166 = errors;
+let valid17 = false;
+const _errs167 = errors;
+if(typeof data68 !== "string"){
+let dataType59 = typeof data68;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data68;
+}
+else if(data68 === null){
+coerced59 = "";
+}
+else {
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data68};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(coerced59 !== undefined){
+data68 = coerced59;
+if(data66 !== undefined){
+data66["format"] = coerced59;
+}
+}
+}
+if("auto" !== data68){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data68};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs167 === errors;
+valid17 = valid17 || _valid1;
+if(!valid17){
+const _errs169 = errors;
+if(typeof data68 !== "string"){
+let dataType60 = typeof data68;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data68;
+}
+else if(data68 === null){
+coerced60 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data68};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced60 !== undefined){
+data68 = coerced60;
+if(data66 !== undefined){
+data66["format"] = coerced60;
+}
+}
+}
+if("json" !== data68){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data68};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs169 === errors;
+valid17 = valid17 || _valid1;
+if(!valid17){
+const _errs171 = errors;
+if(typeof data68 !== "string"){
+let dataType61 = typeof data68;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data68;
+}
+else if(data68 === null){
+coerced61 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data68};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced61 !== undefined){
+data68 = coerced61;
+if(data66 !== undefined){
+data66["format"] = coerced61;
+}
+}
+}
+if("pretty" !== data68){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data68};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs171 === errors;
+valid17 = valid17 || _valid1;
+}
+}
+if(!valid17){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data68};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs166;
+if(vErrors !== null){
+if(_errs166){
+vErrors.length = _errs166;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid16 = _errs165 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data66}];
+return false;
+}
+}
+var valid0 = _errs160 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data66 = data.metrics;
-const _errs166 = errors;
-if(errors === _errs166){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs168 = errors;
-for(const key13 in data66){
-if(!((key13 === "enabled") || (key13 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data66}];
-return false;
-break;
-}
-}
-if(_errs168 === errors){
-if(data66.enabled !== undefined){
-let data67 = data66.enabled;
-const _errs169 = errors;
-if(typeof data67 !== "boolean"){
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(data67 === "false" || data67 === 0 || data67 === null){
-coerced60 = false;
-}
-else if(data67 === "true" || data67 === 1){
-coerced60 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data67}];
-return false;
-}
-}
-if(coerced60 !== undefined){
-data67 = coerced60;
-if(data66 !== undefined){
-data66["enabled"] = coerced60;
-}
-}
-}
-var valid17 = _errs169 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data66.listen !== undefined){
-let data68 = data66.listen;
-const _errs171 = errors;
-if(errors === _errs171){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-let missing1;
-if((data68.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
-return false;
-}
-else {
+let data69 = data.metrics;
 const _errs173 = errors;
-for(const key14 in data68){
-if(!((key14 === "host") || (key14 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
+if(errors === _errs173){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+const _errs175 = errors;
+for(const key14 in data69){
+if(!((key14 === "enabled") || (key14 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data69}];
 return false;
 break;
 }
 }
-if(_errs173 === errors){
-if(data68.host !== undefined){
-let data69 = data68.host;
-const _errs174 = errors;
-if(typeof data69 !== "string"){
-let dataType61 = typeof data69;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data69;
-}
-else if(data69 === null){
-coerced61 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
-return false;
-}
-}
-if(coerced61 !== undefined){
-data69 = coerced61;
-if(data68 !== undefined){
-data68["host"] = coerced61;
-}
-}
-}
-if(errors === _errs174){
-if(typeof data69 === "string"){
-if(func3(data69) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
-return false;
-}
-}
-}
-var valid18 = _errs174 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data68.port !== undefined){
-let data70 = data68.port;
+if(_errs175 === errors){
+if(data69.enabled !== undefined){
+let data70 = data69.enabled;
 const _errs176 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
-let dataType62 = typeof data70;
+if(typeof data70 !== "boolean"){
 let coerced62 = undefined;
 if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data70 === null
-              || (dataType62 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced62 = +data70;
+if(data70 === "false" || data70 === 0 || data70 === null){
+coerced62 = false;
+}
+else if(data70 === "true" || data70 === 1){
+coerced62 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data70}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data70 = coerced62;
-if(data68 !== undefined){
-data68["port"] = coerced62;
-}
-}
-}
-if(errors === _errs176){
-if(typeof data70 == "number"){
-if(data70 > 65535 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
-return false;
-}
-else {
-if(data70 < 0 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
-return false;
-}
+if(data69 !== undefined){
+data69["enabled"] = coerced62;
 }
 }
 }
@@ -2970,75 +2981,177 @@ var valid18 = _errs176 === errors;
 else {
 var valid18 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
-return false;
-}
-}
-var valid17 = _errs171 === errors;
-}
-else {
-var valid17 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data66}];
-return false;
-}
-}
-var valid0 = _errs166 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.shutdown !== undefined){
-let data71 = data.shutdown;
+if(valid18){
+if(data69.listen !== undefined){
+let data71 = data69.listen;
 const _errs178 = errors;
 if(errors === _errs178){
 if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+let missing1;
+if((data71.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data71}];
+return false;
+}
+else {
 const _errs180 = errors;
 for(const key15 in data71){
-if(!(key15 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data71}];
+if(!((key15 === "host") || (key15 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data71}];
 return false;
 break;
 }
 }
 if(_errs180 === errors){
-if(data71.grace_ms !== undefined){
-let data72 = data71.grace_ms;
+if(data71.host !== undefined){
+let data72 = data71.host;
 const _errs181 = errors;
-if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
+if(typeof data72 !== "string"){
 let dataType63 = typeof data72;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data72 === null
-              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced63 = +data72;
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data72;
+}
+else if(data72 === null){
+coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data72}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data72 = coerced63;
 if(data71 !== undefined){
-data71["grace_ms"] = coerced63;
+data71["host"] = coerced63;
 }
 }
 }
 if(errors === _errs181){
-if(typeof data72 == "number"){
-if(data72 < 0 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
+if(typeof data72 === "string"){
+if(func3(data72) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data72}];
+return false;
+}
+}
+}
+var valid19 = _errs181 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data71.port !== undefined){
+let data73 = data71.port;
+const _errs183 = errors;
+if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
+let dataType64 = typeof data73;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data73 === null
+              || (dataType64 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
+coerced64 = +data73;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data73}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data73 = coerced64;
+if(data71 !== undefined){
+data71["port"] = coerced64;
+}
+}
+}
+if(errors === _errs183){
+if(typeof data73 == "number"){
+if(data73 > 65535 || isNaN(data73)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data73}];
+return false;
+}
+else {
+if(data73 < 0 || isNaN(data73)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data73}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs183 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data71}];
+return false;
+}
+}
+var valid18 = _errs178 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data69}];
+return false;
+}
+}
+var valid0 = _errs173 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.shutdown !== undefined){
+let data74 = data.shutdown;
+const _errs185 = errors;
+if(errors === _errs185){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+const _errs187 = errors;
+for(const key16 in data74){
+if(!(key16 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data74}];
+return false;
+break;
+}
+}
+if(_errs187 === errors){
+if(data74.grace_ms !== undefined){
+let data75 = data74.grace_ms;
+const _errs188 = errors;
+if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+let dataType65 = typeof data75;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data75 === null
+              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced65 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data75}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data74 !== undefined){
+data74["grace_ms"] = coerced65;
+}
+}
+}
+if(errors === _errs188){
+if(typeof data75 == "number"){
+if(data75 < 0 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data75}];
 return false;
 }
 }
@@ -3047,111 +3160,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data74}];
 return false;
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs185 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data73 = data.nodes;
-const _errs183 = errors;
-if(errors === _errs183){
-if(Array.isArray(data73)){
-if(data73.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data73}];
+let data76 = data.nodes;
+const _errs190 = errors;
+if(errors === _errs190){
+if(Array.isArray(data76)){
+if(data76.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data76}];
 return false;
 }
 else {
-var valid20 = true;
-const len2 = data73.length;
+var valid21 = true;
+const len2 = data76.length;
 for(let i2=0; i2<len2; i2++){
-let data74 = data73[i2];
-const _errs185 = errors;
-if(errors === _errs185){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+let data77 = data76[i2];
+const _errs192 = errors;
+if(errors === _errs192){
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
 let missing2;
-if(((data74.id === undefined) && (missing2 = "id")) || ((data74.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data74}];
+if(((data77.id === undefined) && (missing2 = "id")) || ((data77.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data77}];
 return false;
 }
 else {
-const _errs187 = errors;
-for(const key16 in data74){
-if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data74}];
+const _errs194 = errors;
+for(const key17 in data77){
+if(!(func2.call(schema11.properties.nodes.items.properties, key17))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data77}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data74.id !== undefined){
-let data75 = data74.id;
-const _errs188 = errors;
-if(typeof data75 !== "string"){
-let dataType64 = typeof data75;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data75;
+if(_errs194 === errors){
+if(data77.id !== undefined){
+let data78 = data77.id;
+const _errs195 = errors;
+if(typeof data78 !== "string"){
+let dataType66 = typeof data78;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data78;
 }
-else if(data75 === null){
-coerced64 = "";
+else if(data78 === null){
+coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data78}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data75 = coerced64;
-if(data74 !== undefined){
-data74["id"] = coerced64;
+if(coerced66 !== undefined){
+data78 = coerced66;
+if(data77 !== undefined){
+data77["id"] = coerced66;
 }
 }
 }
-if(errors === _errs188){
-if(typeof data75 === "string"){
-if(func3(data75) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+if(errors === _errs195){
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data78}];
 return false;
 }
 else {
-if(!pattern3.test(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+if(!pattern3.test(data78)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data78}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs188 === errors;
+var valid22 = _errs195 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.provider !== undefined){
-let data76 = data74.provider;
-const _errs190 = errors;
-const _errs191 = errors;
-let valid22 = false;
-const _errs192 = errors;
-if(typeof data76 !== "string"){
-let dataType65 = typeof data76;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data76;
+if(valid22){
+if(data77.provider !== undefined){
+let data79 = data77.provider;
+const _errs197 = errors;
+const _errs198 = errors;
+let valid23 = false;
+const _errs199 = errors;
+if(typeof data79 !== "string"){
+let dataType67 = typeof data79;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data79;
 }
-else if(data76 === null){
-coerced65 = "";
+else if(data79 === null){
+coerced67 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data79};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3161,15 +3274,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced65 !== undefined){
-data76 = coerced65;
-if(data74 !== undefined){
-data74["provider"] = coerced65;
+if(coerced67 !== undefined){
+data79 = coerced67;
+if(data77 !== undefined){
+data77["provider"] = coerced67;
 }
 }
 }
-if("openai" !== data76){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+if("openai" !== data79){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data79};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3178,22 +3291,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs192 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs194 = errors;
-if(typeof data76 !== "string"){
-let dataType66 = typeof data76;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data76;
+var _valid2 = _errs199 === errors;
+valid23 = valid23 || _valid2;
+if(!valid23){
+const _errs201 = errors;
+if(typeof data79 !== "string"){
+let dataType68 = typeof data79;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data79;
 }
-else if(data76 === null){
-coerced66 = "";
+else if(data79 === null){
+coerced68 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data79};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3203,15 +3316,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced66 !== undefined){
-data76 = coerced66;
-if(data74 !== undefined){
-data74["provider"] = coerced66;
+if(coerced68 !== undefined){
+data79 = coerced68;
+if(data77 !== undefined){
+data77["provider"] = coerced68;
 }
 }
 }
-if("anthropic" !== data76){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+if("anthropic" !== data79){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data79};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3220,22 +3333,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs194 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs196 = errors;
-if(typeof data76 !== "string"){
-let dataType67 = typeof data76;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data76;
+var _valid2 = _errs201 === errors;
+valid23 = valid23 || _valid2;
+if(!valid23){
+const _errs203 = errors;
+if(typeof data79 !== "string"){
+let dataType69 = typeof data79;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data79;
 }
-else if(data76 === null){
-coerced67 = "";
+else if(data79 === null){
+coerced69 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data79};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3245,15 +3358,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced67 !== undefined){
-data76 = coerced67;
-if(data74 !== undefined){
-data74["provider"] = coerced67;
+if(coerced69 !== undefined){
+data79 = coerced69;
+if(data77 !== undefined){
+data77["provider"] = coerced69;
 }
 }
 }
-if("gemini" !== data76){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+if("gemini" !== data79){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data79};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3262,22 +3375,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs196 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs198 = errors;
-if(typeof data76 !== "string"){
-let dataType68 = typeof data76;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data76;
+var _valid2 = _errs203 === errors;
+valid23 = valid23 || _valid2;
+if(!valid23){
+const _errs205 = errors;
+if(typeof data79 !== "string"){
+let dataType70 = typeof data79;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data79;
 }
-else if(data76 === null){
-coerced68 = "";
+else if(data79 === null){
+coerced70 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data79};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3287,15 +3400,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced68 !== undefined){
-data76 = coerced68;
-if(data74 !== undefined){
-data74["provider"] = coerced68;
+if(coerced70 !== undefined){
+data79 = coerced70;
+if(data77 !== undefined){
+data77["provider"] = coerced70;
 }
 }
 }
-if("simulated" !== data76){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+if("simulated" !== data79){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data79};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3304,13 +3417,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs198 === errors;
-valid22 = valid22 || _valid2;
+var _valid2 = _errs205 === errors;
+valid23 = valid23 || _valid2;
 }
 }
 }
-if(!valid22){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data76};
+if(!valid23){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data79};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3322,182 +3435,94 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs191;
+errors = _errs198;
 if(vErrors !== null){
-if(_errs191){
-vErrors.length = _errs191;
+if(_errs198){
+vErrors.length = _errs198;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs190 === errors;
+var valid22 = _errs197 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.base_url !== undefined){
-let data77 = data74.base_url;
-const _errs200 = errors;
-if(typeof data77 !== "string"){
-let dataType69 = typeof data77;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data77;
-}
-else if(data77 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data77 = coerced69;
-if(data74 !== undefined){
-data74["base_url"] = coerced69;
-}
-}
-}
-if(errors === _errs200){
-if(typeof data77 === "string"){
-if(!pattern4.test(data77)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
-return false;
-}
-}
-}
-var valid21 = _errs200 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.api_key !== undefined){
-let data78 = data74.api_key;
-const _errs202 = errors;
-if(typeof data78 !== "string"){
-let dataType70 = typeof data78;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data78;
-}
-else if(data78 === null){
-coerced70 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data78}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data78 = coerced70;
-if(data74 !== undefined){
-data74["api_key"] = coerced70;
-}
-}
-}
-var valid21 = _errs202 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.max_concurrency !== undefined){
-let data79 = data74.max_concurrency;
-const _errs204 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType71 = typeof data79;
+if(valid22){
+if(data77.base_url !== undefined){
+let data80 = data77.base_url;
+const _errs207 = errors;
+if(typeof data80 !== "string"){
+let dataType71 = typeof data80;
 let coerced71 = undefined;
 if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data79 === null
-              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced71 = +data79;
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data80;
+}
+else if(data80 === null){
+coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data80}];
 return false;
 }
 }
 if(coerced71 !== undefined){
-data79 = coerced71;
-if(data74 !== undefined){
-data74["max_concurrency"] = coerced71;
+data80 = coerced71;
+if(data77 !== undefined){
+data77["base_url"] = coerced71;
 }
 }
 }
-if(errors === _errs204){
-if(typeof data79 == "number"){
-if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
+if(errors === _errs207){
+if(typeof data80 === "string"){
+if(!pattern4.test(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data80}];
 return false;
 }
 }
 }
-var valid21 = _errs204 === errors;
+var valid22 = _errs207 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.weight !== undefined){
-let data80 = data74.weight;
-const _errs206 = errors;
-if(!(typeof data80 == "number")){
-let dataType72 = typeof data80;
+if(valid22){
+if(data77.api_key !== undefined){
+let data81 = data77.api_key;
+const _errs209 = errors;
+if(typeof data81 !== "string"){
+let dataType72 = typeof data81;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
-coerced72 = +data80;
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data81;
+}
+else if(data81 === null){
+coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data81}];
 return false;
 }
 }
 if(coerced72 !== undefined){
-data80 = coerced72;
-if(data74 !== undefined){
-data74["weight"] = coerced72;
+data81 = coerced72;
+if(data77 !== undefined){
+data77["api_key"] = coerced72;
 }
 }
 }
-if(errors === _errs206){
-if(typeof data80 == "number"){
-if(data80 <= 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
-return false;
-}
-}
-}
-var valid21 = _errs206 === errors;
+var valid22 = _errs209 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.timeouts !== undefined){
-let data81 = data74.timeouts;
-const _errs208 = errors;
-if(errors === _errs208){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-const _errs210 = errors;
-for(const key17 in data81){
-if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
-return false;
-break;
-}
-}
-if(_errs210 === errors){
-if(data81.connect_ms !== undefined){
-let data82 = data81.connect_ms;
+if(valid22){
+if(data77.max_concurrency !== undefined){
+let data82 = data77.max_concurrency;
 const _errs211 = errors;
 if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
 let dataType73 = typeof data82;
@@ -3508,173 +3533,158 @@ if(dataType73 === "boolean" || data82 === null
 coerced73 = +data82;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data82}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data82 = coerced73;
-if(data81 !== undefined){
-data81["connect_ms"] = coerced73;
+if(data77 !== undefined){
+data77["max_concurrency"] = coerced73;
 }
 }
 }
 if(errors === _errs211){
 if(typeof data82 == "number"){
 if(data82 < 1 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data82}];
 return false;
 }
 }
 }
-var valid23 = _errs211 === errors;
+var valid22 = _errs211 === errors;
 }
 else {
-var valid23 = true;
+var valid22 = true;
 }
-if(valid23){
-if(data81.first_byte_ms !== undefined){
-let data83 = data81.first_byte_ms;
+if(valid22){
+if(data77.weight !== undefined){
+let data83 = data77.weight;
 const _errs213 = errors;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+if(!(typeof data83 == "number")){
 let dataType74 = typeof data83;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data83 === null
-              || (dataType74 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+if(dataType74 == "boolean" || data83 === null
+              || (dataType74 == "string" && data83 && data83 == +data83)){
 coerced74 = +data83;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data83}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data83 = coerced74;
-if(data81 !== undefined){
-data81["first_byte_ms"] = coerced74;
+if(data77 !== undefined){
+data77["weight"] = coerced74;
 }
 }
 }
 if(errors === _errs213){
 if(typeof data83 == "number"){
-if(data83 < 1 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
+if(data83 <= 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data83}];
 return false;
 }
 }
 }
-var valid23 = _errs213 === errors;
+var valid22 = _errs213 === errors;
 }
 else {
-var valid23 = true;
+var valid22 = true;
 }
-if(valid23){
-if(data81.idle_ms !== undefined){
-let data84 = data81.idle_ms;
+if(valid22){
+if(data77.timeouts !== undefined){
+let data84 = data77.timeouts;
 const _errs215 = errors;
-if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
-let dataType75 = typeof data84;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data84 === null
-              || (dataType75 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
-coerced75 = +data84;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data84 = coerced75;
-if(data81 !== undefined){
-data81["idle_ms"] = coerced75;
-}
-}
-}
 if(errors === _errs215){
-if(typeof data84 == "number"){
-if(data84 < 1 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
-return false;
-}
-}
-}
-var valid23 = _errs215 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.total_ms !== undefined){
-let data85 = data81.total_ms;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
 const _errs217 = errors;
-if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
-let dataType76 = typeof data85;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data85 === null
-              || (dataType76 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
-coerced76 = +data85;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data85 = coerced76;
-if(data81 !== undefined){
-data81["total_ms"] = coerced76;
-}
-}
-}
-if(errors === _errs217){
-if(typeof data85 == "number"){
-if(data85 < 1 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
-return false;
-}
-}
-}
-var valid23 = _errs217 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
-return false;
-}
-}
-var valid21 = _errs208 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.replies !== undefined){
-let data86 = data74.replies;
-const _errs219 = errors;
-if(errors === _errs219){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs221 = errors;
-for(const key18 in data86){
-if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
+for(const key18 in data84){
+if(!((((key18 === "connect_ms") || (key18 === "first_byte_ms")) || (key18 === "idle_ms")) || (key18 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data84}];
 return false;
 break;
 }
 }
-if(_errs221 === errors){
-if(data86.max_json_bytes !== undefined){
-let data87 = data86.max_json_bytes;
+if(_errs217 === errors){
+if(data84.connect_ms !== undefined){
+let data85 = data84.connect_ms;
+const _errs218 = errors;
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+let dataType75 = typeof data85;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data85 === null
+              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
+coerced75 = +data85;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data85}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data85 = coerced75;
+if(data84 !== undefined){
+data84["connect_ms"] = coerced75;
+}
+}
+}
+if(errors === _errs218){
+if(typeof data85 == "number"){
+if(data85 < 1 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data85}];
+return false;
+}
+}
+}
+var valid24 = _errs218 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data84.first_byte_ms !== undefined){
+let data86 = data84.first_byte_ms;
+const _errs220 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
+let dataType76 = typeof data86;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data86 === null
+              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
+coerced76 = +data86;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data86}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data86 = coerced76;
+if(data84 !== undefined){
+data84["first_byte_ms"] = coerced76;
+}
+}
+}
+if(errors === _errs220){
+if(typeof data86 == "number"){
+if(data86 < 1 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data86}];
+return false;
+}
+}
+}
+var valid24 = _errs220 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data84.idle_ms !== undefined){
+let data87 = data84.idle_ms;
 const _errs222 = errors;
 if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
 let dataType77 = typeof data87;
@@ -3685,21 +3695,21 @@ if(dataType77 === "boolean" || data87 === null
 coerced77 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data87 = coerced77;
-if(data86 !== undefined){
-data86["max_json_bytes"] = coerced77;
+if(data84 !== undefined){
+data84["idle_ms"] = coerced77;
 }
 }
 }
 if(errors === _errs222){
 if(typeof data87 == "number"){
-if(data87 < 1024 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
+if(data87 < 1 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data87}];
 return false;
 }
 }
@@ -3710,8 +3720,8 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data86.max_event_bytes !== undefined){
-let data88 = data86.max_event_bytes;
+if(data84.total_ms !== undefined){
+let data88 = data84.total_ms;
 const _errs224 = errors;
 if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
 let dataType78 = typeof data88;
@@ -3722,21 +3732,21 @@ if(dataType78 === "boolean" || data88 === null
 coerced78 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data88 = coerced78;
-if(data86 !== undefined){
-data86["max_event_bytes"] = coerced78;
+if(data84 !== undefined){
+data84["total_ms"] = coerced78;
 }
 }
 }
 if(errors === _errs224){
 if(typeof data88 == "number"){
-if(data88 < 1024 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+if(data88 < 1 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data88}];
 return false;
 }
 }
@@ -3749,35 +3759,138 @@ var valid24 = true;
 }
 }
 }
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data84}];
 return false;
 }
 }
-var valid21 = _errs219 === errors;
+var valid22 = _errs215 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.reasoning_param !== undefined){
-let data89 = data74.reasoning_param;
+if(valid22){
+if(data77.replies !== undefined){
+let data89 = data77.replies;
 const _errs226 = errors;
-const _errs227 = errors;
-let valid25 = false;
+if(errors === _errs226){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
 const _errs228 = errors;
-if(typeof data89 !== "string"){
-let dataType79 = typeof data89;
+for(const key19 in data89){
+if(!((key19 === "max_json_bytes") || (key19 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data89}];
+return false;
+break;
+}
+}
+if(_errs228 === errors){
+if(data89.max_json_bytes !== undefined){
+let data90 = data89.max_json_bytes;
+const _errs229 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType79 = typeof data90;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data89;
-}
-else if(data89 === null){
-coerced79 = "";
+if(dataType79 === "boolean" || data90 === null
+              || (dataType79 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced79 = +data90;
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data90}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data90 = coerced79;
+if(data89 !== undefined){
+data89["max_json_bytes"] = coerced79;
+}
+}
+}
+if(errors === _errs229){
+if(typeof data90 == "number"){
+if(data90 < 1024 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data90}];
+return false;
+}
+}
+}
+var valid25 = _errs229 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.max_event_bytes !== undefined){
+let data91 = data89.max_event_bytes;
+const _errs231 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType80 = typeof data91;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data91 === null
+              || (dataType80 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced80 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data91}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data91 = coerced80;
+if(data89 !== undefined){
+data89["max_event_bytes"] = coerced80;
+}
+}
+}
+if(errors === _errs231){
+if(typeof data91 == "number"){
+if(data91 < 1024 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data91}];
+return false;
+}
+}
+}
+var valid25 = _errs231 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data89}];
+return false;
+}
+}
+var valid22 = _errs226 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data77.reasoning_param !== undefined){
+let data92 = data77.reasoning_param;
+const _errs233 = errors;
+const _errs234 = errors;
+let valid26 = false;
+const _errs235 = errors;
+if(typeof data92 !== "string"){
+let dataType81 = typeof data92;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data92;
+}
+else if(data92 === null){
+coerced81 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3787,15 +3900,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced79 !== undefined){
-data89 = coerced79;
-if(data74 !== undefined){
-data74["reasoning_param"] = coerced79;
+if(coerced81 !== undefined){
+data92 = coerced81;
+if(data77 !== undefined){
+data77["reasoning_param"] = coerced81;
 }
 }
 }
-if("reasoning_effort" !== data89){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
+if("reasoning_effort" !== data92){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3804,22 +3917,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs228 === errors;
-valid25 = valid25 || _valid3;
-if(!valid25){
-const _errs230 = errors;
-if(typeof data89 !== "string"){
-let dataType80 = typeof data89;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data89;
+var _valid3 = _errs235 === errors;
+valid26 = valid26 || _valid3;
+if(!valid26){
+const _errs237 = errors;
+if(typeof data92 !== "string"){
+let dataType82 = typeof data92;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data92;
 }
-else if(data89 === null){
-coerced80 = "";
+else if(data92 === null){
+coerced82 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3829,15 +3942,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced80 !== undefined){
-data89 = coerced80;
-if(data74 !== undefined){
-data74["reasoning_param"] = coerced80;
+if(coerced82 !== undefined){
+data92 = coerced82;
+if(data77 !== undefined){
+data77["reasoning_param"] = coerced82;
 }
 }
 }
-if("reasoning" !== data89){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+if("reasoning" !== data92){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3846,11 +3959,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs230 === errors;
-valid25 = valid25 || _valid3;
+var _valid3 = _errs237 === errors;
+valid26 = valid26 || _valid3;
 }
-if(!valid25){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data89};
+if(!valid26){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data92};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3862,40 +3975,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs227;
+errors = _errs234;
 if(vErrors !== null){
-if(_errs227){
-vErrors.length = _errs227;
+if(_errs234){
+vErrors.length = _errs234;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs226 === errors;
+var valid22 = _errs233 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.max_tokens_field !== undefined){
-let data90 = data74.max_tokens_field;
-const _errs232 = errors;
-const _errs233 = errors;
-let valid26 = false;
-const _errs234 = errors;
-if(typeof data90 !== "string"){
-let dataType81 = typeof data90;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data90;
+if(valid22){
+if(data77.max_tokens_field !== undefined){
+let data93 = data77.max_tokens_field;
+const _errs239 = errors;
+const _errs240 = errors;
+let valid27 = false;
+const _errs241 = errors;
+if(typeof data93 !== "string"){
+let dataType83 = typeof data93;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data93;
 }
-else if(data90 === null){
-coerced81 = "";
+else if(data93 === null){
+coerced83 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3905,15 +4018,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data90 = coerced81;
-if(data74 !== undefined){
-data74["max_tokens_field"] = coerced81;
+if(coerced83 !== undefined){
+data93 = coerced83;
+if(data77 !== undefined){
+data77["max_tokens_field"] = coerced83;
 }
 }
 }
-if("max_tokens" !== data90){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
+if("max_tokens" !== data93){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3922,22 +4035,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs234 === errors;
-valid26 = valid26 || _valid4;
-if(!valid26){
-const _errs236 = errors;
-if(typeof data90 !== "string"){
-let dataType82 = typeof data90;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data90;
+var _valid4 = _errs241 === errors;
+valid27 = valid27 || _valid4;
+if(!valid27){
+const _errs243 = errors;
+if(typeof data93 !== "string"){
+let dataType84 = typeof data93;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data93;
 }
-else if(data90 === null){
-coerced82 = "";
+else if(data93 === null){
+coerced84 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3947,15 +4060,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data90 = coerced82;
-if(data74 !== undefined){
-data74["max_tokens_field"] = coerced82;
+if(coerced84 !== undefined){
+data93 = coerced84;
+if(data77 !== undefined){
+data77["max_tokens_field"] = coerced84;
 }
 }
 }
-if("max_completion_tokens" !== data90){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
+if("max_completion_tokens" !== data93){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3964,11 +4077,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs236 === errors;
-valid26 = valid26 || _valid4;
+var _valid4 = _errs243 === errors;
+valid27 = valid27 || _valid4;
 }
-if(!valid26){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data90};
+if(!valid27){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data93};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3980,128 +4093,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs233;
+errors = _errs240;
 if(vErrors !== null){
-if(_errs233){
-vErrors.length = _errs233;
+if(_errs240){
+vErrors.length = _errs240;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs232 === errors;
+var valid22 = _errs239 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data74.simulated !== undefined){
-let data91 = data74.simulated;
-const _errs238 = errors;
-if(errors === _errs238){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-const _errs240 = errors;
-for(const key19 in data91){
-if(!((((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol")) || (key19 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
+if(valid22){
+if(data77.simulated !== undefined){
+let data94 = data77.simulated;
+const _errs245 = errors;
+if(errors === _errs245){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs247 = errors;
+for(const key20 in data94){
+if(!((((((key20 === "first_byte_ms") || (key20 === "tokens_per_second")) || (key20 === "reasoning_field")) || (key20 === "port")) || (key20 === "protocol")) || (key20 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data94}];
 return false;
 break;
 }
 }
-if(_errs240 === errors){
-if(data91.first_byte_ms !== undefined){
-let data92 = data91.first_byte_ms;
-const _errs241 = errors;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
-let dataType83 = typeof data92;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data92 === null
-              || (dataType83 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced83 = +data92;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data92 = coerced83;
-if(data91 !== undefined){
-data91["first_byte_ms"] = coerced83;
-}
-}
-}
-if(errors === _errs241){
-if(typeof data92 == "number"){
-if(data92 < 0 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
-return false;
-}
-}
-}
-var valid27 = _errs241 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data91.tokens_per_second !== undefined){
-let data93 = data91.tokens_per_second;
-const _errs243 = errors;
-if(!(typeof data93 == "number")){
-let dataType84 = typeof data93;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "boolean" || data93 === null
-              || (dataType84 == "string" && data93 && data93 == +data93)){
-coerced84 = +data93;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data93 = coerced84;
-if(data91 !== undefined){
-data91["tokens_per_second"] = coerced84;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data93 == "number"){
-if(data93 < 0 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
-return false;
-}
-}
-}
-var valid27 = _errs243 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data91.reasoning_field !== undefined){
-let data94 = data91.reasoning_field;
-const _errs245 = errors;
-const _errs246 = errors;
-let valid28 = false;
-const _errs247 = errors;
-if(typeof data94 !== "string"){
-let dataType85 = typeof data94;
+if(_errs247 === errors){
+if(data94.first_byte_ms !== undefined){
+let data95 = data94.first_byte_ms;
+const _errs248 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType85 = typeof data95;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data94;
-}
-else if(data94 === null){
-coerced85 = "";
+if(dataType85 === "boolean" || data95 === null
+              || (dataType85 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced85 = +data95;
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data95}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data95 = coerced85;
+if(data94 !== undefined){
+data94["first_byte_ms"] = coerced85;
+}
+}
+}
+if(errors === _errs248){
+if(typeof data95 == "number"){
+if(data95 < 0 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data95}];
+return false;
+}
+}
+}
+var valid28 = _errs248 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data94.tokens_per_second !== undefined){
+let data96 = data94.tokens_per_second;
+const _errs250 = errors;
+if(!(typeof data96 == "number")){
+let dataType86 = typeof data96;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "boolean" || data96 === null
+              || (dataType86 == "string" && data96 && data96 == +data96)){
+coerced86 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data96}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data96 = coerced86;
+if(data94 !== undefined){
+data94["tokens_per_second"] = coerced86;
+}
+}
+}
+if(errors === _errs250){
+if(typeof data96 == "number"){
+if(data96 < 0 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data96}];
+return false;
+}
+}
+}
+var valid28 = _errs250 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data94.reasoning_field !== undefined){
+let data97 = data94.reasoning_field;
+const _errs252 = errors;
+const _errs253 = errors;
+let valid29 = false;
+const _errs254 = errors;
+if(typeof data97 !== "string"){
+let dataType87 = typeof data97;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data97;
+}
+else if(data97 === null){
+coerced87 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4111,15 +4224,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data94 = coerced85;
-if(data91 !== undefined){
-data91["reasoning_field"] = coerced85;
+if(coerced87 !== undefined){
+data97 = coerced87;
+if(data94 !== undefined){
+data94["reasoning_field"] = coerced87;
 }
 }
 }
-if("reasoning_content" !== data94){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
+if("reasoning_content" !== data97){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4128,22 +4241,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs247 === errors;
-valid28 = valid28 || _valid5;
-if(!valid28){
-const _errs249 = errors;
-if(typeof data94 !== "string"){
-let dataType86 = typeof data94;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data94;
+var _valid5 = _errs254 === errors;
+valid29 = valid29 || _valid5;
+if(!valid29){
+const _errs256 = errors;
+if(typeof data97 !== "string"){
+let dataType88 = typeof data97;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data97;
 }
-else if(data94 === null){
-coerced86 = "";
+else if(data97 === null){
+coerced88 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4153,15 +4266,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data94 = coerced86;
-if(data91 !== undefined){
-data91["reasoning_field"] = coerced86;
+if(coerced88 !== undefined){
+data97 = coerced88;
+if(data94 !== undefined){
+data94["reasoning_field"] = coerced88;
 }
 }
 }
-if("reasoning" !== data94){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
+if("reasoning" !== data97){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4170,11 +4283,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs249 === errors;
-valid28 = valid28 || _valid5;
+var _valid5 = _errs256 === errors;
+valid29 = valid29 || _valid5;
 }
-if(!valid28){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data94};
+if(!valid29){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data97};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4186,83 +4299,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs246;
+errors = _errs253;
 if(vErrors !== null){
-if(_errs246){
-vErrors.length = _errs246;
+if(_errs253){
+vErrors.length = _errs253;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs245 === errors;
+var valid28 = _errs252 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
-if(valid27){
-if(data91.port !== undefined){
-let data95 = data91.port;
-const _errs251 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType87 = typeof data95;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data95 === null
-              || (dataType87 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced87 = +data95;
+if(valid28){
+if(data94.port !== undefined){
+let data98 = data94.port;
+const _errs258 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType89 = typeof data98;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 === "boolean" || data98 === null
+              || (dataType89 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced89 = +data98;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data95 = coerced87;
-if(data91 !== undefined){
-data91["port"] = coerced87;
+if(coerced89 !== undefined){
+data98 = coerced89;
+if(data94 !== undefined){
+data94["port"] = coerced89;
 }
 }
 }
-if(errors === _errs251){
-if(typeof data95 == "number"){
-if(data95 > 65535 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+if(errors === _errs258){
+if(typeof data98 == "number"){
+if(data98 > 65535 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
 return false;
 }
 else {
-if(data95 < 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+if(data98 < 0 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs251 === errors;
+var valid28 = _errs258 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
-if(valid27){
-if(data91.protocol !== undefined){
-let data96 = data91.protocol;
-const _errs253 = errors;
-const _errs254 = errors;
-let valid29 = false;
-const _errs255 = errors;
-if(typeof data96 !== "string"){
-let dataType88 = typeof data96;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data96;
+if(valid28){
+if(data94.protocol !== undefined){
+let data99 = data94.protocol;
+const _errs260 = errors;
+const _errs261 = errors;
+let valid30 = false;
+const _errs262 = errors;
+if(typeof data99 !== "string"){
+let dataType90 = typeof data99;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data99;
 }
-else if(data96 === null){
-coerced88 = "";
+else if(data99 === null){
+coerced90 = "";
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4272,15 +4385,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data96 = coerced88;
-if(data91 !== undefined){
-data91["protocol"] = coerced88;
+if(coerced90 !== undefined){
+data99 = coerced90;
+if(data94 !== undefined){
+data94["protocol"] = coerced90;
 }
 }
 }
-if("openai" !== data96){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
+if("openai" !== data99){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4289,22 +4402,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs255 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs257 = errors;
-if(typeof data96 !== "string"){
-let dataType89 = typeof data96;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data96;
+var _valid6 = _errs262 === errors;
+valid30 = valid30 || _valid6;
+if(!valid30){
+const _errs264 = errors;
+if(typeof data99 !== "string"){
+let dataType91 = typeof data99;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data99;
 }
-else if(data96 === null){
-coerced89 = "";
+else if(data99 === null){
+coerced91 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4314,15 +4427,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data96 = coerced89;
-if(data91 !== undefined){
-data91["protocol"] = coerced89;
+if(coerced91 !== undefined){
+data99 = coerced91;
+if(data94 !== undefined){
+data94["protocol"] = coerced91;
 }
 }
 }
-if("anthropic" !== data96){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
+if("anthropic" !== data99){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4331,22 +4444,22 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs257 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs259 = errors;
-if(typeof data96 !== "string"){
-let dataType90 = typeof data96;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data96;
+var _valid6 = _errs264 === errors;
+valid30 = valid30 || _valid6;
+if(!valid30){
+const _errs266 = errors;
+if(typeof data99 !== "string"){
+let dataType92 = typeof data99;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data99;
 }
-else if(data96 === null){
-coerced90 = "";
+else if(data99 === null){
+coerced92 = "";
 }
 else {
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data99};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4356,15 +4469,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data96 = coerced90;
-if(data91 !== undefined){
-data91["protocol"] = coerced90;
+if(coerced92 !== undefined){
+data99 = coerced92;
+if(data94 !== undefined){
+data94["protocol"] = coerced92;
 }
 }
 }
-if("gemini" !== data96){
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
+if("gemini" !== data99){
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data99};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4373,12 +4486,12 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid6 = _errs259 === errors;
-valid29 = valid29 || _valid6;
+var _valid6 = _errs266 === errors;
+valid30 = valid30 || _valid6;
 }
 }
-if(!valid29){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data96};
+if(!valid30){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data99};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4390,117 +4503,117 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs254;
+errors = _errs261;
 if(vErrors !== null){
-if(_errs254){
-vErrors.length = _errs254;
+if(_errs261){
+vErrors.length = _errs261;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs253 === errors;
+var valid28 = _errs260 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
-if(valid27){
-if(data91.scripts !== undefined){
-let data97 = data91.scripts;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-var valid30 = true;
-for(const key20 in data97){
-if(pattern5.test(key20)){
-let data98 = data97[key20];
-const _errs263 = errors;
-if(errors === _errs263){
-if(Array.isArray(data98)){
-if(data98.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
-return false;
-}
-else {
-var valid31 = true;
-const len3 = data98.length;
-for(let i3=0; i3<len3; i3++){
-let data99 = data98[i3];
-const _errs265 = errors;
-if(errors === _errs265){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-const _errs267 = errors;
-for(const key21 in data99){
-if(!(((key21 === "when") || (key21 === "call")) || (key21 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
-return false;
-break;
-}
-}
-if(_errs267 === errors){
-if(data99.when !== undefined){
-let data100 = data99.when;
+if(valid28){
+if(data94.scripts !== undefined){
+let data100 = data94.scripts;
 const _errs268 = errors;
 if(errors === _errs268){
 if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+var valid31 = true;
+for(const key21 in data100){
+if(pattern5.test(key21)){
+let data101 = data100[key21];
 const _errs270 = errors;
-for(const key22 in data100){
-if(!(((key22 === "tools_offered") || (key22 === "last_role")) || (key22 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
+if(errors === _errs270){
+if(Array.isArray(data101)){
+if(data101.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data101}];
+return false;
+}
+else {
+var valid32 = true;
+const len3 = data101.length;
+for(let i3=0; i3<len3; i3++){
+let data102 = data101[i3];
+const _errs272 = errors;
+if(errors === _errs272){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs274 = errors;
+for(const key22 in data102){
+if(!(((key22 === "when") || (key22 === "call")) || (key22 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data102}];
 return false;
 break;
 }
 }
-if(_errs270 === errors){
-if(data100.tools_offered !== undefined){
-let data101 = data100.tools_offered;
-const _errs271 = errors;
-if(typeof data101 !== "boolean"){
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(data101 === "false" || data101 === 0 || data101 === null){
-coerced91 = false;
+if(_errs274 === errors){
+if(data102.when !== undefined){
+let data103 = data102.when;
+const _errs275 = errors;
+if(errors === _errs275){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+const _errs277 = errors;
+for(const key23 in data103){
+if(!(((key23 === "tools_offered") || (key23 === "last_role")) || (key23 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data103}];
+return false;
+break;
 }
-else if(data101 === "true" || data101 === 1){
-coerced91 = true;
+}
+if(_errs277 === errors){
+if(data103.tools_offered !== undefined){
+let data104 = data103.tools_offered;
+const _errs278 = errors;
+if(typeof data104 !== "boolean"){
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(data104 === "false" || data104 === 0 || data104 === null){
+coerced93 = false;
+}
+else if(data104 === "true" || data104 === 1){
+coerced93 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data104}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data101 = coerced91;
-if(data100 !== undefined){
-data100["tools_offered"] = coerced91;
+if(coerced93 !== undefined){
+data104 = coerced93;
+if(data103 !== undefined){
+data103["tools_offered"] = coerced93;
 }
 }
 }
-var valid33 = _errs271 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data100.last_role !== undefined){
-let data102 = data100.last_role;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
-const _errs275 = errors;
-if(typeof data102 !== "string"){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data102;
-}
-else if(data102 === null){
-coerced92 = "";
+var valid34 = _errs278 === errors;
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+var valid34 = true;
+}
+if(valid34){
+if(data103.last_role !== undefined){
+let data105 = data103.last_role;
+const _errs280 = errors;
+const _errs281 = errors;
+let valid35 = false;
+const _errs282 = errors;
+if(typeof data105 !== "string"){
+let dataType94 = typeof data105;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data105;
+}
+else if(data105 === null){
+coerced94 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4510,15 +4623,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data100 !== undefined){
-data100["last_role"] = coerced92;
+if(coerced94 !== undefined){
+data105 = coerced94;
+if(data103 !== undefined){
+data103["last_role"] = coerced94;
 }
 }
 }
-if("user" !== data102){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+if("user" !== data105){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4527,22 +4640,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs275 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs277 = errors;
-if(typeof data102 !== "string"){
-let dataType93 = typeof data102;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data102;
+var _valid7 = _errs282 === errors;
+valid35 = valid35 || _valid7;
+if(!valid35){
+const _errs284 = errors;
+if(typeof data105 !== "string"){
+let dataType95 = typeof data105;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data105;
 }
-else if(data102 === null){
-coerced93 = "";
+else if(data105 === null){
+coerced95 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4552,15 +4665,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data102 = coerced93;
-if(data100 !== undefined){
-data100["last_role"] = coerced93;
+if(coerced95 !== undefined){
+data105 = coerced95;
+if(data103 !== undefined){
+data103["last_role"] = coerced95;
 }
 }
 }
-if("assistant" !== data102){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+if("assistant" !== data105){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4569,22 +4682,22 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs277 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs279 = errors;
-if(typeof data102 !== "string"){
-let dataType94 = typeof data102;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data102;
+var _valid7 = _errs284 === errors;
+valid35 = valid35 || _valid7;
+if(!valid35){
+const _errs286 = errors;
+if(typeof data105 !== "string"){
+let dataType96 = typeof data105;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data105;
 }
-else if(data102 === null){
-coerced94 = "";
+else if(data105 === null){
+coerced96 = "";
 }
 else {
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4594,15 +4707,15 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data102 = coerced94;
-if(data100 !== undefined){
-data100["last_role"] = coerced94;
+if(coerced96 !== undefined){
+data105 = coerced96;
+if(data103 !== undefined){
+data103["last_role"] = coerced96;
 }
 }
 }
-if("tool" !== data102){
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+if("tool" !== data105){
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data105};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4611,157 +4724,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs281 = errors;
-if(typeof data102 !== "string"){
-let dataType95 = typeof data102;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data102;
-}
-else if(data102 === null){
-coerced95 = "";
-}
-else {
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-if(coerced95 !== undefined){
-data102 = coerced95;
-if(data100 !== undefined){
-data100["last_role"] = coerced95;
-}
-}
-}
-if("system" !== data102){
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-var _valid7 = _errs281 === errors;
-valid34 = valid34 || _valid7;
-}
-}
-}
-if(!valid34){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data102};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs274;
-if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid33 = _errs273 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data100.last_message_matches !== undefined){
-let data103 = data100.last_message_matches;
-const _errs283 = errors;
-if(typeof data103 !== "string"){
-let dataType96 = typeof data103;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data103;
-}
-else if(data103 === null){
-coerced96 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data103 = coerced96;
-if(data100 !== undefined){
-data100["last_message_matches"] = coerced96;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data103 === "string"){
-if(func3(data103) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
-return false;
-}
-}
-}
-var valid33 = _errs283 === errors;
-}
-else {
-var valid33 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
-return false;
-}
-}
-var valid32 = _errs268 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data99.call !== undefined){
-let data104 = data99.call;
-const _errs285 = errors;
-if(errors === _errs285){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-let missing3;
-if((data104.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
-return false;
-}
-else {
-const _errs287 = errors;
-for(const key23 in data104){
-if(!((key23 === "tool") || (key23 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
-return false;
-break;
-}
-}
-if(_errs287 === errors){
-if(data104.tool !== undefined){
-let data105 = data104.tool;
+var _valid7 = _errs286 === errors;
+valid35 = valid35 || _valid7;
+if(!valid35){
 const _errs288 = errors;
 if(typeof data105 !== "string"){
 let dataType97 = typeof data105;
@@ -4774,100 +4739,260 @@ else if(data105 === null){
 coerced97 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
-return false;
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data105};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
 }
 }
 if(coerced97 !== undefined){
 data105 = coerced97;
-if(data104 !== undefined){
-data104["tool"] = coerced97;
+if(data103 !== undefined){
+data103["last_role"] = coerced97;
 }
 }
 }
-if(errors === _errs288){
-if(typeof data105 === "string"){
-if(func3(data105) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
-return false;
-}
-}
-}
-var valid35 = _errs288 === errors;
+if("system" !== data105){
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data105};
+if(vErrors === null){
+vErrors = [err60];
 }
 else {
-var valid35 = true;
+vErrors.push(err60);
 }
-if(valid35){
-if(data104.arguments !== undefined){
-let data106 = data104.arguments;
+errors++;
+}
+var _valid7 = _errs288 === errors;
+valid35 = valid35 || _valid7;
+}
+}
+}
+if(!valid35){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data105};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs281;
+if(vErrors !== null){
+if(_errs281){
+vErrors.length = _errs281;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid34 = _errs280 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data103.last_message_matches !== undefined){
+let data106 = data103.last_message_matches;
 const _errs290 = errors;
-if(errors === _errs290){
-if(!(data106 && typeof data106 == "object" && !Array.isArray(data106))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data106}];
-return false;
-}
-}
-var valid35 = _errs290 === errors;
-}
-else {
-var valid35 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
-return false;
-}
-}
-var valid32 = _errs285 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data99.answer !== undefined){
-let data107 = data99.answer;
-const _errs292 = errors;
-if(typeof data107 !== "string"){
-let dataType98 = typeof data107;
+if(typeof data106 !== "string"){
+let dataType98 = typeof data106;
 let coerced98 = undefined;
 if(!(coerced98 !== undefined)){
 if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data107;
+coerced98 = "" + data106;
 }
-else if(data107 === null){
+else if(data106 === null){
 coerced98 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data106}];
 return false;
 }
 }
 if(coerced98 !== undefined){
-data107 = coerced98;
-if(data99 !== undefined){
-data99["answer"] = coerced98;
+data106 = coerced98;
+if(data103 !== undefined){
+data103["last_message_matches"] = coerced98;
 }
 }
 }
-var valid32 = _errs292 === errors;
-}
-else {
-var valid32 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
+if(errors === _errs290){
+if(typeof data106 === "string"){
+if(func3(data106) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data106}];
 return false;
 }
 }
-var valid31 = _errs265 === errors;
+}
+var valid34 = _errs290 === errors;
+}
+else {
+var valid34 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data103}];
+return false;
+}
+}
+var valid33 = _errs275 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data102.call !== undefined){
+let data107 = data102.call;
+const _errs292 = errors;
+if(errors === _errs292){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+let missing3;
+if((data107.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
+return false;
+}
+else {
+const _errs294 = errors;
+for(const key24 in data107){
+if(!((key24 === "tool") || (key24 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
+return false;
+break;
+}
+}
+if(_errs294 === errors){
+if(data107.tool !== undefined){
+let data108 = data107.tool;
+const _errs295 = errors;
+if(typeof data108 !== "string"){
+let dataType99 = typeof data108;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data108;
+}
+else if(data108 === null){
+coerced99 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data108}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data108 = coerced99;
+if(data107 !== undefined){
+data107["tool"] = coerced99;
+}
+}
+}
+if(errors === _errs295){
+if(typeof data108 === "string"){
+if(func3(data108) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data108}];
+return false;
+}
+}
+}
+var valid36 = _errs295 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data107.arguments !== undefined){
+let data109 = data107.arguments;
+const _errs297 = errors;
+if(errors === _errs297){
+if(!(data109 && typeof data109 == "object" && !Array.isArray(data109))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data109}];
+return false;
+}
+}
+var valid36 = _errs297 === errors;
+}
+else {
+var valid36 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
+return false;
+}
+}
+var valid33 = _errs292 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data102.answer !== undefined){
+let data110 = data102.answer;
+const _errs299 = errors;
+if(typeof data110 !== "string"){
+let dataType100 = typeof data110;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data110;
+}
+else if(data110 === null){
+coerced100 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data110}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data110 = coerced100;
+if(data102 !== undefined){
+data102["answer"] = coerced100;
+}
+}
+}
+var valid33 = _errs299 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data102}];
+return false;
+}
+}
+var valid32 = _errs272 === errors;
+if(!valid32){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data101}];
+return false;
+}
+}
+var valid31 = _errs270 === errors;
 if(!valid31){
 break;
 }
@@ -4875,339 +5000,327 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data100}];
 return false;
 }
 }
-var valid30 = _errs263 === errors;
-if(!valid30){
+var valid28 = _errs268 === errors;
+}
+else {
+var valid28 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data94}];
+return false;
+}
+}
+var valid22 = _errs245 === errors;
+}
+else {
+var valid22 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data77}];
+return false;
+}
+}
+var valid21 = _errs192 === errors;
+if(!valid21){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data76}];
 return false;
 }
 }
-var valid27 = _errs261 === errors;
-}
-else {
-var valid27 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
-return false;
-}
-}
-var valid21 = _errs238 === errors;
-}
-else {
-var valid21 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data74}];
-return false;
-}
-}
-var valid20 = _errs185 === errors;
-if(!valid20){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data73}];
-return false;
-}
-}
-var valid0 = _errs183 === errors;
+var valid0 = _errs190 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data108 = data.models;
-const _errs294 = errors;
-if(errors === _errs294){
-if(Array.isArray(data108)){
-if(data108.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data108}];
+let data111 = data.models;
+const _errs301 = errors;
+if(errors === _errs301){
+if(Array.isArray(data111)){
+if(data111.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data111}];
 return false;
 }
 else {
-var valid36 = true;
-const len4 = data108.length;
+var valid37 = true;
+const len4 = data111.length;
 for(let i4=0; i4<len4; i4++){
-let data109 = data108[i4];
-const _errs296 = errors;
-if(errors === _errs296){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+let data112 = data111[i4];
+const _errs303 = errors;
+if(errors === _errs303){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
 let missing4;
-if(((data109.id === undefined) && (missing4 = "id")) || ((data109.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data109}];
+if(((data112.id === undefined) && (missing4 = "id")) || ((data112.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data112}];
 return false;
 }
 else {
-const _errs298 = errors;
-for(const key24 in data109){
-if(!((((((((key24 === "id") || (key24 === "owned_by")) || (key24 === "context_length")) || (key24 === "max_output_tokens")) || (key24 === "default_max_tokens")) || (key24 === "reasoning")) || (key24 === "pricing")) || (key24 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data109}];
+const _errs305 = errors;
+for(const key25 in data112){
+if(!((((((((key25 === "id") || (key25 === "owned_by")) || (key25 === "context_length")) || (key25 === "max_output_tokens")) || (key25 === "default_max_tokens")) || (key25 === "reasoning")) || (key25 === "pricing")) || (key25 === "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data112}];
 return false;
 break;
 }
 }
-if(_errs298 === errors){
-if(data109.id !== undefined){
-let data110 = data109.id;
-const _errs299 = errors;
-if(typeof data110 !== "string"){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data110;
-}
-else if(data110 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["id"] = coerced99;
-}
-}
-}
-if(errors === _errs299){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
-return false;
-}
-}
-}
-var valid37 = _errs299 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.owned_by !== undefined){
-let data111 = data109.owned_by;
-const _errs301 = errors;
-if(typeof data111 !== "string"){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data111;
-}
-else if(data111 === null){
-coerced100 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data109 !== undefined){
-data109["owned_by"] = coerced100;
-}
-}
-}
-if(errors === _errs301){
-if(typeof data111 === "string"){
-if(func3(data111) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
-return false;
-}
-}
-}
-var valid37 = _errs301 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.context_length !== undefined){
-let data112 = data109.context_length;
-const _errs303 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
-let dataType101 = typeof data112;
+if(_errs305 === errors){
+if(data112.id !== undefined){
+let data113 = data112.id;
+const _errs306 = errors;
+if(typeof data113 !== "string"){
+let dataType101 = typeof data113;
 let coerced101 = undefined;
 if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data112 === null
-              || (dataType101 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced101 = +data112;
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data113;
+}
+else if(data113 === null){
+coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data113}];
 return false;
 }
 }
 if(coerced101 !== undefined){
-data112 = coerced101;
-if(data109 !== undefined){
-data109["context_length"] = coerced101;
+data113 = coerced101;
+if(data112 !== undefined){
+data112["id"] = coerced101;
 }
 }
 }
-if(errors === _errs303){
-if(typeof data112 == "number"){
-if(data112 < 1 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+if(errors === _errs306){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data113}];
 return false;
 }
 }
 }
-var valid37 = _errs303 === errors;
+var valid38 = _errs306 === errors;
 }
 else {
-var valid37 = true;
+var valid38 = true;
 }
-if(valid37){
-if(data109.max_output_tokens !== undefined){
-let data113 = data109.max_output_tokens;
-const _errs305 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
-let dataType102 = typeof data113;
+if(valid38){
+if(data112.owned_by !== undefined){
+let data114 = data112.owned_by;
+const _errs308 = errors;
+if(typeof data114 !== "string"){
+let dataType102 = typeof data114;
 let coerced102 = undefined;
 if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data113 === null
-              || (dataType102 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced102 = +data113;
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data114;
+}
+else if(data114 === null){
+coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data114}];
 return false;
 }
 }
 if(coerced102 !== undefined){
-data113 = coerced102;
-if(data109 !== undefined){
-data109["max_output_tokens"] = coerced102;
+data114 = coerced102;
+if(data112 !== undefined){
+data112["owned_by"] = coerced102;
 }
 }
 }
-if(errors === _errs305){
-if(typeof data113 == "number"){
-if(data113 < 1 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+if(errors === _errs308){
+if(typeof data114 === "string"){
+if(func3(data114) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data114}];
 return false;
 }
 }
 }
-var valid37 = _errs305 === errors;
+var valid38 = _errs308 === errors;
 }
 else {
-var valid37 = true;
+var valid38 = true;
 }
-if(valid37){
-if(data109.default_max_tokens !== undefined){
-let data114 = data109.default_max_tokens;
-const _errs307 = errors;
-if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
-let dataType103 = typeof data114;
+if(valid38){
+if(data112.context_length !== undefined){
+let data115 = data112.context_length;
+const _errs310 = errors;
+if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+let dataType103 = typeof data115;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data114 === null
-              || (dataType103 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
-coerced103 = +data114;
+if(dataType103 === "boolean" || data115 === null
+              || (dataType103 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
+coerced103 = +data115;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data115}];
 return false;
 }
 }
 if(coerced103 !== undefined){
-data114 = coerced103;
-if(data109 !== undefined){
-data109["default_max_tokens"] = coerced103;
+data115 = coerced103;
+if(data112 !== undefined){
+data112["context_length"] = coerced103;
 }
 }
 }
-if(errors === _errs307){
-if(typeof data114 == "number"){
-if(data114 < 1 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+if(errors === _errs310){
+if(typeof data115 == "number"){
+if(data115 < 1 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data115}];
 return false;
 }
 }
 }
-var valid37 = _errs307 === errors;
+var valid38 = _errs310 === errors;
 }
 else {
-var valid37 = true;
+var valid38 = true;
 }
-if(valid37){
-if(data109.reasoning !== undefined){
-let data115 = data109.reasoning;
-const _errs309 = errors;
-if(errors === _errs309){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+if(valid38){
+if(data112.max_output_tokens !== undefined){
+let data116 = data112.max_output_tokens;
+const _errs312 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType104 = typeof data116;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 === "boolean" || data116 === null
+              || (dataType104 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced104 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data116}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data116 = coerced104;
+if(data112 !== undefined){
+data112["max_output_tokens"] = coerced104;
+}
+}
+}
+if(errors === _errs312){
+if(typeof data116 == "number"){
+if(data116 < 1 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data116}];
+return false;
+}
+}
+}
+var valid38 = _errs312 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data112.default_max_tokens !== undefined){
+let data117 = data112.default_max_tokens;
+const _errs314 = errors;
+if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
+let dataType105 = typeof data117;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 === "boolean" || data117 === null
+              || (dataType105 === "string" && data117 && data117 == +data117 && !(data117 % 1))){
+coerced105 = +data117;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data117}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data117 = coerced105;
+if(data112 !== undefined){
+data112["default_max_tokens"] = coerced105;
+}
+}
+}
+if(errors === _errs314){
+if(typeof data117 == "number"){
+if(data117 < 1 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data117}];
+return false;
+}
+}
+}
+var valid38 = _errs314 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data112.reasoning !== undefined){
+let data118 = data112.reasoning;
+const _errs316 = errors;
+if(errors === _errs316){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
 let missing5;
-if((data115.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
+if((data118.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
 return false;
 }
 else {
-const _errs311 = errors;
-for(const key25 in data115){
-if(!((((((key25 === "default_effort") || (key25 === "efforts")) || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels")) || (key25 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
+const _errs318 = errors;
+for(const key26 in data118){
+if(!((((((key26 === "default_effort") || (key26 === "efforts")) || (key26 === "style")) || (key26 === "budgets")) || (key26 === "levels")) || (key26 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
 return false;
 break;
 }
 }
-if(_errs311 === errors){
-if(data115.default_effort !== undefined){
-let data116 = data115.default_effort;
-const _errs312 = errors;
-const _errs313 = errors;
-let valid39 = false;
-const _errs314 = errors;
-if(typeof data116 !== "string"){
-let dataType104 = typeof data116;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data116;
+if(_errs318 === errors){
+if(data118.default_effort !== undefined){
+let data119 = data118.default_effort;
+const _errs319 = errors;
+const _errs320 = errors;
+let valid40 = false;
+const _errs321 = errors;
+if(typeof data119 !== "string"){
+let dataType106 = typeof data119;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data119;
 }
-else if(data116 === null){
-coerced104 = "";
+else if(data119 === null){
+coerced106 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
+const err62 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5217,15 +5330,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data116 = coerced104;
-if(data115 !== undefined){
-data115["default_effort"] = coerced104;
+if(coerced106 !== undefined){
+data119 = coerced106;
+if(data118 !== undefined){
+data118["default_effort"] = coerced106;
 }
 }
 }
-if("none" !== data116){
-const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
+if("none" !== data119){
+const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5234,22 +5347,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs314 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs316 = errors;
-if(typeof data116 !== "string"){
-let dataType105 = typeof data116;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data116;
+var _valid8 = _errs321 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs323 = errors;
+if(typeof data119 !== "string"){
+let dataType107 = typeof data119;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data119;
 }
-else if(data116 === null){
-coerced105 = "";
+else if(data119 === null){
+coerced107 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
+const err64 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5259,15 +5372,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data116 = coerced105;
-if(data115 !== undefined){
-data115["default_effort"] = coerced105;
+if(coerced107 !== undefined){
+data119 = coerced107;
+if(data118 !== undefined){
+data118["default_effort"] = coerced107;
 }
 }
 }
-if("minimal" !== data116){
-const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
+if("minimal" !== data119){
+const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5276,22 +5389,22 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs316 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs318 = errors;
-if(typeof data116 !== "string"){
-let dataType106 = typeof data116;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data116;
+var _valid8 = _errs323 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs325 = errors;
+if(typeof data119 !== "string"){
+let dataType108 = typeof data119;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data119;
 }
-else if(data116 === null){
-coerced106 = "";
+else if(data119 === null){
+coerced108 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
+const err66 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data119};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5301,15 +5414,15 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data116 = coerced106;
-if(data115 !== undefined){
-data115["default_effort"] = coerced106;
+if(coerced108 !== undefined){
+data119 = coerced108;
+if(data118 !== undefined){
+data118["default_effort"] = coerced108;
 }
 }
 }
-if("low" !== data116){
-const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
+if("low" !== data119){
+const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data119};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5318,22 +5431,22 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs318 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs320 = errors;
-if(typeof data116 !== "string"){
-let dataType107 = typeof data116;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data116;
+var _valid8 = _errs325 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs327 = errors;
+if(typeof data119 !== "string"){
+let dataType109 = typeof data119;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data119;
 }
-else if(data116 === null){
-coerced107 = "";
+else if(data119 === null){
+coerced109 = "";
 }
 else {
-const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
+const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data119};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5343,15 +5456,15 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data116 = coerced107;
-if(data115 !== undefined){
-data115["default_effort"] = coerced107;
+if(coerced109 !== undefined){
+data119 = coerced109;
+if(data118 !== undefined){
+data118["default_effort"] = coerced109;
 }
 }
 }
-if("medium" !== data116){
-const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
+if("medium" !== data119){
+const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data119};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5360,22 +5473,22 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs320 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs322 = errors;
-if(typeof data116 !== "string"){
-let dataType108 = typeof data116;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data116;
+var _valid8 = _errs327 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs329 = errors;
+if(typeof data119 !== "string"){
+let dataType110 = typeof data119;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data119;
 }
-else if(data116 === null){
-coerced108 = "";
+else if(data119 === null){
+coerced110 = "";
 }
 else {
-const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data119};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5385,15 +5498,15 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data116 = coerced108;
-if(data115 !== undefined){
-data115["default_effort"] = coerced108;
+if(coerced110 !== undefined){
+data119 = coerced110;
+if(data118 !== undefined){
+data118["default_effort"] = coerced110;
 }
 }
 }
-if("high" !== data116){
-const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+if("high" !== data119){
+const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data119};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5402,22 +5515,22 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs322 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs324 = errors;
-if(typeof data116 !== "string"){
-let dataType109 = typeof data116;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data116;
+var _valid8 = _errs329 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs331 = errors;
+if(typeof data119 !== "string"){
+let dataType111 = typeof data119;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data119;
 }
-else if(data116 === null){
-coerced109 = "";
+else if(data119 === null){
+coerced111 = "";
 }
 else {
-const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data119};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5427,15 +5540,15 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data116 = coerced109;
-if(data115 !== undefined){
-data115["default_effort"] = coerced109;
+if(coerced111 !== undefined){
+data119 = coerced111;
+if(data118 !== undefined){
+data118["default_effort"] = coerced111;
 }
 }
 }
-if("xhigh" !== data116){
-const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+if("xhigh" !== data119){
+const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data119};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5444,22 +5557,22 @@ vErrors.push(err73);
 }
 errors++;
 }
-var _valid8 = _errs324 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs326 = errors;
-if(typeof data116 !== "string"){
-let dataType110 = typeof data116;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data116;
+var _valid8 = _errs331 === errors;
+valid40 = valid40 || _valid8;
+if(!valid40){
+const _errs333 = errors;
+if(typeof data119 !== "string"){
+let dataType112 = typeof data119;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data119;
 }
-else if(data116 === null){
-coerced110 = "";
+else if(data119 === null){
+coerced112 = "";
 }
 else {
-const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data119};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5469,15 +5582,15 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data116 = coerced110;
-if(data115 !== undefined){
-data115["default_effort"] = coerced110;
+if(coerced112 !== undefined){
+data119 = coerced112;
+if(data118 !== undefined){
+data118["default_effort"] = coerced112;
 }
 }
 }
-if("max" !== data116){
-const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+if("max" !== data119){
+const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data119};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5486,16 +5599,16 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid8 = _errs326 === errors;
-valid39 = valid39 || _valid8;
+var _valid8 = _errs333 === errors;
+valid40 = valid40 || _valid8;
 }
 }
 }
 }
 }
 }
-if(!valid39){
-const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data116};
+if(!valid40){
+const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data119};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5507,52 +5620,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs313;
+errors = _errs320;
 if(vErrors !== null){
-if(_errs313){
-vErrors.length = _errs313;
+if(_errs320){
+vErrors.length = _errs320;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid38 = _errs312 === errors;
+var valid39 = _errs319 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
-if(valid38){
-if(data115.efforts !== undefined){
-let data117 = data115.efforts;
-const _errs328 = errors;
-if(errors === _errs328){
-if(Array.isArray(data117)){
-if(data117.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
+if(valid39){
+if(data118.efforts !== undefined){
+let data120 = data118.efforts;
+const _errs335 = errors;
+if(errors === _errs335){
+if(Array.isArray(data120)){
+if(data120.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data120}];
 return false;
 }
 else {
-var valid40 = true;
-const len5 = data117.length;
+var valid41 = true;
+const len5 = data120.length;
 for(let i5=0; i5<len5; i5++){
-let data118 = data117[i5];
-const _errs330 = errors;
-const _errs331 = errors;
-let valid41 = false;
-const _errs332 = errors;
-if(typeof data118 !== "string"){
-let dataType111 = typeof data118;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data118;
+let data121 = data120[i5];
+const _errs337 = errors;
+const _errs338 = errors;
+let valid42 = false;
+const _errs339 = errors;
+if(typeof data121 !== "string"){
+let dataType113 = typeof data121;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data121;
 }
-else if(data118 === null){
-coerced111 = "";
+else if(data121 === null){
+coerced113 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
+const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5562,15 +5675,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data118 = coerced111;
-if(data117 !== undefined){
-data117[i5] = coerced111;
+if(coerced113 !== undefined){
+data121 = coerced113;
+if(data120 !== undefined){
+data120[i5] = coerced113;
 }
 }
 }
-if("none" !== data118){
-const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
+if("none" !== data121){
+const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5579,22 +5692,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs332 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs334 = errors;
-if(typeof data118 !== "string"){
-let dataType112 = typeof data118;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data118;
+var _valid9 = _errs339 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs341 = errors;
+if(typeof data121 !== "string"){
+let dataType114 = typeof data121;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data121;
 }
-else if(data118 === null){
-coerced112 = "";
+else if(data121 === null){
+coerced114 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
+const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5604,15 +5717,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data118 = coerced112;
-if(data117 !== undefined){
-data117[i5] = coerced112;
+if(coerced114 !== undefined){
+data121 = coerced114;
+if(data120 !== undefined){
+data120[i5] = coerced114;
 }
 }
 }
-if("minimal" !== data118){
-const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
+if("minimal" !== data121){
+const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5621,22 +5734,22 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs334 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs336 = errors;
-if(typeof data118 !== "string"){
-let dataType113 = typeof data118;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data118;
+var _valid9 = _errs341 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs343 = errors;
+if(typeof data121 !== "string"){
+let dataType115 = typeof data121;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data121;
 }
-else if(data118 === null){
-coerced113 = "";
+else if(data121 === null){
+coerced115 = "";
 }
 else {
-const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
+const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data121};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5646,15 +5759,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data118 = coerced113;
-if(data117 !== undefined){
-data117[i5] = coerced113;
+if(coerced115 !== undefined){
+data121 = coerced115;
+if(data120 !== undefined){
+data120[i5] = coerced115;
 }
 }
 }
-if("low" !== data118){
-const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
+if("low" !== data121){
+const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data121};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5663,22 +5776,22 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs336 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs338 = errors;
-if(typeof data118 !== "string"){
-let dataType114 = typeof data118;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data118;
+var _valid9 = _errs343 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs345 = errors;
+if(typeof data121 !== "string"){
+let dataType116 = typeof data121;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data121;
 }
-else if(data118 === null){
-coerced114 = "";
+else if(data121 === null){
+coerced116 = "";
 }
 else {
-const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
+const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data121};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5688,15 +5801,15 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data118 = coerced114;
-if(data117 !== undefined){
-data117[i5] = coerced114;
+if(coerced116 !== undefined){
+data121 = coerced116;
+if(data120 !== undefined){
+data120[i5] = coerced116;
 }
 }
 }
-if("medium" !== data118){
-const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
+if("medium" !== data121){
+const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data121};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5705,22 +5818,22 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs338 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs340 = errors;
-if(typeof data118 !== "string"){
-let dataType115 = typeof data118;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data118;
+var _valid9 = _errs345 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs347 = errors;
+if(typeof data121 !== "string"){
+let dataType117 = typeof data121;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data121;
 }
-else if(data118 === null){
-coerced115 = "";
+else if(data121 === null){
+coerced117 = "";
 }
 else {
-const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
+const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data121};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5730,15 +5843,15 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data118 = coerced115;
-if(data117 !== undefined){
-data117[i5] = coerced115;
+if(coerced117 !== undefined){
+data121 = coerced117;
+if(data120 !== undefined){
+data120[i5] = coerced117;
 }
 }
 }
-if("high" !== data118){
-const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
+if("high" !== data121){
+const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data121};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5747,22 +5860,22 @@ vErrors.push(err86);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs342 = errors;
-if(typeof data118 !== "string"){
-let dataType116 = typeof data118;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data118;
+var _valid9 = _errs347 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs349 = errors;
+if(typeof data121 !== "string"){
+let dataType118 = typeof data121;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data121;
 }
-else if(data118 === null){
-coerced116 = "";
+else if(data121 === null){
+coerced118 = "";
 }
 else {
-const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
+const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data121};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5772,15 +5885,15 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data118 = coerced116;
-if(data117 !== undefined){
-data117[i5] = coerced116;
+if(coerced118 !== undefined){
+data121 = coerced118;
+if(data120 !== undefined){
+data120[i5] = coerced118;
 }
 }
 }
-if("xhigh" !== data118){
-const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
+if("xhigh" !== data121){
+const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data121};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5789,22 +5902,22 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs344 = errors;
-if(typeof data118 !== "string"){
-let dataType117 = typeof data118;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data118;
+var _valid9 = _errs349 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs351 = errors;
+if(typeof data121 !== "string"){
+let dataType119 = typeof data121;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data121;
 }
-else if(data118 === null){
-coerced117 = "";
+else if(data121 === null){
+coerced119 = "";
 }
 else {
-const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
+const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data121};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5814,15 +5927,15 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data118 = coerced117;
-if(data117 !== undefined){
-data117[i5] = coerced117;
+if(coerced119 !== undefined){
+data121 = coerced119;
+if(data120 !== undefined){
+data120[i5] = coerced119;
 }
 }
 }
-if("max" !== data118){
-const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
+if("max" !== data121){
+const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data121};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5831,16 +5944,16 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
-valid41 = valid41 || _valid9;
+var _valid9 = _errs351 === errors;
+valid42 = valid42 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid41){
-const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data118};
+if(!valid42){
+const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data121};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5852,52 +5965,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs331;
+errors = _errs338;
 if(vErrors !== null){
-if(_errs331){
-vErrors.length = _errs331;
+if(_errs338){
+vErrors.length = _errs338;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid40 = _errs330 === errors;
-if(!valid40){
+var valid41 = _errs337 === errors;
+if(!valid41){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data120}];
 return false;
 }
 }
-var valid38 = _errs328 === errors;
+var valid39 = _errs335 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
-if(valid38){
-if(data115.style !== undefined){
-let data119 = data115.style;
-const _errs346 = errors;
-const _errs347 = errors;
-let valid42 = false;
-const _errs348 = errors;
-if(typeof data119 !== "string"){
-let dataType118 = typeof data119;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data119;
+if(valid39){
+if(data118.style !== undefined){
+let data122 = data118.style;
+const _errs353 = errors;
+const _errs354 = errors;
+let valid43 = false;
+const _errs355 = errors;
+if(typeof data122 !== "string"){
+let dataType120 = typeof data122;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data122;
 }
-else if(data119 === null){
-coerced118 = "";
+else if(data122 === null){
+coerced120 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
+const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data122};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5907,15 +6020,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data119 = coerced118;
-if(data115 !== undefined){
-data115["style"] = coerced118;
+if(coerced120 !== undefined){
+data122 = coerced120;
+if(data118 !== undefined){
+data118["style"] = coerced120;
 }
 }
 }
-if("budget" !== data119){
-const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
+if("budget" !== data122){
+const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data122};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5924,22 +6037,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs348 === errors;
-valid42 = valid42 || _valid10;
-if(!valid42){
-const _errs350 = errors;
-if(typeof data119 !== "string"){
-let dataType119 = typeof data119;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data119;
+var _valid10 = _errs355 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs357 = errors;
+if(typeof data122 !== "string"){
+let dataType121 = typeof data122;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data122;
 }
-else if(data119 === null){
-coerced119 = "";
+else if(data122 === null){
+coerced121 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
+const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data122};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5949,15 +6062,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data119 = coerced119;
-if(data115 !== undefined){
-data115["style"] = coerced119;
+if(coerced121 !== undefined){
+data122 = coerced121;
+if(data118 !== undefined){
+data118["style"] = coerced121;
 }
 }
 }
-if("level" !== data119){
-const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
+if("level" !== data122){
+const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data122};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5966,11 +6079,11 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs350 === errors;
-valid42 = valid42 || _valid10;
+var _valid10 = _errs357 === errors;
+valid43 = valid43 || _valid10;
 }
-if(!valid42){
-const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data119};
+if(!valid43){
+const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data122};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5982,345 +6095,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs347;
+errors = _errs354;
 if(vErrors !== null){
-if(_errs347){
-vErrors.length = _errs347;
+if(_errs354){
+vErrors.length = _errs354;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid38 = _errs346 === errors;
+var valid39 = _errs353 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
-if(valid38){
-if(data115.budgets !== undefined){
-let data120 = data115.budgets;
-const _errs352 = errors;
-if(errors === _errs352){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs354 = errors;
-for(const key26 in data120){
-if(!(((((((key26 === "none") || (key26 === "minimal")) || (key26 === "low")) || (key26 === "medium")) || (key26 === "high")) || (key26 === "xhigh")) || (key26 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
+if(valid39){
+if(data118.budgets !== undefined){
+let data123 = data118.budgets;
+const _errs359 = errors;
+if(errors === _errs359){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+const _errs361 = errors;
+for(const key27 in data123){
+if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data123}];
 return false;
 break;
 }
 }
-if(_errs354 === errors){
-if(data120.none !== undefined){
-let data121 = data120.none;
-const _errs355 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
-let dataType120 = typeof data121;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data121 === null
-              || (dataType120 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced120 = +data121;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data121 = coerced120;
-if(data120 !== undefined){
-data120["none"] = coerced120;
-}
-}
-}
-if(errors === _errs355){
-if(typeof data121 == "number"){
-if(data121 < 0 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
-return false;
-}
-}
-}
-var valid43 = _errs355 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.minimal !== undefined){
-let data122 = data120.minimal;
-const _errs357 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType121 = typeof data122;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data122 === null
-              || (dataType121 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced121 = +data122;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data122 = coerced121;
-if(data120 !== undefined){
-data120["minimal"] = coerced121;
-}
-}
-}
-if(errors === _errs357){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
-return false;
-}
-}
-}
-var valid43 = _errs357 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.low !== undefined){
-let data123 = data120.low;
-const _errs359 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType122 = typeof data123;
+if(_errs361 === errors){
+if(data123.none !== undefined){
+let data124 = data123.none;
+const _errs362 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType122 = typeof data124;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data123 === null
-              || (dataType122 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced122 = +data123;
+if(dataType122 === "boolean" || data124 === null
+              || (dataType122 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced122 = +data124;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data124}];
 return false;
 }
 }
 if(coerced122 !== undefined){
-data123 = coerced122;
-if(data120 !== undefined){
-data120["low"] = coerced122;
+data124 = coerced122;
+if(data123 !== undefined){
+data123["none"] = coerced122;
 }
 }
 }
-if(errors === _errs359){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
+if(errors === _errs362){
+if(typeof data124 == "number"){
+if(data124 < 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data124}];
 return false;
 }
 }
 }
-var valid43 = _errs359 === errors;
+var valid44 = _errs362 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data120.medium !== undefined){
-let data124 = data120.medium;
-const _errs361 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
-let dataType123 = typeof data124;
+if(valid44){
+if(data123.minimal !== undefined){
+let data125 = data123.minimal;
+const _errs364 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType123 = typeof data125;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data124 === null
-              || (dataType123 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced123 = +data124;
+if(dataType123 === "boolean" || data125 === null
+              || (dataType123 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced123 = +data125;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data125}];
 return false;
 }
 }
 if(coerced123 !== undefined){
-data124 = coerced123;
-if(data120 !== undefined){
-data120["medium"] = coerced123;
+data125 = coerced123;
+if(data123 !== undefined){
+data123["minimal"] = coerced123;
 }
 }
 }
-if(errors === _errs361){
-if(typeof data124 == "number"){
-if(data124 < 1 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
+if(errors === _errs364){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data125}];
 return false;
 }
 }
 }
-var valid43 = _errs361 === errors;
+var valid44 = _errs364 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data120.high !== undefined){
-let data125 = data120.high;
-const _errs363 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType124 = typeof data125;
+if(valid44){
+if(data123.low !== undefined){
+let data126 = data123.low;
+const _errs366 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType124 = typeof data126;
 let coerced124 = undefined;
 if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data125 === null
-              || (dataType124 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced124 = +data125;
+if(dataType124 === "boolean" || data126 === null
+              || (dataType124 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced124 = +data126;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data126}];
 return false;
 }
 }
 if(coerced124 !== undefined){
-data125 = coerced124;
-if(data120 !== undefined){
-data120["high"] = coerced124;
+data126 = coerced124;
+if(data123 !== undefined){
+data123["low"] = coerced124;
 }
 }
 }
-if(errors === _errs363){
-if(typeof data125 == "number"){
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
+if(errors === _errs366){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data126}];
 return false;
 }
 }
 }
-var valid43 = _errs363 === errors;
+var valid44 = _errs366 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data120.xhigh !== undefined){
-let data126 = data120.xhigh;
-const _errs365 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType125 = typeof data126;
+if(valid44){
+if(data123.medium !== undefined){
+let data127 = data123.medium;
+const _errs368 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType125 = typeof data127;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data126 === null
-              || (dataType125 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced125 = +data126;
+if(dataType125 === "boolean" || data127 === null
+              || (dataType125 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced125 = +data127;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data127}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data126 = coerced125;
-if(data120 !== undefined){
-data120["xhigh"] = coerced125;
+data127 = coerced125;
+if(data123 !== undefined){
+data123["medium"] = coerced125;
 }
 }
 }
-if(errors === _errs365){
-if(typeof data126 == "number"){
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
+if(errors === _errs368){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data127}];
 return false;
 }
 }
 }
-var valid43 = _errs365 === errors;
+var valid44 = _errs368 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data120.max !== undefined){
-let data127 = data120.max;
-const _errs367 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType126 = typeof data127;
+if(valid44){
+if(data123.high !== undefined){
+let data128 = data123.high;
+const _errs370 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType126 = typeof data128;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data127 === null
-              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced126 = +data127;
+if(dataType126 === "boolean" || data128 === null
+              || (dataType126 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced126 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data128}];
 return false;
 }
 }
 if(coerced126 !== undefined){
-data127 = coerced126;
-if(data120 !== undefined){
-data120["max"] = coerced126;
+data128 = coerced126;
+if(data123 !== undefined){
+data123["high"] = coerced126;
 }
 }
 }
-if(errors === _errs367){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
+if(errors === _errs370){
+if(typeof data128 == "number"){
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data128}];
 return false;
 }
 }
 }
-var valid43 = _errs367 === errors;
+var valid44 = _errs370 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid44){
+if(data123.xhigh !== undefined){
+let data129 = data123.xhigh;
+const _errs372 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType127 = typeof data129;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data129 === null
+              || (dataType127 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced127 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data129}];
 return false;
 }
 }
-var valid38 = _errs352 === errors;
+if(coerced127 !== undefined){
+data129 = coerced127;
+if(data123 !== undefined){
+data123["xhigh"] = coerced127;
+}
+}
+}
+if(errors === _errs372){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data129}];
+return false;
+}
+}
+}
+var valid44 = _errs372 === errors;
 }
 else {
-var valid38 = true;
+var valid44 = true;
 }
-if(valid38){
-if(data115.levels !== undefined){
-let data128 = data115.levels;
-const _errs369 = errors;
-if(errors === _errs369){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-const _errs371 = errors;
-for(const key27 in data128){
-if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
+if(valid44){
+if(data123.max !== undefined){
+let data130 = data123.max;
+const _errs374 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType128 = typeof data130;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data130 === null
+              || (dataType128 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced128 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data130}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data130 = coerced128;
+if(data123 !== undefined){
+data123["max"] = coerced128;
+}
+}
+}
+if(errors === _errs374){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data130}];
+return false;
+}
+}
+}
+var valid44 = _errs374 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data123}];
+return false;
+}
+}
+var valid39 = _errs359 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data118.levels !== undefined){
+let data131 = data118.levels;
+const _errs376 = errors;
+if(errors === _errs376){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs378 = errors;
+for(const key28 in data131){
+if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data131}];
 return false;
 break;
 }
 }
-if(_errs371 === errors){
-if(data128.none !== undefined){
-let data129 = data128.none;
-const _errs372 = errors;
-const _errs373 = errors;
-let valid45 = false;
-const _errs374 = errors;
-if(typeof data129 !== "string"){
-let dataType127 = typeof data129;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data129;
+if(_errs378 === errors){
+if(data131.none !== undefined){
+let data132 = data131.none;
+const _errs379 = errors;
+const _errs380 = errors;
+let valid46 = false;
+const _errs381 = errors;
+if(typeof data132 !== "string"){
+let dataType129 = typeof data132;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data132;
 }
-else if(data129 === null){
-coerced127 = "";
+else if(data132 === null){
+coerced129 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
+const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6330,15 +6443,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data129 = coerced127;
-if(data128 !== undefined){
-data128["none"] = coerced127;
+if(coerced129 !== undefined){
+data132 = coerced129;
+if(data131 !== undefined){
+data131["none"] = coerced129;
 }
 }
 }
-if("minimal" !== data129){
-const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
+if("minimal" !== data132){
+const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6347,22 +6460,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs376 = errors;
-if(typeof data129 !== "string"){
-let dataType128 = typeof data129;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data129;
+var _valid11 = _errs381 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs383 = errors;
+if(typeof data132 !== "string"){
+let dataType130 = typeof data132;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data132;
 }
-else if(data129 === null){
-coerced128 = "";
+else if(data132 === null){
+coerced130 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
+const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6372,15 +6485,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data129 = coerced128;
-if(data128 !== undefined){
-data128["none"] = coerced128;
+if(coerced130 !== undefined){
+data132 = coerced130;
+if(data131 !== undefined){
+data131["none"] = coerced130;
 }
 }
 }
-if("low" !== data129){
-const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
+if("low" !== data132){
+const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6389,22 +6502,22 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs376 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
+var _valid11 = _errs383 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs385 = errors;
+if(typeof data132 !== "string"){
+let dataType131 = typeof data132;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data132;
 }
-else if(data129 === null){
-coerced129 = "";
+else if(data132 === null){
+coerced131 = "";
 }
 else {
-const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
+const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6414,15 +6527,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["none"] = coerced129;
+if(coerced131 !== undefined){
+data132 = coerced131;
+if(data131 !== undefined){
+data131["none"] = coerced131;
 }
 }
 }
-if("medium" !== data129){
-const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
+if("medium" !== data132){
+const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6431,22 +6544,22 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs378 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data129 !== "string"){
-let dataType130 = typeof data129;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data129;
+var _valid11 = _errs385 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs387 = errors;
+if(typeof data132 !== "string"){
+let dataType132 = typeof data132;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data132;
 }
-else if(data129 === null){
-coerced130 = "";
+else if(data132 === null){
+coerced132 = "";
 }
 else {
-const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
+const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6456,15 +6569,15 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data129 = coerced130;
-if(data128 !== undefined){
-data128["none"] = coerced130;
+if(coerced132 !== undefined){
+data132 = coerced132;
+if(data131 !== undefined){
+data131["none"] = coerced132;
 }
 }
 }
-if("high" !== data129){
-const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
+if("high" !== data132){
+const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6473,22 +6586,22 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs380 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data129 !== "string"){
-let dataType131 = typeof data129;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data129;
+var _valid11 = _errs387 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs389 = errors;
+if(typeof data132 !== "string"){
+let dataType133 = typeof data132;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data132;
 }
-else if(data129 === null){
-coerced131 = "";
+else if(data132 === null){
+coerced133 = "";
 }
 else {
-const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
+const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data132};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6498,15 +6611,15 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data129 = coerced131;
-if(data128 !== undefined){
-data128["none"] = coerced131;
+if(coerced133 !== undefined){
+data132 = coerced133;
+if(data131 !== undefined){
+data131["none"] = coerced133;
 }
 }
 }
-if("xhigh" !== data129){
-const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
+if("xhigh" !== data132){
+const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data132};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6515,22 +6628,22 @@ vErrors.push(err106);
 }
 errors++;
 }
-var _valid11 = _errs382 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data129 !== "string"){
-let dataType132 = typeof data129;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data129;
+var _valid11 = _errs389 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs391 = errors;
+if(typeof data132 !== "string"){
+let dataType134 = typeof data132;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data132;
 }
-else if(data129 === null){
-coerced132 = "";
+else if(data132 === null){
+coerced134 = "";
 }
 else {
-const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
+const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data132};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6540,15 +6653,15 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data129 = coerced132;
-if(data128 !== undefined){
-data128["none"] = coerced132;
+if(coerced134 !== undefined){
+data132 = coerced134;
+if(data131 !== undefined){
+data131["none"] = coerced134;
 }
 }
 }
-if("max" !== data129){
-const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
+if("max" !== data132){
+const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data132};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6557,15 +6670,15 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid11 = _errs384 === errors;
-valid45 = valid45 || _valid11;
+var _valid11 = _errs391 === errors;
+valid46 = valid46 || _valid11;
 }
 }
 }
 }
 }
-if(!valid45){
-const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data129};
+if(!valid46){
+const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data132};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6577,40 +6690,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs373;
+errors = _errs380;
 if(vErrors !== null){
-if(_errs373){
-vErrors.length = _errs373;
+if(_errs380){
+vErrors.length = _errs380;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs372 === errors;
+var valid45 = _errs379 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.minimal !== undefined){
-let data130 = data128.minimal;
-const _errs386 = errors;
-const _errs387 = errors;
-let valid46 = false;
-const _errs388 = errors;
-if(typeof data130 !== "string"){
-let dataType133 = typeof data130;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data130;
+if(valid45){
+if(data131.minimal !== undefined){
+let data133 = data131.minimal;
+const _errs393 = errors;
+const _errs394 = errors;
+let valid47 = false;
+const _errs395 = errors;
+if(typeof data133 !== "string"){
+let dataType135 = typeof data133;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data133;
 }
-else if(data130 === null){
-coerced133 = "";
+else if(data133 === null){
+coerced135 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
+const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6620,15 +6733,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data130 = coerced133;
-if(data128 !== undefined){
-data128["minimal"] = coerced133;
+if(coerced135 !== undefined){
+data133 = coerced135;
+if(data131 !== undefined){
+data131["minimal"] = coerced135;
 }
 }
 }
-if("minimal" !== data130){
-const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
+if("minimal" !== data133){
+const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6637,22 +6750,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs388 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs390 = errors;
-if(typeof data130 !== "string"){
-let dataType134 = typeof data130;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data130;
+var _valid12 = _errs395 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs397 = errors;
+if(typeof data133 !== "string"){
+let dataType136 = typeof data133;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data133;
 }
-else if(data130 === null){
-coerced134 = "";
+else if(data133 === null){
+coerced136 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
+const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6662,15 +6775,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data130 = coerced134;
-if(data128 !== undefined){
-data128["minimal"] = coerced134;
+if(coerced136 !== undefined){
+data133 = coerced136;
+if(data131 !== undefined){
+data131["minimal"] = coerced136;
 }
 }
 }
-if("low" !== data130){
-const err113 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
+if("low" !== data133){
+const err113 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6679,22 +6792,22 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs390 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs392 = errors;
-if(typeof data130 !== "string"){
-let dataType135 = typeof data130;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data130;
+var _valid12 = _errs397 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs399 = errors;
+if(typeof data133 !== "string"){
+let dataType137 = typeof data133;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data133;
 }
-else if(data130 === null){
-coerced135 = "";
+else if(data133 === null){
+coerced137 = "";
 }
 else {
-const err114 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+const err114 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6704,15 +6817,15 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data130 = coerced135;
-if(data128 !== undefined){
-data128["minimal"] = coerced135;
+if(coerced137 !== undefined){
+data133 = coerced137;
+if(data131 !== undefined){
+data131["minimal"] = coerced137;
 }
 }
 }
-if("medium" !== data130){
-const err115 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+if("medium" !== data133){
+const err115 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6721,22 +6834,22 @@ vErrors.push(err115);
 }
 errors++;
 }
-var _valid12 = _errs392 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data130 !== "string"){
-let dataType136 = typeof data130;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data130;
+var _valid12 = _errs399 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs401 = errors;
+if(typeof data133 !== "string"){
+let dataType138 = typeof data133;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data133;
 }
-else if(data130 === null){
-coerced136 = "";
+else if(data133 === null){
+coerced138 = "";
 }
 else {
-const err116 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+const err116 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6746,15 +6859,15 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data130 = coerced136;
-if(data128 !== undefined){
-data128["minimal"] = coerced136;
+if(coerced138 !== undefined){
+data133 = coerced138;
+if(data131 !== undefined){
+data131["minimal"] = coerced138;
 }
 }
 }
-if("high" !== data130){
-const err117 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+if("high" !== data133){
+const err117 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6763,22 +6876,22 @@ vErrors.push(err117);
 }
 errors++;
 }
-var _valid12 = _errs394 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs396 = errors;
-if(typeof data130 !== "string"){
-let dataType137 = typeof data130;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data130;
+var _valid12 = _errs401 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs403 = errors;
+if(typeof data133 !== "string"){
+let dataType139 = typeof data133;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data133;
 }
-else if(data130 === null){
-coerced137 = "";
+else if(data133 === null){
+coerced139 = "";
 }
 else {
-const err118 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+const err118 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -6788,15 +6901,15 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data130 = coerced137;
-if(data128 !== undefined){
-data128["minimal"] = coerced137;
+if(coerced139 !== undefined){
+data133 = coerced139;
+if(data131 !== undefined){
+data131["minimal"] = coerced139;
 }
 }
 }
-if("xhigh" !== data130){
-const err119 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+if("xhigh" !== data133){
+const err119 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -6805,22 +6918,22 @@ vErrors.push(err119);
 }
 errors++;
 }
-var _valid12 = _errs396 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs398 = errors;
-if(typeof data130 !== "string"){
-let dataType138 = typeof data130;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data130;
+var _valid12 = _errs403 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs405 = errors;
+if(typeof data133 !== "string"){
+let dataType140 = typeof data133;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data133;
 }
-else if(data130 === null){
-coerced138 = "";
+else if(data133 === null){
+coerced140 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+const err120 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -6830,15 +6943,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data130 = coerced138;
-if(data128 !== undefined){
-data128["minimal"] = coerced138;
+if(coerced140 !== undefined){
+data133 = coerced140;
+if(data131 !== undefined){
+data131["minimal"] = coerced140;
 }
 }
 }
-if("max" !== data130){
-const err121 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+if("max" !== data133){
+const err121 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -6847,15 +6960,15 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid12 = _errs398 === errors;
-valid46 = valid46 || _valid12;
+var _valid12 = _errs405 === errors;
+valid47 = valid47 || _valid12;
 }
 }
 }
 }
 }
-if(!valid46){
-const err122 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data130};
+if(!valid47){
+const err122 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data133};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -6867,40 +6980,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs387;
+errors = _errs394;
 if(vErrors !== null){
-if(_errs387){
-vErrors.length = _errs387;
+if(_errs394){
+vErrors.length = _errs394;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs386 === errors;
+var valid45 = _errs393 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.low !== undefined){
-let data131 = data128.low;
-const _errs400 = errors;
-const _errs401 = errors;
-let valid47 = false;
-const _errs402 = errors;
-if(typeof data131 !== "string"){
-let dataType139 = typeof data131;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data131;
+if(valid45){
+if(data131.low !== undefined){
+let data134 = data131.low;
+const _errs407 = errors;
+const _errs408 = errors;
+let valid48 = false;
+const _errs409 = errors;
+if(typeof data134 !== "string"){
+let dataType141 = typeof data134;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data134;
 }
-else if(data131 === null){
-coerced139 = "";
+else if(data134 === null){
+coerced141 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+const err123 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -6910,15 +7023,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data131 = coerced139;
-if(data128 !== undefined){
-data128["low"] = coerced139;
+if(coerced141 !== undefined){
+data134 = coerced141;
+if(data131 !== undefined){
+data131["low"] = coerced141;
 }
 }
 }
-if("minimal" !== data131){
-const err124 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+if("minimal" !== data134){
+const err124 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -6927,22 +7040,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs402 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs404 = errors;
-if(typeof data131 !== "string"){
-let dataType140 = typeof data131;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data131;
+var _valid13 = _errs409 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs411 = errors;
+if(typeof data134 !== "string"){
+let dataType142 = typeof data134;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data134;
 }
-else if(data131 === null){
-coerced140 = "";
+else if(data134 === null){
+coerced142 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+const err125 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -6952,15 +7065,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data131 = coerced140;
-if(data128 !== undefined){
-data128["low"] = coerced140;
+if(coerced142 !== undefined){
+data134 = coerced142;
+if(data131 !== undefined){
+data131["low"] = coerced142;
 }
 }
 }
-if("low" !== data131){
-const err126 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+if("low" !== data134){
+const err126 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -6969,22 +7082,22 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs404 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs406 = errors;
-if(typeof data131 !== "string"){
-let dataType141 = typeof data131;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data131;
+var _valid13 = _errs411 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs413 = errors;
+if(typeof data134 !== "string"){
+let dataType143 = typeof data134;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data134;
 }
-else if(data131 === null){
-coerced141 = "";
+else if(data134 === null){
+coerced143 = "";
 }
 else {
-const err127 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+const err127 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -6994,15 +7107,15 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data131 = coerced141;
-if(data128 !== undefined){
-data128["low"] = coerced141;
+if(coerced143 !== undefined){
+data134 = coerced143;
+if(data131 !== undefined){
+data131["low"] = coerced143;
 }
 }
 }
-if("medium" !== data131){
-const err128 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+if("medium" !== data134){
+const err128 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7011,22 +7124,22 @@ vErrors.push(err128);
 }
 errors++;
 }
-var _valid13 = _errs406 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs408 = errors;
-if(typeof data131 !== "string"){
-let dataType142 = typeof data131;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data131;
+var _valid13 = _errs413 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs415 = errors;
+if(typeof data134 !== "string"){
+let dataType144 = typeof data134;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data134;
 }
-else if(data131 === null){
-coerced142 = "";
+else if(data134 === null){
+coerced144 = "";
 }
 else {
-const err129 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+const err129 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7036,15 +7149,15 @@ vErrors.push(err129);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data131 = coerced142;
-if(data128 !== undefined){
-data128["low"] = coerced142;
+if(coerced144 !== undefined){
+data134 = coerced144;
+if(data131 !== undefined){
+data131["low"] = coerced144;
 }
 }
 }
-if("high" !== data131){
-const err130 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+if("high" !== data134){
+const err130 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7053,22 +7166,22 @@ vErrors.push(err130);
 }
 errors++;
 }
-var _valid13 = _errs408 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs410 = errors;
-if(typeof data131 !== "string"){
-let dataType143 = typeof data131;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data131;
+var _valid13 = _errs415 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs417 = errors;
+if(typeof data134 !== "string"){
+let dataType145 = typeof data134;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data134;
 }
-else if(data131 === null){
-coerced143 = "";
+else if(data134 === null){
+coerced145 = "";
 }
 else {
-const err131 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+const err131 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7078,15 +7191,15 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data131 = coerced143;
-if(data128 !== undefined){
-data128["low"] = coerced143;
+if(coerced145 !== undefined){
+data134 = coerced145;
+if(data131 !== undefined){
+data131["low"] = coerced145;
 }
 }
 }
-if("xhigh" !== data131){
-const err132 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+if("xhigh" !== data134){
+const err132 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7095,22 +7208,22 @@ vErrors.push(err132);
 }
 errors++;
 }
-var _valid13 = _errs410 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs412 = errors;
-if(typeof data131 !== "string"){
-let dataType144 = typeof data131;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data131;
+var _valid13 = _errs417 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs419 = errors;
+if(typeof data134 !== "string"){
+let dataType146 = typeof data134;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data134;
 }
-else if(data131 === null){
-coerced144 = "";
+else if(data134 === null){
+coerced146 = "";
 }
 else {
-const err133 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+const err133 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7120,15 +7233,15 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data131 = coerced144;
-if(data128 !== undefined){
-data128["low"] = coerced144;
+if(coerced146 !== undefined){
+data134 = coerced146;
+if(data131 !== undefined){
+data131["low"] = coerced146;
 }
 }
 }
-if("max" !== data131){
-const err134 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+if("max" !== data134){
+const err134 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7137,15 +7250,15 @@ vErrors.push(err134);
 }
 errors++;
 }
-var _valid13 = _errs412 === errors;
-valid47 = valid47 || _valid13;
+var _valid13 = _errs419 === errors;
+valid48 = valid48 || _valid13;
 }
 }
 }
 }
 }
-if(!valid47){
-const err135 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data131};
+if(!valid48){
+const err135 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data134};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7157,40 +7270,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs401;
+errors = _errs408;
 if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
+if(_errs408){
+vErrors.length = _errs408;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs400 === errors;
+var valid45 = _errs407 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.medium !== undefined){
-let data132 = data128.medium;
-const _errs414 = errors;
-const _errs415 = errors;
-let valid48 = false;
-const _errs416 = errors;
-if(typeof data132 !== "string"){
-let dataType145 = typeof data132;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data132;
+if(valid45){
+if(data131.medium !== undefined){
+let data135 = data131.medium;
+const _errs421 = errors;
+const _errs422 = errors;
+let valid49 = false;
+const _errs423 = errors;
+if(typeof data135 !== "string"){
+let dataType147 = typeof data135;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data135;
 }
-else if(data132 === null){
-coerced145 = "";
+else if(data135 === null){
+coerced147 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+const err136 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7200,15 +7313,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data132 = coerced145;
-if(data128 !== undefined){
-data128["medium"] = coerced145;
+if(coerced147 !== undefined){
+data135 = coerced147;
+if(data131 !== undefined){
+data131["medium"] = coerced147;
 }
 }
 }
-if("minimal" !== data132){
-const err137 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+if("minimal" !== data135){
+const err137 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7217,22 +7330,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs416 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs418 = errors;
-if(typeof data132 !== "string"){
-let dataType146 = typeof data132;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data132;
+var _valid14 = _errs423 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs425 = errors;
+if(typeof data135 !== "string"){
+let dataType148 = typeof data135;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data135;
 }
-else if(data132 === null){
-coerced146 = "";
+else if(data135 === null){
+coerced148 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+const err138 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7242,15 +7355,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data132 = coerced146;
-if(data128 !== undefined){
-data128["medium"] = coerced146;
+if(coerced148 !== undefined){
+data135 = coerced148;
+if(data131 !== undefined){
+data131["medium"] = coerced148;
 }
 }
 }
-if("low" !== data132){
-const err139 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+if("low" !== data135){
+const err139 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7259,22 +7372,22 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs418 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs420 = errors;
-if(typeof data132 !== "string"){
-let dataType147 = typeof data132;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data132;
+var _valid14 = _errs425 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs427 = errors;
+if(typeof data135 !== "string"){
+let dataType149 = typeof data135;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data135;
 }
-else if(data132 === null){
-coerced147 = "";
+else if(data135 === null){
+coerced149 = "";
 }
 else {
-const err140 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+const err140 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7284,15 +7397,15 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data132 = coerced147;
-if(data128 !== undefined){
-data128["medium"] = coerced147;
+if(coerced149 !== undefined){
+data135 = coerced149;
+if(data131 !== undefined){
+data131["medium"] = coerced149;
 }
 }
 }
-if("medium" !== data132){
-const err141 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+if("medium" !== data135){
+const err141 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7301,22 +7414,22 @@ vErrors.push(err141);
 }
 errors++;
 }
-var _valid14 = _errs420 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs422 = errors;
-if(typeof data132 !== "string"){
-let dataType148 = typeof data132;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data132;
+var _valid14 = _errs427 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs429 = errors;
+if(typeof data135 !== "string"){
+let dataType150 = typeof data135;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data135;
 }
-else if(data132 === null){
-coerced148 = "";
+else if(data135 === null){
+coerced150 = "";
 }
 else {
-const err142 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+const err142 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7326,15 +7439,15 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data132 = coerced148;
-if(data128 !== undefined){
-data128["medium"] = coerced148;
+if(coerced150 !== undefined){
+data135 = coerced150;
+if(data131 !== undefined){
+data131["medium"] = coerced150;
 }
 }
 }
-if("high" !== data132){
-const err143 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+if("high" !== data135){
+const err143 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7343,22 +7456,22 @@ vErrors.push(err143);
 }
 errors++;
 }
-var _valid14 = _errs422 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs424 = errors;
-if(typeof data132 !== "string"){
-let dataType149 = typeof data132;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data132;
+var _valid14 = _errs429 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs431 = errors;
+if(typeof data135 !== "string"){
+let dataType151 = typeof data135;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data135;
 }
-else if(data132 === null){
-coerced149 = "";
+else if(data135 === null){
+coerced151 = "";
 }
 else {
-const err144 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+const err144 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7368,15 +7481,15 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data132 = coerced149;
-if(data128 !== undefined){
-data128["medium"] = coerced149;
+if(coerced151 !== undefined){
+data135 = coerced151;
+if(data131 !== undefined){
+data131["medium"] = coerced151;
 }
 }
 }
-if("xhigh" !== data132){
-const err145 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+if("xhigh" !== data135){
+const err145 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7385,22 +7498,22 @@ vErrors.push(err145);
 }
 errors++;
 }
-var _valid14 = _errs424 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs426 = errors;
-if(typeof data132 !== "string"){
-let dataType150 = typeof data132;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data132;
+var _valid14 = _errs431 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs433 = errors;
+if(typeof data135 !== "string"){
+let dataType152 = typeof data135;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data135;
 }
-else if(data132 === null){
-coerced150 = "";
+else if(data135 === null){
+coerced152 = "";
 }
 else {
-const err146 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+const err146 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7410,15 +7523,15 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data132 = coerced150;
-if(data128 !== undefined){
-data128["medium"] = coerced150;
+if(coerced152 !== undefined){
+data135 = coerced152;
+if(data131 !== undefined){
+data131["medium"] = coerced152;
 }
 }
 }
-if("max" !== data132){
-const err147 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+if("max" !== data135){
+const err147 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7427,15 +7540,15 @@ vErrors.push(err147);
 }
 errors++;
 }
-var _valid14 = _errs426 === errors;
-valid48 = valid48 || _valid14;
+var _valid14 = _errs433 === errors;
+valid49 = valid49 || _valid14;
 }
 }
 }
 }
 }
-if(!valid48){
-const err148 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data132};
+if(!valid49){
+const err148 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data135};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7447,40 +7560,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs415;
+errors = _errs422;
 if(vErrors !== null){
-if(_errs415){
-vErrors.length = _errs415;
+if(_errs422){
+vErrors.length = _errs422;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs414 === errors;
+var valid45 = _errs421 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.high !== undefined){
-let data133 = data128.high;
-const _errs428 = errors;
-const _errs429 = errors;
-let valid49 = false;
-const _errs430 = errors;
-if(typeof data133 !== "string"){
-let dataType151 = typeof data133;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data133;
+if(valid45){
+if(data131.high !== undefined){
+let data136 = data131.high;
+const _errs435 = errors;
+const _errs436 = errors;
+let valid50 = false;
+const _errs437 = errors;
+if(typeof data136 !== "string"){
+let dataType153 = typeof data136;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data136;
 }
-else if(data133 === null){
-coerced151 = "";
+else if(data136 === null){
+coerced153 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+const err149 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7490,15 +7603,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data133 = coerced151;
-if(data128 !== undefined){
-data128["high"] = coerced151;
+if(coerced153 !== undefined){
+data136 = coerced153;
+if(data131 !== undefined){
+data131["high"] = coerced153;
 }
 }
 }
-if("minimal" !== data133){
-const err150 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+if("minimal" !== data136){
+const err150 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7507,22 +7620,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs430 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs432 = errors;
-if(typeof data133 !== "string"){
-let dataType152 = typeof data133;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data133;
+var _valid15 = _errs437 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs439 = errors;
+if(typeof data136 !== "string"){
+let dataType154 = typeof data136;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data136;
 }
-else if(data133 === null){
-coerced152 = "";
+else if(data136 === null){
+coerced154 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+const err151 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7532,15 +7645,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data133 = coerced152;
-if(data128 !== undefined){
-data128["high"] = coerced152;
+if(coerced154 !== undefined){
+data136 = coerced154;
+if(data131 !== undefined){
+data131["high"] = coerced154;
 }
 }
 }
-if("low" !== data133){
-const err152 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+if("low" !== data136){
+const err152 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7549,22 +7662,22 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs432 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs434 = errors;
-if(typeof data133 !== "string"){
-let dataType153 = typeof data133;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data133;
+var _valid15 = _errs439 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs441 = errors;
+if(typeof data136 !== "string"){
+let dataType155 = typeof data136;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data136;
 }
-else if(data133 === null){
-coerced153 = "";
+else if(data136 === null){
+coerced155 = "";
 }
 else {
-const err153 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+const err153 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7574,15 +7687,15 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data133 = coerced153;
-if(data128 !== undefined){
-data128["high"] = coerced153;
+if(coerced155 !== undefined){
+data136 = coerced155;
+if(data131 !== undefined){
+data131["high"] = coerced155;
 }
 }
 }
-if("medium" !== data133){
-const err154 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+if("medium" !== data136){
+const err154 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7591,22 +7704,22 @@ vErrors.push(err154);
 }
 errors++;
 }
-var _valid15 = _errs434 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs436 = errors;
-if(typeof data133 !== "string"){
-let dataType154 = typeof data133;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data133;
+var _valid15 = _errs441 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs443 = errors;
+if(typeof data136 !== "string"){
+let dataType156 = typeof data136;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data136;
 }
-else if(data133 === null){
-coerced154 = "";
+else if(data136 === null){
+coerced156 = "";
 }
 else {
-const err155 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+const err155 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7616,15 +7729,15 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data133 = coerced154;
-if(data128 !== undefined){
-data128["high"] = coerced154;
+if(coerced156 !== undefined){
+data136 = coerced156;
+if(data131 !== undefined){
+data131["high"] = coerced156;
 }
 }
 }
-if("high" !== data133){
-const err156 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+if("high" !== data136){
+const err156 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7633,22 +7746,22 @@ vErrors.push(err156);
 }
 errors++;
 }
-var _valid15 = _errs436 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs438 = errors;
-if(typeof data133 !== "string"){
-let dataType155 = typeof data133;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data133;
+var _valid15 = _errs443 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs445 = errors;
+if(typeof data136 !== "string"){
+let dataType157 = typeof data136;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data136;
 }
-else if(data133 === null){
-coerced155 = "";
+else if(data136 === null){
+coerced157 = "";
 }
 else {
-const err157 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+const err157 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7658,15 +7771,15 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data133 = coerced155;
-if(data128 !== undefined){
-data128["high"] = coerced155;
+if(coerced157 !== undefined){
+data136 = coerced157;
+if(data131 !== undefined){
+data131["high"] = coerced157;
 }
 }
 }
-if("xhigh" !== data133){
-const err158 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+if("xhigh" !== data136){
+const err158 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7675,22 +7788,22 @@ vErrors.push(err158);
 }
 errors++;
 }
-var _valid15 = _errs438 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs440 = errors;
-if(typeof data133 !== "string"){
-let dataType156 = typeof data133;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data133;
+var _valid15 = _errs445 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs447 = errors;
+if(typeof data136 !== "string"){
+let dataType158 = typeof data136;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data136;
 }
-else if(data133 === null){
-coerced156 = "";
+else if(data136 === null){
+coerced158 = "";
 }
 else {
-const err159 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+const err159 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7700,15 +7813,15 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data133 = coerced156;
-if(data128 !== undefined){
-data128["high"] = coerced156;
+if(coerced158 !== undefined){
+data136 = coerced158;
+if(data131 !== undefined){
+data131["high"] = coerced158;
 }
 }
 }
-if("max" !== data133){
-const err160 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+if("max" !== data136){
+const err160 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7717,15 +7830,15 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid15 = _errs440 === errors;
-valid49 = valid49 || _valid15;
+var _valid15 = _errs447 === errors;
+valid50 = valid50 || _valid15;
 }
 }
 }
 }
 }
-if(!valid49){
-const err161 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data133};
+if(!valid50){
+const err161 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data136};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7737,40 +7850,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs429;
+errors = _errs436;
 if(vErrors !== null){
-if(_errs429){
-vErrors.length = _errs429;
+if(_errs436){
+vErrors.length = _errs436;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs428 === errors;
+var valid45 = _errs435 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.xhigh !== undefined){
-let data134 = data128.xhigh;
-const _errs442 = errors;
-const _errs443 = errors;
-let valid50 = false;
-const _errs444 = errors;
-if(typeof data134 !== "string"){
-let dataType157 = typeof data134;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data134;
+if(valid45){
+if(data131.xhigh !== undefined){
+let data137 = data131.xhigh;
+const _errs449 = errors;
+const _errs450 = errors;
+let valid51 = false;
+const _errs451 = errors;
+if(typeof data137 !== "string"){
+let dataType159 = typeof data137;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data137;
 }
-else if(data134 === null){
-coerced157 = "";
+else if(data137 === null){
+coerced159 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+const err162 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7780,15 +7893,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data134 = coerced157;
-if(data128 !== undefined){
-data128["xhigh"] = coerced157;
+if(coerced159 !== undefined){
+data137 = coerced159;
+if(data131 !== undefined){
+data131["xhigh"] = coerced159;
 }
 }
 }
-if("minimal" !== data134){
-const err163 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+if("minimal" !== data137){
+const err163 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -7797,22 +7910,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs444 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs446 = errors;
-if(typeof data134 !== "string"){
-let dataType158 = typeof data134;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data134;
+var _valid16 = _errs451 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs453 = errors;
+if(typeof data137 !== "string"){
+let dataType160 = typeof data137;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data137;
 }
-else if(data134 === null){
-coerced158 = "";
+else if(data137 === null){
+coerced160 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+const err164 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -7822,15 +7935,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data134 = coerced158;
-if(data128 !== undefined){
-data128["xhigh"] = coerced158;
+if(coerced160 !== undefined){
+data137 = coerced160;
+if(data131 !== undefined){
+data131["xhigh"] = coerced160;
 }
 }
 }
-if("low" !== data134){
-const err165 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+if("low" !== data137){
+const err165 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -7839,22 +7952,22 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs446 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs448 = errors;
-if(typeof data134 !== "string"){
-let dataType159 = typeof data134;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data134;
+var _valid16 = _errs453 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs455 = errors;
+if(typeof data137 !== "string"){
+let dataType161 = typeof data137;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data137;
 }
-else if(data134 === null){
-coerced159 = "";
+else if(data137 === null){
+coerced161 = "";
 }
 else {
-const err166 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+const err166 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -7864,15 +7977,15 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data134 = coerced159;
-if(data128 !== undefined){
-data128["xhigh"] = coerced159;
+if(coerced161 !== undefined){
+data137 = coerced161;
+if(data131 !== undefined){
+data131["xhigh"] = coerced161;
 }
 }
 }
-if("medium" !== data134){
-const err167 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+if("medium" !== data137){
+const err167 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -7881,22 +7994,22 @@ vErrors.push(err167);
 }
 errors++;
 }
-var _valid16 = _errs448 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs450 = errors;
-if(typeof data134 !== "string"){
-let dataType160 = typeof data134;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data134;
+var _valid16 = _errs455 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs457 = errors;
+if(typeof data137 !== "string"){
+let dataType162 = typeof data137;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data137;
 }
-else if(data134 === null){
-coerced160 = "";
+else if(data137 === null){
+coerced162 = "";
 }
 else {
-const err168 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+const err168 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -7906,15 +8019,15 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data134 = coerced160;
-if(data128 !== undefined){
-data128["xhigh"] = coerced160;
+if(coerced162 !== undefined){
+data137 = coerced162;
+if(data131 !== undefined){
+data131["xhigh"] = coerced162;
 }
 }
 }
-if("high" !== data134){
-const err169 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+if("high" !== data137){
+const err169 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -7923,22 +8036,22 @@ vErrors.push(err169);
 }
 errors++;
 }
-var _valid16 = _errs450 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs452 = errors;
-if(typeof data134 !== "string"){
-let dataType161 = typeof data134;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data134;
+var _valid16 = _errs457 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs459 = errors;
+if(typeof data137 !== "string"){
+let dataType163 = typeof data137;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data137;
 }
-else if(data134 === null){
-coerced161 = "";
+else if(data137 === null){
+coerced163 = "";
 }
 else {
-const err170 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+const err170 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -7948,15 +8061,15 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data134 = coerced161;
-if(data128 !== undefined){
-data128["xhigh"] = coerced161;
+if(coerced163 !== undefined){
+data137 = coerced163;
+if(data131 !== undefined){
+data131["xhigh"] = coerced163;
 }
 }
 }
-if("xhigh" !== data134){
-const err171 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+if("xhigh" !== data137){
+const err171 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -7965,22 +8078,22 @@ vErrors.push(err171);
 }
 errors++;
 }
-var _valid16 = _errs452 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs454 = errors;
-if(typeof data134 !== "string"){
-let dataType162 = typeof data134;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data134;
+var _valid16 = _errs459 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs461 = errors;
+if(typeof data137 !== "string"){
+let dataType164 = typeof data137;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data137;
 }
-else if(data134 === null){
-coerced162 = "";
+else if(data137 === null){
+coerced164 = "";
 }
 else {
-const err172 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+const err172 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -7990,15 +8103,15 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data134 = coerced162;
-if(data128 !== undefined){
-data128["xhigh"] = coerced162;
+if(coerced164 !== undefined){
+data137 = coerced164;
+if(data131 !== undefined){
+data131["xhigh"] = coerced164;
 }
 }
 }
-if("max" !== data134){
-const err173 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+if("max" !== data137){
+const err173 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8007,15 +8120,15 @@ vErrors.push(err173);
 }
 errors++;
 }
-var _valid16 = _errs454 === errors;
-valid50 = valid50 || _valid16;
+var _valid16 = _errs461 === errors;
+valid51 = valid51 || _valid16;
 }
 }
 }
 }
 }
-if(!valid50){
-const err174 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data134};
+if(!valid51){
+const err174 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data137};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8027,40 +8140,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs443;
+errors = _errs450;
 if(vErrors !== null){
-if(_errs443){
-vErrors.length = _errs443;
+if(_errs450){
+vErrors.length = _errs450;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs442 === errors;
+var valid45 = _errs449 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
-if(valid44){
-if(data128.max !== undefined){
-let data135 = data128.max;
-const _errs456 = errors;
-const _errs457 = errors;
-let valid51 = false;
-const _errs458 = errors;
-if(typeof data135 !== "string"){
-let dataType163 = typeof data135;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data135;
+if(valid45){
+if(data131.max !== undefined){
+let data138 = data131.max;
+const _errs463 = errors;
+const _errs464 = errors;
+let valid52 = false;
+const _errs465 = errors;
+if(typeof data138 !== "string"){
+let dataType165 = typeof data138;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data138;
 }
-else if(data135 === null){
-coerced163 = "";
+else if(data138 === null){
+coerced165 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+const err175 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8070,15 +8183,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data135 = coerced163;
-if(data128 !== undefined){
-data128["max"] = coerced163;
+if(coerced165 !== undefined){
+data138 = coerced165;
+if(data131 !== undefined){
+data131["max"] = coerced165;
 }
 }
 }
-if("minimal" !== data135){
-const err176 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+if("minimal" !== data138){
+const err176 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8087,22 +8200,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs458 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs460 = errors;
-if(typeof data135 !== "string"){
-let dataType164 = typeof data135;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data135;
+var _valid17 = _errs465 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs467 = errors;
+if(typeof data138 !== "string"){
+let dataType166 = typeof data138;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data138;
 }
-else if(data135 === null){
-coerced164 = "";
+else if(data138 === null){
+coerced166 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+const err177 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8112,15 +8225,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data135 = coerced164;
-if(data128 !== undefined){
-data128["max"] = coerced164;
+if(coerced166 !== undefined){
+data138 = coerced166;
+if(data131 !== undefined){
+data131["max"] = coerced166;
 }
 }
 }
-if("low" !== data135){
-const err178 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+if("low" !== data138){
+const err178 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8129,22 +8242,22 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs460 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs462 = errors;
-if(typeof data135 !== "string"){
-let dataType165 = typeof data135;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data135;
+var _valid17 = _errs467 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs469 = errors;
+if(typeof data138 !== "string"){
+let dataType167 = typeof data138;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data138;
 }
-else if(data135 === null){
-coerced165 = "";
+else if(data138 === null){
+coerced167 = "";
 }
 else {
-const err179 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+const err179 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8154,15 +8267,15 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data135 = coerced165;
-if(data128 !== undefined){
-data128["max"] = coerced165;
+if(coerced167 !== undefined){
+data138 = coerced167;
+if(data131 !== undefined){
+data131["max"] = coerced167;
 }
 }
 }
-if("medium" !== data135){
-const err180 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+if("medium" !== data138){
+const err180 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8171,22 +8284,22 @@ vErrors.push(err180);
 }
 errors++;
 }
-var _valid17 = _errs462 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs464 = errors;
-if(typeof data135 !== "string"){
-let dataType166 = typeof data135;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data135;
+var _valid17 = _errs469 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs471 = errors;
+if(typeof data138 !== "string"){
+let dataType168 = typeof data138;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data138;
 }
-else if(data135 === null){
-coerced166 = "";
+else if(data138 === null){
+coerced168 = "";
 }
 else {
-const err181 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+const err181 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8196,15 +8309,15 @@ vErrors.push(err181);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data135 = coerced166;
-if(data128 !== undefined){
-data128["max"] = coerced166;
+if(coerced168 !== undefined){
+data138 = coerced168;
+if(data131 !== undefined){
+data131["max"] = coerced168;
 }
 }
 }
-if("high" !== data135){
-const err182 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+if("high" !== data138){
+const err182 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8213,22 +8326,22 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid17 = _errs464 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs466 = errors;
-if(typeof data135 !== "string"){
-let dataType167 = typeof data135;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data135;
+var _valid17 = _errs471 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs473 = errors;
+if(typeof data138 !== "string"){
+let dataType169 = typeof data138;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data138;
 }
-else if(data135 === null){
-coerced167 = "";
+else if(data138 === null){
+coerced169 = "";
 }
 else {
-const err183 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+const err183 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8238,15 +8351,15 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data135 = coerced167;
-if(data128 !== undefined){
-data128["max"] = coerced167;
+if(coerced169 !== undefined){
+data138 = coerced169;
+if(data131 !== undefined){
+data131["max"] = coerced169;
 }
 }
 }
-if("xhigh" !== data135){
-const err184 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+if("xhigh" !== data138){
+const err184 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8255,22 +8368,22 @@ vErrors.push(err184);
 }
 errors++;
 }
-var _valid17 = _errs466 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs468 = errors;
-if(typeof data135 !== "string"){
-let dataType168 = typeof data135;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data135;
+var _valid17 = _errs473 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs475 = errors;
+if(typeof data138 !== "string"){
+let dataType170 = typeof data138;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data138;
 }
-else if(data135 === null){
-coerced168 = "";
+else if(data138 === null){
+coerced170 = "";
 }
 else {
-const err185 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+const err185 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8280,15 +8393,15 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data135 = coerced168;
-if(data128 !== undefined){
-data128["max"] = coerced168;
+if(coerced170 !== undefined){
+data138 = coerced170;
+if(data131 !== undefined){
+data131["max"] = coerced170;
 }
 }
 }
-if("max" !== data135){
-const err186 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+if("max" !== data138){
+const err186 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8297,15 +8410,15 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid17 = _errs468 === errors;
-valid51 = valid51 || _valid17;
+var _valid17 = _errs475 === errors;
+valid52 = valid52 || _valid17;
 }
 }
 }
 }
 }
-if(!valid51){
-const err187 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data135};
+if(!valid52){
+const err187 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data138};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8317,20 +8430,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs457;
+errors = _errs464;
 if(vErrors !== null){
-if(_errs457){
-vErrors.length = _errs457;
+if(_errs464){
+vErrors.length = _errs464;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs456 === errors;
+var valid45 = _errs463 === errors;
 }
 else {
-var valid44 = true;
+var valid45 = true;
 }
 }
 }
@@ -8341,541 +8454,541 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data131}];
 return false;
 }
 }
-var valid38 = _errs369 === errors;
+var valid39 = _errs376 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
-if(valid38){
-if(data115.answer_tokens !== undefined){
-let data136 = data115.answer_tokens;
-const _errs470 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType169 = typeof data136;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 === "boolean" || data136 === null
-              || (dataType169 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced169 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
-return false;
-}
-}
-if(coerced169 !== undefined){
-data136 = coerced169;
-if(data115 !== undefined){
-data115["answer_tokens"] = coerced169;
-}
-}
-}
-if(errors === _errs470){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
-return false;
-}
-}
-}
-var valid38 = _errs470 === errors;
-}
-else {
-var valid38 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
-return false;
-}
-}
-var valid37 = _errs309 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.pricing !== undefined){
-let data137 = data109.pricing;
-const _errs472 = errors;
-if(errors === _errs472){
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-let missing6;
-if(((data137.input === undefined) && (missing6 = "input")) || ((data137.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-}
-else {
-const _errs474 = errors;
-for(const key28 in data137){
-if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-break;
-}
-}
-if(_errs474 === errors){
-if(data137.input !== undefined){
-let data138 = data137.input;
-const _errs475 = errors;
-if(!(typeof data138 == "number")){
-let dataType170 = typeof data138;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "boolean" || data138 === null
-              || (dataType170 == "string" && data138 && data138 == +data138)){
-coerced170 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
-return false;
-}
-}
-if(coerced170 !== undefined){
-data138 = coerced170;
-if(data137 !== undefined){
-data137["input"] = coerced170;
-}
-}
-}
-if(errors === _errs475){
-if(typeof data138 == "number"){
-if(data138 < 0 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
-return false;
-}
-}
-}
-var valid52 = _errs475 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.output !== undefined){
-let data139 = data137.output;
+if(valid39){
+if(data118.answer_tokens !== undefined){
+let data139 = data118.answer_tokens;
 const _errs477 = errors;
-if(!(typeof data139 == "number")){
+if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
 let dataType171 = typeof data139;
 let coerced171 = undefined;
 if(!(coerced171 !== undefined)){
-if(dataType171 == "boolean" || data139 === null
-              || (dataType171 == "string" && data139 && data139 == +data139)){
+if(dataType171 === "boolean" || data139 === null
+              || (dataType171 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
 coerced171 = +data139;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data139}];
 return false;
 }
 }
 if(coerced171 !== undefined){
 data139 = coerced171;
-if(data137 !== undefined){
-data137["output"] = coerced171;
+if(data118 !== undefined){
+data118["answer_tokens"] = coerced171;
 }
 }
 }
 if(errors === _errs477){
 if(typeof data139 == "number"){
-if(data139 < 0 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
+if(data139 < 1 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data139}];
 return false;
 }
 }
 }
-var valid52 = _errs477 === errors;
+var valid39 = _errs477 === errors;
 }
 else {
-var valid52 = true;
+var valid39 = true;
 }
-if(valid52){
-if(data137.cached_input !== undefined){
-let data140 = data137.cached_input;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
+return false;
+}
+}
+var valid38 = _errs316 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data112.pricing !== undefined){
+let data140 = data112.pricing;
 const _errs479 = errors;
-if(!(typeof data140 == "number")){
-let dataType172 = typeof data140;
+if(errors === _errs479){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let missing6;
+if(((data140.input === undefined) && (missing6 = "input")) || ((data140.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
+return false;
+}
+else {
+const _errs481 = errors;
+for(const key29 in data140){
+if(!((((((key29 === "input") || (key29 === "output")) || (key29 === "cached_input")) || (key29 === "cache_write")) || (key29 === "cache_write_1h")) || (key29 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
+return false;
+break;
+}
+}
+if(_errs481 === errors){
+if(data140.input !== undefined){
+let data141 = data140.input;
+const _errs482 = errors;
+if(!(typeof data141 == "number")){
+let dataType172 = typeof data141;
 let coerced172 = undefined;
 if(!(coerced172 !== undefined)){
-if(dataType172 == "boolean" || data140 === null
-              || (dataType172 == "string" && data140 && data140 == +data140)){
-coerced172 = +data140;
+if(dataType172 == "boolean" || data141 === null
+              || (dataType172 == "string" && data141 && data141 == +data141)){
+coerced172 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data141}];
 return false;
 }
 }
 if(coerced172 !== undefined){
-data140 = coerced172;
-if(data137 !== undefined){
-data137["cached_input"] = coerced172;
+data141 = coerced172;
+if(data140 !== undefined){
+data140["input"] = coerced172;
 }
 }
 }
-if(errors === _errs479){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
+if(errors === _errs482){
+if(typeof data141 == "number"){
+if(data141 < 0 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data141}];
 return false;
 }
 }
 }
-var valid52 = _errs479 === errors;
+var valid53 = _errs482 === errors;
 }
 else {
-var valid52 = true;
+var valid53 = true;
 }
-if(valid52){
-if(data137.cache_write !== undefined){
-let data141 = data137.cache_write;
-const _errs481 = errors;
-if(!(typeof data141 == "number")){
-let dataType173 = typeof data141;
+if(valid53){
+if(data140.output !== undefined){
+let data142 = data140.output;
+const _errs484 = errors;
+if(!(typeof data142 == "number")){
+let dataType173 = typeof data142;
 let coerced173 = undefined;
 if(!(coerced173 !== undefined)){
-if(dataType173 == "boolean" || data141 === null
-              || (dataType173 == "string" && data141 && data141 == +data141)){
-coerced173 = +data141;
+if(dataType173 == "boolean" || data142 === null
+              || (dataType173 == "string" && data142 && data142 == +data142)){
+coerced173 = +data142;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data142}];
 return false;
 }
 }
 if(coerced173 !== undefined){
-data141 = coerced173;
-if(data137 !== undefined){
-data137["cache_write"] = coerced173;
+data142 = coerced173;
+if(data140 !== undefined){
+data140["output"] = coerced173;
 }
 }
 }
-if(errors === _errs481){
-if(typeof data141 == "number"){
-if(data141 < 0 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
+if(errors === _errs484){
+if(typeof data142 == "number"){
+if(data142 < 0 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data142}];
 return false;
 }
 }
 }
-var valid52 = _errs481 === errors;
+var valid53 = _errs484 === errors;
 }
 else {
-var valid52 = true;
+var valid53 = true;
 }
-if(valid52){
-if(data137.cache_write_1h !== undefined){
-let data142 = data137.cache_write_1h;
-const _errs483 = errors;
-if(!(typeof data142 == "number")){
-let dataType174 = typeof data142;
+if(valid53){
+if(data140.cached_input !== undefined){
+let data143 = data140.cached_input;
+const _errs486 = errors;
+if(!(typeof data143 == "number")){
+let dataType174 = typeof data143;
 let coerced174 = undefined;
 if(!(coerced174 !== undefined)){
-if(dataType174 == "boolean" || data142 === null
-              || (dataType174 == "string" && data142 && data142 == +data142)){
-coerced174 = +data142;
+if(dataType174 == "boolean" || data143 === null
+              || (dataType174 == "string" && data143 && data143 == +data143)){
+coerced174 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data143}];
 return false;
 }
 }
 if(coerced174 !== undefined){
-data142 = coerced174;
-if(data137 !== undefined){
-data137["cache_write_1h"] = coerced174;
+data143 = coerced174;
+if(data140 !== undefined){
+data140["cached_input"] = coerced174;
 }
 }
 }
-if(errors === _errs483){
-if(typeof data142 == "number"){
-if(data142 < 0 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
+if(errors === _errs486){
+if(typeof data143 == "number"){
+if(data143 < 0 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data143}];
 return false;
 }
 }
 }
-var valid52 = _errs483 === errors;
+var valid53 = _errs486 === errors;
 }
 else {
-var valid52 = true;
+var valid53 = true;
 }
-if(valid52){
-if(data137.reasoning !== undefined){
-let data143 = data137.reasoning;
-const _errs485 = errors;
-if(!(typeof data143 == "number")){
-let dataType175 = typeof data143;
+if(valid53){
+if(data140.cache_write !== undefined){
+let data144 = data140.cache_write;
+const _errs488 = errors;
+if(!(typeof data144 == "number")){
+let dataType175 = typeof data144;
 let coerced175 = undefined;
 if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data143 === null
-              || (dataType175 == "string" && data143 && data143 == +data143)){
-coerced175 = +data143;
+if(dataType175 == "boolean" || data144 === null
+              || (dataType175 == "string" && data144 && data144 == +data144)){
+coerced175 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data144}];
 return false;
 }
 }
 if(coerced175 !== undefined){
-data143 = coerced175;
-if(data137 !== undefined){
-data137["reasoning"] = coerced175;
+data144 = coerced175;
+if(data140 !== undefined){
+data140["cache_write"] = coerced175;
 }
 }
 }
-if(errors === _errs485){
-if(typeof data143 == "number"){
-if(data143 < 0 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
+if(errors === _errs488){
+if(typeof data144 == "number"){
+if(data144 < 0 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data144}];
 return false;
 }
 }
 }
-var valid52 = _errs485 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-}
-}
-var valid37 = _errs472 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.routes !== undefined){
-let data144 = data109.routes;
-const _errs487 = errors;
-if(errors === _errs487){
-if(Array.isArray(data144)){
-if(data144.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
-return false;
+var valid53 = _errs488 === errors;
 }
 else {
 var valid53 = true;
-const len6 = data144.length;
-for(let i6=0; i6<len6; i6++){
-let data145 = data144[i6];
-const _errs489 = errors;
-if(errors === _errs489){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
-let missing7;
-if((data145.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
-return false;
 }
-else {
-const _errs491 = errors;
-for(const key29 in data145){
-if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
-return false;
-break;
-}
-}
-if(_errs491 === errors){
-if(data145.node !== undefined){
-let data146 = data145.node;
-const _errs492 = errors;
-if(typeof data146 !== "string"){
-let dataType176 = typeof data146;
+if(valid53){
+if(data140.cache_write_1h !== undefined){
+let data145 = data140.cache_write_1h;
+const _errs490 = errors;
+if(!(typeof data145 == "number")){
+let dataType176 = typeof data145;
 let coerced176 = undefined;
 if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data146;
-}
-else if(data146 === null){
-coerced176 = "";
+if(dataType176 == "boolean" || data145 === null
+              || (dataType176 == "string" && data145 && data145 == +data145)){
+coerced176 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data145}];
 return false;
 }
 }
 if(coerced176 !== undefined){
-data146 = coerced176;
-if(data145 !== undefined){
-data145["node"] = coerced176;
+data145 = coerced176;
+if(data140 !== undefined){
+data140["cache_write_1h"] = coerced176;
 }
 }
 }
-if(errors === _errs492){
-if(typeof data146 === "string"){
-if(func3(data146) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
+if(errors === _errs490){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data145}];
 return false;
 }
 }
 }
-var valid54 = _errs492 === errors;
+var valid53 = _errs490 === errors;
 }
 else {
-var valid54 = true;
+var valid53 = true;
 }
-if(valid54){
-if(data145.model !== undefined){
-let data147 = data145.model;
-const _errs494 = errors;
-if(typeof data147 !== "string"){
-let dataType177 = typeof data147;
+if(valid53){
+if(data140.reasoning !== undefined){
+let data146 = data140.reasoning;
+const _errs492 = errors;
+if(!(typeof data146 == "number")){
+let dataType177 = typeof data146;
 let coerced177 = undefined;
 if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data147;
-}
-else if(data147 === null){
-coerced177 = "";
+if(dataType177 == "boolean" || data146 === null
+              || (dataType177 == "string" && data146 && data146 == +data146)){
+coerced177 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data146}];
 return false;
 }
 }
 if(coerced177 !== undefined){
-data147 = coerced177;
-if(data145 !== undefined){
-data145["model"] = coerced177;
+data146 = coerced177;
+if(data140 !== undefined){
+data140["reasoning"] = coerced177;
 }
 }
 }
-if(errors === _errs494){
-if(typeof data147 === "string"){
-if(func3(data147) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
+if(errors === _errs492){
+if(typeof data146 == "number"){
+if(data146 < 0 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data146}];
 return false;
 }
 }
 }
-var valid54 = _errs494 === errors;
+var valid53 = _errs492 === errors;
+}
+else {
+var valid53 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
+return false;
+}
+}
+var valid38 = _errs479 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data112.routes !== undefined){
+let data147 = data112.routes;
+const _errs494 = errors;
+if(errors === _errs494){
+if(Array.isArray(data147)){
+if(data147.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data147}];
+return false;
 }
 else {
 var valid54 = true;
-}
-if(valid54){
-if(data145.weight !== undefined){
-let data148 = data145.weight;
+const len6 = data147.length;
+for(let i6=0; i6<len6; i6++){
+let data148 = data147[i6];
 const _errs496 = errors;
-if(!(typeof data148 == "number")){
-let dataType178 = typeof data148;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "boolean" || data148 === null
-              || (dataType178 == "string" && data148 && data148 == +data148)){
-coerced178 = +data148;
+if(errors === _errs496){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+let missing7;
+if((data148.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
+const _errs498 = errors;
+for(const key30 in data148){
+if(!((((key30 === "node") || (key30 === "model")) || (key30 === "weight")) || (key30 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
+return false;
+break;
+}
+}
+if(_errs498 === errors){
+if(data148.node !== undefined){
+let data149 = data148.node;
+const _errs499 = errors;
+if(typeof data149 !== "string"){
+let dataType178 = typeof data149;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data149;
+}
+else if(data149 === null){
+coerced178 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data149}];
 return false;
 }
 }
 if(coerced178 !== undefined){
-data148 = coerced178;
-if(data145 !== undefined){
-data145["weight"] = coerced178;
+data149 = coerced178;
+if(data148 !== undefined){
+data148["node"] = coerced178;
 }
 }
 }
-if(errors === _errs496){
-if(typeof data148 == "number"){
-if(data148 <= 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
+if(errors === _errs499){
+if(typeof data149 === "string"){
+if(func3(data149) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data149}];
 return false;
 }
 }
 }
-var valid54 = _errs496 === errors;
+var valid55 = _errs499 === errors;
 }
 else {
-var valid54 = true;
+var valid55 = true;
 }
-if(valid54){
-if(data145.priority !== undefined){
-let data149 = data145.priority;
-const _errs498 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType179 = typeof data149;
+if(valid55){
+if(data148.model !== undefined){
+let data150 = data148.model;
+const _errs501 = errors;
+if(typeof data150 !== "string"){
+let dataType179 = typeof data150;
 let coerced179 = undefined;
 if(!(coerced179 !== undefined)){
-if(dataType179 === "boolean" || data149 === null
-              || (dataType179 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced179 = +data149;
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data150;
+}
+else if(data150 === null){
+coerced179 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data150}];
 return false;
 }
 }
 if(coerced179 !== undefined){
-data149 = coerced179;
-if(data145 !== undefined){
-data145["priority"] = coerced179;
+data150 = coerced179;
+if(data148 !== undefined){
+data148["model"] = coerced179;
 }
 }
 }
-if(errors === _errs498){
-if(typeof data149 == "number"){
-if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
+if(errors === _errs501){
+if(typeof data150 === "string"){
+if(func3(data150) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data150}];
 return false;
 }
 }
 }
-var valid54 = _errs498 === errors;
+var valid55 = _errs501 === errors;
 }
 else {
-var valid54 = true;
+var valid55 = true;
 }
-}
-}
-}
-}
-}
+if(valid55){
+if(data148.weight !== undefined){
+let data151 = data148.weight;
+const _errs503 = errors;
+if(!(typeof data151 == "number")){
+let dataType180 = typeof data151;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "boolean" || data151 === null
+              || (dataType180 == "string" && data151 && data151 == +data151)){
+coerced180 = +data151;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data151}];
 return false;
 }
 }
-var valid53 = _errs489 === errors;
-if(!valid53){
+if(coerced180 !== undefined){
+data151 = coerced180;
+if(data148 !== undefined){
+data148["weight"] = coerced180;
+}
+}
+}
+if(errors === _errs503){
+if(typeof data151 == "number"){
+if(data151 <= 0 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data151}];
+return false;
+}
+}
+}
+var valid55 = _errs503 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data148.priority !== undefined){
+let data152 = data148.priority;
+const _errs505 = errors;
+if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
+let dataType181 = typeof data152;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 === "boolean" || data152 === null
+              || (dataType181 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced181 = +data152;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data152}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data152 = coerced181;
+if(data148 !== undefined){
+data148["priority"] = coerced181;
+}
+}
+}
+if(errors === _errs505){
+if(typeof data152 == "number"){
+if(data152 < 0 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data152}];
+return false;
+}
+}
+}
+var valid55 = _errs505 === errors;
+}
+else {
+var valid55 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
+return false;
+}
+}
+var valid54 = _errs496 === errors;
+if(!valid54){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data147}];
 return false;
 }
 }
-var valid37 = _errs487 === errors;
+var valid38 = _errs494 === errors;
 }
 else {
-var valid37 = true;
+var valid38 = true;
 }
 }
 }
@@ -8888,170 +9001,103 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data112}];
 return false;
 }
 }
-var valid36 = _errs296 === errors;
-if(!valid36){
+var valid37 = _errs303 === errors;
+if(!valid37){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data111}];
 return false;
 }
 }
-var valid0 = _errs294 === errors;
+var valid0 = _errs301 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data150 = data.accounts;
-const _errs500 = errors;
-if(errors === _errs500){
-if(Array.isArray(data150)){
-var valid55 = true;
-const len7 = data150.length;
+let data153 = data.accounts;
+const _errs507 = errors;
+if(errors === _errs507){
+if(Array.isArray(data153)){
+var valid56 = true;
+const len7 = data153.length;
 for(let i7=0; i7<len7; i7++){
-let data151 = data150[i7];
-const _errs502 = errors;
-if(errors === _errs502){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+let data154 = data153[i7];
+const _errs509 = errors;
+if(errors === _errs509){
+if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
 let missing8;
-if((data151.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data151}];
+if((data154.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data154}];
 return false;
 }
 else {
-const _errs504 = errors;
-for(const key30 in data151){
-if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data151}];
+const _errs511 = errors;
+for(const key31 in data154){
+if(!((((((key31 === "id") || (key31 === "name")) || (key31 === "balance")) || (key31 === "allowed_models")) || (key31 === "limits")) || (key31 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data154}];
 return false;
 break;
 }
 }
-if(_errs504 === errors){
-if(data151.id !== undefined){
-let data152 = data151.id;
-const _errs505 = errors;
-if(typeof data152 !== "string"){
-let dataType180 = typeof data152;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data152;
-}
-else if(data152 === null){
-coerced180 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-}
-if(coerced180 !== undefined){
-data152 = coerced180;
-if(data151 !== undefined){
-data151["id"] = coerced180;
-}
-}
-}
-if(errors === _errs505){
-if(typeof data152 === "string"){
-if(func3(data152) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-else {
-if(!pattern6.test(data152)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-}
-}
-}
-var valid56 = _errs505 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.name !== undefined){
-let data153 = data151.name;
-const _errs507 = errors;
-if(typeof data153 !== "string"){
-let dataType181 = typeof data153;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data153;
-}
-else if(data153 === null){
-coerced181 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data153}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data153 = coerced181;
-if(data151 !== undefined){
-data151["name"] = coerced181;
-}
-}
-}
-var valid56 = _errs507 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.balance !== undefined){
-let data154 = data151.balance;
-const _errs509 = errors;
-if(!(typeof data154 == "number")){
-let dataType182 = typeof data154;
+if(_errs511 === errors){
+if(data154.id !== undefined){
+let data155 = data154.id;
+const _errs512 = errors;
+if(typeof data155 !== "string"){
+let dataType182 = typeof data155;
 let coerced182 = undefined;
 if(!(coerced182 !== undefined)){
-if(dataType182 == "boolean" || data154 === null
-              || (dataType182 == "string" && data154 && data154 == +data154)){
-coerced182 = +data154;
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data155;
+}
+else if(data155 === null){
+coerced182 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
 return false;
 }
 }
 if(coerced182 !== undefined){
-data154 = coerced182;
-if(data151 !== undefined){
-data151["balance"] = coerced182;
+data155 = coerced182;
+if(data154 !== undefined){
+data154["id"] = coerced182;
 }
 }
 }
-var valid56 = _errs509 === errors;
+if(errors === _errs512){
+if(typeof data155 === "string"){
+if(func3(data155) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
+return false;
 }
 else {
-var valid56 = true;
+if(!pattern6.test(data155)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
+return false;
 }
-if(valid56){
-if(data151.allowed_models !== undefined){
-let data155 = data151.allowed_models;
-const _errs511 = errors;
-if(errors === _errs511){
-if(Array.isArray(data155)){
+}
+}
+}
+var valid57 = _errs512 === errors;
+}
+else {
 var valid57 = true;
-const len8 = data155.length;
-for(let i8=0; i8<len8; i8++){
-let data156 = data155[i8];
-const _errs513 = errors;
+}
+if(valid57){
+if(data154.name !== undefined){
+let data156 = data154.name;
+const _errs514 = errors;
 if(typeof data156 !== "string"){
 let dataType183 = typeof data156;
 let coerced183 = undefined;
@@ -9063,216 +9109,188 @@ else if(data156 === null){
 coerced183 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data156}];
 return false;
 }
 }
 if(coerced183 !== undefined){
 data156 = coerced183;
-if(data155 !== undefined){
-data155[i8] = coerced183;
+if(data154 !== undefined){
+data154["name"] = coerced183;
 }
 }
 }
-if(errors === _errs513){
-if(typeof data156 === "string"){
-if(func3(data156) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
-return false;
-}
-}
-}
-var valid57 = _errs513 === errors;
-if(!valid57){
-break;
-}
-}
+var valid57 = _errs514 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data155}];
-return false;
+var valid57 = true;
 }
-}
-var valid56 = _errs511 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.limits !== undefined){
-let data157 = data151.limits;
-const _errs515 = errors;
-if(errors === _errs515){
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-const _errs517 = errors;
-for(const key31 in data157){
-if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
-return false;
-break;
-}
-}
-if(_errs517 === errors){
-if(data157.rpm !== undefined){
-let data158 = data157.rpm;
-const _errs518 = errors;
-if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
-let dataType184 = typeof data158;
+if(valid57){
+if(data154.balance !== undefined){
+let data157 = data154.balance;
+const _errs516 = errors;
+if(!(typeof data157 == "number")){
+let dataType184 = typeof data157;
 let coerced184 = undefined;
 if(!(coerced184 !== undefined)){
-if(dataType184 === "boolean" || data158 === null
-              || (dataType184 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
-coerced184 = +data158;
+if(dataType184 == "boolean" || data157 === null
+              || (dataType184 == "string" && data157 && data157 == +data157)){
+coerced184 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data157}];
 return false;
 }
 }
 if(coerced184 !== undefined){
-data158 = coerced184;
-if(data157 !== undefined){
-data157["rpm"] = coerced184;
+data157 = coerced184;
+if(data154 !== undefined){
+data154["balance"] = coerced184;
 }
 }
 }
-if(errors === _errs518){
-if(typeof data158 == "number"){
-if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
-return false;
-}
-}
-}
-var valid58 = _errs518 === errors;
+var valid57 = _errs516 === errors;
 }
 else {
-var valid58 = true;
+var valid57 = true;
 }
-if(valid58){
-if(data157.rps !== undefined){
-let data159 = data157.rps;
+if(valid57){
+if(data154.allowed_models !== undefined){
+let data158 = data154.allowed_models;
+const _errs518 = errors;
+if(errors === _errs518){
+if(Array.isArray(data158)){
+var valid58 = true;
+const len8 = data158.length;
+for(let i8=0; i8<len8; i8++){
+let data159 = data158[i8];
 const _errs520 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+if(typeof data159 !== "string"){
 let dataType185 = typeof data159;
 let coerced185 = undefined;
 if(!(coerced185 !== undefined)){
-if(dataType185 === "boolean" || data159 === null
-              || (dataType185 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced185 = +data159;
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data159;
+}
+else if(data159 === null){
+coerced185 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data159}];
 return false;
 }
 }
 if(coerced185 !== undefined){
 data159 = coerced185;
-if(data157 !== undefined){
-data157["rps"] = coerced185;
+if(data158 !== undefined){
+data158[i8] = coerced185;
 }
 }
 }
 if(errors === _errs520){
-if(typeof data159 == "number"){
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
+if(typeof data159 === "string"){
+if(func3(data159) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data159}];
 return false;
 }
 }
 }
 var valid58 = _errs520 === errors;
+if(!valid58){
+break;
+}
+}
 }
 else {
-var valid58 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data158}];
+return false;
 }
-if(valid58){
-if(data157.tpm !== undefined){
-let data160 = data157.tpm;
+}
+var valid57 = _errs518 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data154.limits !== undefined){
+let data160 = data154.limits;
 const _errs522 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType186 = typeof data160;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data160 === null
-              || (dataType186 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced186 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data160 = coerced186;
-if(data157 !== undefined){
-data157["tpm"] = coerced186;
-}
-}
-}
 if(errors === _errs522){
-if(typeof data160 == "number"){
-if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
-return false;
-}
-}
-}
-var valid58 = _errs522 === errors;
-}
-else {
-var valid58 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
-return false;
-}
-}
-var valid56 = _errs515 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.policy !== undefined){
-let data161 = data151.policy;
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
 const _errs524 = errors;
-if(errors === _errs524){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
-const _errs526 = errors;
-for(const key32 in data161){
-if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
+for(const key32 in data160){
+if(!(((key32 === "rpm") || (key32 === "rps")) || (key32 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data160}];
 return false;
 break;
 }
 }
-if(_errs526 === errors){
-if(data161.streaming !== undefined){
-let data162 = data161.streaming;
-const _errs527 = errors;
-if(typeof data162 !== "boolean"){
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(data162 === "false" || data162 === 0 || data162 === null){
-coerced187 = false;
-}
-else if(data162 === "true" || data162 === 1){
-coerced187 = true;
+if(_errs524 === errors){
+if(data160.rpm !== undefined){
+let data161 = data160.rpm;
+const _errs525 = errors;
+if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
+let dataType186 = typeof data161;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 === "boolean" || data161 === null
+              || (dataType186 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced186 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data161}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data161 = coerced186;
+if(data160 !== undefined){
+data160["rpm"] = coerced186;
+}
+}
+}
+if(errors === _errs525){
+if(typeof data161 == "number"){
+if(data161 < 1 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data161}];
+return false;
+}
+}
+}
+var valid59 = _errs525 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data160.rps !== undefined){
+let data162 = data160.rps;
+const _errs527 = errors;
+if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
+let dataType187 = typeof data162;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data162 === null
+              || (dataType187 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced187 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data162}];
 return false;
 }
 }
 if(coerced187 !== undefined){
 data162 = coerced187;
-if(data161 !== undefined){
-data161["streaming"] = coerced187;
+if(data160 !== undefined){
+data160["rps"] = coerced187;
+}
+}
+}
+if(errors === _errs527){
+if(typeof data162 == "number"){
+if(data162 < 1 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data162}];
+return false;
 }
 }
 }
@@ -9282,330 +9300,34 @@ else {
 var valid59 = true;
 }
 if(valid59){
-if(data161.max_reasoning_effort !== undefined){
-let data163 = data161.max_reasoning_effort;
+if(data160.tpm !== undefined){
+let data163 = data160.tpm;
 const _errs529 = errors;
-const _errs530 = errors;
-let valid60 = false;
-const _errs531 = errors;
-if(typeof data163 !== "string"){
+if(!((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163)))){
 let dataType188 = typeof data163;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data163;
-}
-else if(data163 === null){
-coerced188 = "";
+if(dataType188 === "boolean" || data163 === null
+              || (dataType188 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
+coerced188 = +data163;
 }
 else {
-const err188 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
-if(vErrors === null){
-vErrors = [err188];
-}
-else {
-vErrors.push(err188);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data163}];
+return false;
 }
 }
 if(coerced188 !== undefined){
 data163 = coerced188;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced188;
+if(data160 !== undefined){
+data160["tpm"] = coerced188;
 }
 }
 }
-if("none" !== data163){
-const err189 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
-if(vErrors === null){
-vErrors = [err189];
-}
-else {
-vErrors.push(err189);
-}
-errors++;
-}
-var _valid18 = _errs531 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType189 = typeof data163;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data163;
-}
-else if(data163 === null){
-coerced189 = "";
-}
-else {
-const err190 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
-if(vErrors === null){
-vErrors = [err190];
-}
-else {
-vErrors.push(err190);
-}
-errors++;
-}
-}
-if(coerced189 !== undefined){
-data163 = coerced189;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced189;
-}
-}
-}
-if("minimal" !== data163){
-const err191 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
-if(vErrors === null){
-vErrors = [err191];
-}
-else {
-vErrors.push(err191);
-}
-errors++;
-}
-var _valid18 = _errs533 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs535 = errors;
-if(typeof data163 !== "string"){
-let dataType190 = typeof data163;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data163;
-}
-else if(data163 === null){
-coerced190 = "";
-}
-else {
-const err192 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
-if(vErrors === null){
-vErrors = [err192];
-}
-else {
-vErrors.push(err192);
-}
-errors++;
-}
-}
-if(coerced190 !== undefined){
-data163 = coerced190;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced190;
-}
-}
-}
-if("low" !== data163){
-const err193 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
-}
-var _valid18 = _errs535 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs537 = errors;
-if(typeof data163 !== "string"){
-let dataType191 = typeof data163;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data163;
-}
-else if(data163 === null){
-coerced191 = "";
-}
-else {
-const err194 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err194];
-}
-else {
-vErrors.push(err194);
-}
-errors++;
-}
-}
-if(coerced191 !== undefined){
-data163 = coerced191;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced191;
-}
-}
-}
-if("medium" !== data163){
-const err195 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
-}
-var _valid18 = _errs537 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs539 = errors;
-if(typeof data163 !== "string"){
-let dataType192 = typeof data163;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data163;
-}
-else if(data163 === null){
-coerced192 = "";
-}
-else {
-const err196 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err196];
-}
-else {
-vErrors.push(err196);
-}
-errors++;
-}
-}
-if(coerced192 !== undefined){
-data163 = coerced192;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced192;
-}
-}
-}
-if("high" !== data163){
-const err197 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
-}
-var _valid18 = _errs539 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs541 = errors;
-if(typeof data163 !== "string"){
-let dataType193 = typeof data163;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data163;
-}
-else if(data163 === null){
-coerced193 = "";
-}
-else {
-const err198 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
-}
-}
-if(coerced193 !== undefined){
-data163 = coerced193;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced193;
-}
-}
-}
-if("xhigh" !== data163){
-const err199 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-}
-var _valid18 = _errs541 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs543 = errors;
-if(typeof data163 !== "string"){
-let dataType194 = typeof data163;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data163;
-}
-else if(data163 === null){
-coerced194 = "";
-}
-else {
-const err200 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
-if(vErrors === null){
-vErrors = [err200];
-}
-else {
-vErrors.push(err200);
-}
-errors++;
-}
-}
-if(coerced194 !== undefined){
-data163 = coerced194;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced194;
-}
-}
-}
-if("max" !== data163){
-const err201 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-var _valid18 = _errs543 === errors;
-valid60 = valid60 || _valid18;
-}
-}
-}
-}
-}
-}
-if(!valid60){
-const err202 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data163};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs529){
+if(typeof data163 == "number"){
+if(data163 < 1 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data163}];
 return false;
-}
-else {
-errors = _errs530;
-if(vErrors !== null){
-if(_errs530){
-vErrors.length = _errs530;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -9617,76 +9339,278 @@ var valid59 = true;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data160}];
 return false;
 }
 }
-var valid56 = _errs524 === errors;
+var valid57 = _errs522 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data151}];
-return false;
-}
-}
-var valid55 = _errs502 === errors;
-if(!valid55){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data150}];
-return false;
-}
-}
-var valid0 = _errs500 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data164 = data.keys;
-const _errs545 = errors;
-if(errors === _errs545){
-if(Array.isArray(data164)){
-var valid61 = true;
-const len9 = data164.length;
-for(let i9=0; i9<len9; i9++){
-let data165 = data164[i9];
-const _errs547 = errors;
-if(errors === _errs547){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing9;
-if((data165.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data165}];
-return false;
-}
-else {
-const _errs549 = errors;
-for(const key33 in data165){
-if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data165}];
+if(valid57){
+if(data154.policy !== undefined){
+let data164 = data154.policy;
+const _errs531 = errors;
+if(errors === _errs531){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+const _errs533 = errors;
+for(const key33 in data164){
+if(!((key33 === "streaming") || (key33 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data164}];
 return false;
 break;
 }
 }
-if(_errs549 === errors){
-if(data165.key !== undefined){
-let data166 = data165.key;
-const _errs550 = errors;
+if(_errs533 === errors){
+if(data164.streaming !== undefined){
+let data165 = data164.streaming;
+const _errs534 = errors;
+if(typeof data165 !== "boolean"){
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(data165 === "false" || data165 === 0 || data165 === null){
+coerced189 = false;
+}
+else if(data165 === "true" || data165 === 1){
+coerced189 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data165}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data165 = coerced189;
+if(data164 !== undefined){
+data164["streaming"] = coerced189;
+}
+}
+}
+var valid60 = _errs534 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data164.max_reasoning_effort !== undefined){
+let data166 = data164.max_reasoning_effort;
+const _errs536 = errors;
+const _errs537 = errors;
+let valid61 = false;
+const _errs538 = errors;
+if(typeof data166 !== "string"){
+let dataType190 = typeof data166;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data166;
+}
+else if(data166 === null){
+coerced190 = "";
+}
+else {
+const err188 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data166};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+}
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced190;
+}
+}
+}
+if("none" !== data166){
+const err189 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data166};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+var _valid18 = _errs538 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs540 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
+}
+else if(data166 === null){
+coerced191 = "";
+}
+else {
+const err190 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data166};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+}
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced191;
+}
+}
+}
+if("minimal" !== data166){
+const err191 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data166};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+var _valid18 = _errs540 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs542 = errors;
+if(typeof data166 !== "string"){
+let dataType192 = typeof data166;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data166;
+}
+else if(data166 === null){
+coerced192 = "";
+}
+else {
+const err192 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data166};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+}
+if(coerced192 !== undefined){
+data166 = coerced192;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced192;
+}
+}
+}
+if("low" !== data166){
+const err193 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data166};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+var _valid18 = _errs542 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs544 = errors;
+if(typeof data166 !== "string"){
+let dataType193 = typeof data166;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data166;
+}
+else if(data166 === null){
+coerced193 = "";
+}
+else {
+const err194 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data166};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(coerced193 !== undefined){
+data166 = coerced193;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced193;
+}
+}
+}
+if("medium" !== data166){
+const err195 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data166};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+var _valid18 = _errs544 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs546 = errors;
+if(typeof data166 !== "string"){
+let dataType194 = typeof data166;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data166;
+}
+else if(data166 === null){
+coerced194 = "";
+}
+else {
+const err196 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data166};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+if(coerced194 !== undefined){
+data166 = coerced194;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced194;
+}
+}
+}
+if("high" !== data166){
+const err197 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data166};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+var _valid18 = _errs546 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs548 = errors;
 if(typeof data166 !== "string"){
 let dataType195 = typeof data166;
 let coerced195 = undefined;
@@ -9698,180 +9622,281 @@ else if(data166 === null){
 coerced195 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
-return false;
+const err198 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
 }
 }
 if(coerced195 !== undefined){
 data166 = coerced195;
-if(data165 !== undefined){
-data165["key"] = coerced195;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced195;
 }
 }
 }
-if(errors === _errs550){
-if(typeof data166 === "string"){
-if(func3(data166) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs550 === errors;
+if("xhigh" !== data166){
+const err199 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err199];
 }
 else {
-var valid62 = true;
+vErrors.push(err199);
 }
-if(valid62){
-if(data165.account !== undefined){
-let data167 = data165.account;
-const _errs552 = errors;
-if(typeof data167 !== "string"){
-let dataType196 = typeof data167;
+errors++;
+}
+var _valid18 = _errs548 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs550 = errors;
+if(typeof data166 !== "string"){
+let dataType196 = typeof data166;
 let coerced196 = undefined;
 if(!(coerced196 !== undefined)){
 if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data167;
+coerced196 = "" + data166;
 }
-else if(data167 === null){
+else if(data166 === null){
 coerced196 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
-return false;
+const err200 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data166};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
 }
 }
 if(coerced196 !== undefined){
-data167 = coerced196;
-if(data165 !== undefined){
-data165["account"] = coerced196;
+data166 = coerced196;
+if(data164 !== undefined){
+data164["max_reasoning_effort"] = coerced196;
 }
 }
 }
+if("max" !== data166){
+const err201 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data166};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+var _valid18 = _errs550 === errors;
+valid61 = valid61 || _valid18;
+}
+}
+}
+}
+}
+}
+if(!valid61){
+const err202 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data166};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs537;
+if(vErrors !== null){
+if(_errs537){
+vErrors.length = _errs537;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid60 = _errs536 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data164}];
+return false;
+}
+}
+var valid57 = _errs531 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data154}];
+return false;
+}
+}
+var valid56 = _errs509 === errors;
+if(!valid56){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data153}];
+return false;
+}
+}
+var valid0 = _errs507 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data167 = data.keys;
+const _errs552 = errors;
 if(errors === _errs552){
-if(typeof data167 === "string"){
-if(func3(data167) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
-return false;
-}
-}
-}
-var valid62 = _errs552 === errors;
-}
-else {
+if(Array.isArray(data167)){
 var valid62 = true;
-}
-if(valid62){
-if(data165.name !== undefined){
-let data168 = data165.name;
+const len9 = data167.length;
+for(let i9=0; i9<len9; i9++){
+let data168 = data167[i9];
 const _errs554 = errors;
-if(typeof data168 !== "string"){
-let dataType197 = typeof data168;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data168;
-}
-else if(data168 === null){
-coerced197 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data168}];
+if(errors === _errs554){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+let missing9;
+if((data168.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data168}];
 return false;
 }
-}
-if(coerced197 !== undefined){
-data168 = coerced197;
-if(data165 !== undefined){
-data165["name"] = coerced197;
-}
-}
-}
-var valid62 = _errs554 === errors;
-}
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.spend_limit !== undefined){
-let data169 = data165.spend_limit;
 const _errs556 = errors;
-if(!(typeof data169 == "number")){
-let dataType198 = typeof data169;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data169 === null
-              || (dataType198 == "string" && data169 && data169 == +data169)){
-coerced198 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data169 = coerced198;
-if(data165 !== undefined){
-data165["spend_limit"] = coerced198;
-}
-}
-}
-if(errors === _errs556){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
-return false;
-}
-}
-}
-var valid62 = _errs556 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.limits !== undefined){
-let data170 = data165.limits;
-const _errs558 = errors;
-if(errors === _errs558){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-const _errs560 = errors;
-for(const key34 in data170){
-if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
+for(const key34 in data168){
+if(!((((((((key34 === "key") || (key34 === "account")) || (key34 === "name")) || (key34 === "spend_limit")) || (key34 === "limits")) || (key34 === "allowed_models")) || (key34 === "policy")) || (key34 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data168}];
 return false;
 break;
 }
 }
-if(_errs560 === errors){
-if(data170.rpm !== undefined){
-let data171 = data170.rpm;
+if(_errs556 === errors){
+if(data168.key !== undefined){
+let data169 = data168.key;
+const _errs557 = errors;
+if(typeof data169 !== "string"){
+let dataType197 = typeof data169;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data169;
+}
+else if(data169 === null){
+coerced197 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data169}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data169 = coerced197;
+if(data168 !== undefined){
+data168["key"] = coerced197;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data169 === "string"){
+if(func3(data169) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data169}];
+return false;
+}
+}
+}
+var valid63 = _errs557 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data168.account !== undefined){
+let data170 = data168.account;
+const _errs559 = errors;
+if(typeof data170 !== "string"){
+let dataType198 = typeof data170;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data170;
+}
+else if(data170 === null){
+coerced198 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data170}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data170 = coerced198;
+if(data168 !== undefined){
+data168["account"] = coerced198;
+}
+}
+}
+if(errors === _errs559){
+if(typeof data170 === "string"){
+if(func3(data170) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data170}];
+return false;
+}
+}
+}
+var valid63 = _errs559 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data168.name !== undefined){
+let data171 = data168.name;
 const _errs561 = errors;
-if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+if(typeof data171 !== "string"){
 let dataType199 = typeof data171;
 let coerced199 = undefined;
 if(!(coerced199 !== undefined)){
-if(dataType199 === "boolean" || data171 === null
-              || (dataType199 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
-coerced199 = +data171;
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data171;
+}
+else if(data171 === null){
+coerced199 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data171}];
 return false;
 }
 }
 if(coerced199 !== undefined){
 data171 = coerced199;
-if(data170 !== undefined){
-data170["rpm"] = coerced199;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data171 == "number"){
-if(data171 < 1 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
-return false;
+if(data168 !== undefined){
+data168["name"] = coerced199;
 }
 }
 }
@@ -9881,33 +9906,33 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data170.rps !== undefined){
-let data172 = data170.rps;
+if(data168.spend_limit !== undefined){
+let data172 = data168.spend_limit;
 const _errs563 = errors;
-if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+if(!(typeof data172 == "number")){
 let dataType200 = typeof data172;
 let coerced200 = undefined;
 if(!(coerced200 !== undefined)){
-if(dataType200 === "boolean" || data172 === null
-              || (dataType200 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+if(dataType200 == "boolean" || data172 === null
+              || (dataType200 == "string" && data172 && data172 == +data172)){
 coerced200 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data172}];
 return false;
 }
 }
 if(coerced200 !== undefined){
 data172 = coerced200;
-if(data170 !== undefined){
-data170["rps"] = coerced200;
+if(data168 !== undefined){
+data168["spend_limit"] = coerced200;
 }
 }
 }
 if(errors === _errs563){
 if(typeof data172 == "number"){
-if(data172 < 1 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data172}];
 return false;
 }
 }
@@ -9918,35 +9943,137 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data170.tpm !== undefined){
-let data173 = data170.tpm;
+if(data168.limits !== undefined){
+let data173 = data168.limits;
 const _errs565 = errors;
-if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
-let dataType201 = typeof data173;
+if(errors === _errs565){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+const _errs567 = errors;
+for(const key35 in data173){
+if(!(((key35 === "rpm") || (key35 === "rps")) || (key35 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data173}];
+return false;
+break;
+}
+}
+if(_errs567 === errors){
+if(data173.rpm !== undefined){
+let data174 = data173.rpm;
+const _errs568 = errors;
+if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
+let dataType201 = typeof data174;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 === "boolean" || data173 === null
-              || (dataType201 === "string" && data173 && data173 == +data173 && !(data173 % 1))){
-coerced201 = +data173;
+if(dataType201 === "boolean" || data174 === null
+              || (dataType201 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
+coerced201 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data174}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data173 = coerced201;
-if(data170 !== undefined){
-data170["tpm"] = coerced201;
+data174 = coerced201;
+if(data173 !== undefined){
+data173["rpm"] = coerced201;
 }
 }
 }
-if(errors === _errs565){
-if(typeof data173 == "number"){
-if(data173 < 1 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
+if(errors === _errs568){
+if(typeof data174 == "number"){
+if(data174 < 1 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data174}];
 return false;
 }
+}
+}
+var valid64 = _errs568 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data173.rps !== undefined){
+let data175 = data173.rps;
+const _errs570 = errors;
+if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
+let dataType202 = typeof data175;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 === "boolean" || data175 === null
+              || (dataType202 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
+coerced202 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data175}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data175 = coerced202;
+if(data173 !== undefined){
+data173["rps"] = coerced202;
+}
+}
+}
+if(errors === _errs570){
+if(typeof data175 == "number"){
+if(data175 < 1 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data175}];
+return false;
+}
+}
+}
+var valid64 = _errs570 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data173.tpm !== undefined){
+let data176 = data173.tpm;
+const _errs572 = errors;
+if(!((typeof data176 == "number") && (!(data176 % 1) && !isNaN(data176)))){
+let dataType203 = typeof data176;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 === "boolean" || data176 === null
+              || (dataType203 === "string" && data176 && data176 == +data176 && !(data176 % 1))){
+coerced203 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data176}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data176 = coerced203;
+if(data173 !== undefined){
+data173["tpm"] = coerced203;
+}
+}
+}
+if(errors === _errs572){
+if(typeof data176 == "number"){
+if(data176 < 1 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data176}];
+return false;
+}
+}
+}
+var valid64 = _errs572 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data173}];
+return false;
 }
 }
 var valid63 = _errs565 === errors;
@@ -9954,128 +10081,17 @@ var valid63 = _errs565 === errors;
 else {
 var valid63 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
-return false;
-}
-}
-var valid62 = _errs558 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.allowed_models !== undefined){
-let data174 = data165.allowed_models;
-const _errs567 = errors;
-if(errors === _errs567){
-if(Array.isArray(data174)){
-var valid64 = true;
-const len10 = data174.length;
-for(let i10=0; i10<len10; i10++){
-let data175 = data174[i10];
-const _errs569 = errors;
-if(typeof data175 !== "string"){
-let dataType202 = typeof data175;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data175;
-}
-else if(data175 === null){
-coerced202 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data175 = coerced202;
-if(data174 !== undefined){
-data174[i10] = coerced202;
-}
-}
-}
-if(errors === _errs569){
-if(typeof data175 === "string"){
-if(func3(data175) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
-return false;
-}
-}
-}
-var valid64 = _errs569 === errors;
-if(!valid64){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data174}];
-return false;
-}
-}
-var valid62 = _errs567 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.policy !== undefined){
-let data176 = data165.policy;
-const _errs571 = errors;
-if(errors === _errs571){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-const _errs573 = errors;
-for(const key35 in data176){
-if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
-return false;
-break;
-}
-}
-if(_errs573 === errors){
-if(data176.streaming !== undefined){
-let data177 = data176.streaming;
+if(valid63){
+if(data168.allowed_models !== undefined){
+let data177 = data168.allowed_models;
 const _errs574 = errors;
-if(typeof data177 !== "boolean"){
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(data177 === "false" || data177 === 0 || data177 === null){
-coerced203 = false;
-}
-else if(data177 === "true" || data177 === 1){
-coerced203 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data177}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data177 = coerced203;
-if(data176 !== undefined){
-data176["streaming"] = coerced203;
-}
-}
-}
-var valid65 = _errs574 === errors;
-}
-else {
+if(errors === _errs574){
+if(Array.isArray(data177)){
 var valid65 = true;
-}
-if(valid65){
-if(data176.max_reasoning_effort !== undefined){
-let data178 = data176.max_reasoning_effort;
+const len10 = data177.length;
+for(let i10=0; i10<len10; i10++){
+let data178 = data177[i10];
 const _errs576 = errors;
-const _errs577 = errors;
-let valid66 = false;
-const _errs578 = errors;
 if(typeof data178 !== "string"){
 let dataType204 = typeof data178;
 let coerced204 = undefined;
@@ -10087,7 +10103,104 @@ else if(data178 === null){
 coerced204 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data178}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data178 = coerced204;
+if(data177 !== undefined){
+data177[i10] = coerced204;
+}
+}
+}
+if(errors === _errs576){
+if(typeof data178 === "string"){
+if(func3(data178) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data178}];
+return false;
+}
+}
+}
+var valid65 = _errs576 === errors;
+if(!valid65){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data177}];
+return false;
+}
+}
+var valid63 = _errs574 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data168.policy !== undefined){
+let data179 = data168.policy;
+const _errs578 = errors;
+if(errors === _errs578){
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+const _errs580 = errors;
+for(const key36 in data179){
+if(!((key36 === "streaming") || (key36 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data179}];
+return false;
+break;
+}
+}
+if(_errs580 === errors){
+if(data179.streaming !== undefined){
+let data180 = data179.streaming;
+const _errs581 = errors;
+if(typeof data180 !== "boolean"){
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(data180 === "false" || data180 === 0 || data180 === null){
+coerced205 = false;
+}
+else if(data180 === "true" || data180 === 1){
+coerced205 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data180}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data180 = coerced205;
+if(data179 !== undefined){
+data179["streaming"] = coerced205;
+}
+}
+}
+var valid66 = _errs581 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data179.max_reasoning_effort !== undefined){
+let data181 = data179.max_reasoning_effort;
+const _errs583 = errors;
+const _errs584 = errors;
+let valid67 = false;
+const _errs585 = errors;
+if(typeof data181 !== "string"){
+let dataType206 = typeof data181;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data181;
+}
+else if(data181 === null){
+coerced206 = "";
+}
+else {
+const err203 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -10097,15 +10210,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced204 !== undefined){
-data178 = coerced204;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced204;
+if(coerced206 !== undefined){
+data181 = coerced206;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced206;
 }
 }
 }
-if("none" !== data178){
-const err204 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
+if("none" !== data181){
+const err204 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -10114,22 +10227,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs578 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs580 = errors;
-if(typeof data178 !== "string"){
-let dataType205 = typeof data178;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data178;
+var _valid19 = _errs585 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs587 = errors;
+if(typeof data181 !== "string"){
+let dataType207 = typeof data181;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data181;
 }
-else if(data178 === null){
-coerced205 = "";
+else if(data181 === null){
+coerced207 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
+const err205 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -10139,15 +10252,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced205 !== undefined){
-data178 = coerced205;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced205;
+if(coerced207 !== undefined){
+data181 = coerced207;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced207;
 }
 }
 }
-if("minimal" !== data178){
-const err206 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
+if("minimal" !== data181){
+const err206 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -10156,22 +10269,22 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs580 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs582 = errors;
-if(typeof data178 !== "string"){
-let dataType206 = typeof data178;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data178;
+var _valid19 = _errs587 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs589 = errors;
+if(typeof data181 !== "string"){
+let dataType208 = typeof data181;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data181;
 }
-else if(data178 === null){
-coerced206 = "";
+else if(data181 === null){
+coerced208 = "";
 }
 else {
-const err207 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
+const err207 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data181};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -10181,15 +10294,15 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(coerced206 !== undefined){
-data178 = coerced206;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced206;
+if(coerced208 !== undefined){
+data181 = coerced208;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced208;
 }
 }
 }
-if("low" !== data178){
-const err208 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
+if("low" !== data181){
+const err208 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data181};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10198,22 +10311,22 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid19 = _errs582 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs584 = errors;
-if(typeof data178 !== "string"){
-let dataType207 = typeof data178;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data178;
+var _valid19 = _errs589 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs591 = errors;
+if(typeof data181 !== "string"){
+let dataType209 = typeof data181;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data181;
 }
-else if(data178 === null){
-coerced207 = "";
+else if(data181 === null){
+coerced209 = "";
 }
 else {
-const err209 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+const err209 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data181};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10223,15 +10336,15 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(coerced207 !== undefined){
-data178 = coerced207;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced207;
+if(coerced209 !== undefined){
+data181 = coerced209;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced209;
 }
 }
 }
-if("medium" !== data178){
-const err210 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+if("medium" !== data181){
+const err210 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data181};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10240,22 +10353,22 @@ vErrors.push(err210);
 }
 errors++;
 }
-var _valid19 = _errs584 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs586 = errors;
-if(typeof data178 !== "string"){
-let dataType208 = typeof data178;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data178;
+var _valid19 = _errs591 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs593 = errors;
+if(typeof data181 !== "string"){
+let dataType210 = typeof data181;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data181;
 }
-else if(data178 === null){
-coerced208 = "";
+else if(data181 === null){
+coerced210 = "";
 }
 else {
-const err211 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+const err211 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data181};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10265,15 +10378,15 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(coerced208 !== undefined){
-data178 = coerced208;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced208;
+if(coerced210 !== undefined){
+data181 = coerced210;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced210;
 }
 }
 }
-if("high" !== data178){
-const err212 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+if("high" !== data181){
+const err212 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data181};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10282,22 +10395,22 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid19 = _errs586 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs588 = errors;
-if(typeof data178 !== "string"){
-let dataType209 = typeof data178;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data178;
+var _valid19 = _errs593 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs595 = errors;
+if(typeof data181 !== "string"){
+let dataType211 = typeof data181;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data181;
 }
-else if(data178 === null){
-coerced209 = "";
+else if(data181 === null){
+coerced211 = "";
 }
 else {
-const err213 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+const err213 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data181};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10307,15 +10420,15 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data178 = coerced209;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced209;
+if(coerced211 !== undefined){
+data181 = coerced211;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced211;
 }
 }
 }
-if("xhigh" !== data178){
-const err214 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+if("xhigh" !== data181){
+const err214 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data181};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10324,22 +10437,22 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid19 = _errs588 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs590 = errors;
-if(typeof data178 !== "string"){
-let dataType210 = typeof data178;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data178;
+var _valid19 = _errs595 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
+const _errs597 = errors;
+if(typeof data181 !== "string"){
+let dataType212 = typeof data181;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data181;
 }
-else if(data178 === null){
-coerced210 = "";
+else if(data181 === null){
+coerced212 = "";
 }
 else {
-const err215 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+const err215 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data181};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10349,15 +10462,15 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data178 = coerced210;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced210;
+if(coerced212 !== undefined){
+data181 = coerced212;
+if(data179 !== undefined){
+data179["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("max" !== data178){
-const err216 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+if("max" !== data181){
+const err216 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data181};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10366,16 +10479,16 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid19 = _errs590 === errors;
-valid66 = valid66 || _valid19;
+var _valid19 = _errs597 === errors;
+valid67 = valid67 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid66){
-const err217 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data178};
+if(!valid67){
+const err217 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data181};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10387,53 +10500,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs577;
+errors = _errs584;
 if(vErrors !== null){
-if(_errs577){
-vErrors.length = _errs577;
+if(_errs584){
+vErrors.length = _errs584;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid65 = _errs576 === errors;
+var valid66 = _errs583 === errors;
 }
 else {
-var valid65 = true;
+var valid66 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data179}];
 return false;
 }
 }
-var valid62 = _errs571 === errors;
+var valid63 = _errs578 === errors;
 }
 else {
-var valid62 = true;
+var valid63 = true;
 }
-if(valid62){
-if(data165.status !== undefined){
-let data179 = data165.status;
-const _errs592 = errors;
-const _errs593 = errors;
-let valid67 = false;
-const _errs594 = errors;
-if(typeof data179 !== "string"){
-let dataType211 = typeof data179;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data179;
+if(valid63){
+if(data168.status !== undefined){
+let data182 = data168.status;
+const _errs599 = errors;
+const _errs600 = errors;
+let valid68 = false;
+const _errs601 = errors;
+if(typeof data182 !== "string"){
+let dataType213 = typeof data182;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data182;
 }
-else if(data179 === null){
-coerced211 = "";
+else if(data182 === null){
+coerced213 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+const err218 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10443,15 +10556,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data179 = coerced211;
-if(data165 !== undefined){
-data165["status"] = coerced211;
+if(coerced213 !== undefined){
+data182 = coerced213;
+if(data168 !== undefined){
+data168["status"] = coerced213;
 }
 }
 }
-if("active" !== data179){
-const err219 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+if("active" !== data182){
+const err219 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10460,22 +10573,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs594 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs596 = errors;
-if(typeof data179 !== "string"){
-let dataType212 = typeof data179;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data179;
+var _valid20 = _errs601 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs603 = errors;
+if(typeof data182 !== "string"){
+let dataType214 = typeof data182;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data182;
 }
-else if(data179 === null){
-coerced212 = "";
+else if(data182 === null){
+coerced214 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+const err220 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10485,15 +10598,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data179 = coerced212;
-if(data165 !== undefined){
-data165["status"] = coerced212;
+if(coerced214 !== undefined){
+data182 = coerced214;
+if(data168 !== undefined){
+data168["status"] = coerced214;
 }
 }
 }
-if("blocked" !== data179){
-const err221 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+if("blocked" !== data182){
+const err221 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10502,22 +10615,22 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs596 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs598 = errors;
-if(typeof data179 !== "string"){
-let dataType213 = typeof data179;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data179;
+var _valid20 = _errs603 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs605 = errors;
+if(typeof data182 !== "string"){
+let dataType215 = typeof data182;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data182;
 }
-else if(data179 === null){
-coerced213 = "";
+else if(data182 === null){
+coerced215 = "";
 }
 else {
-const err222 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+const err222 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10527,15 +10640,15 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data179 = coerced213;
-if(data165 !== undefined){
-data165["status"] = coerced213;
+if(coerced215 !== undefined){
+data182 = coerced215;
+if(data168 !== undefined){
+data168["status"] = coerced215;
 }
 }
 }
-if("revoked" !== data179){
-const err223 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+if("revoked" !== data182){
+const err223 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10544,22 +10657,22 @@ vErrors.push(err223);
 }
 errors++;
 }
-var _valid20 = _errs598 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs600 = errors;
-if(typeof data179 !== "string"){
-let dataType214 = typeof data179;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data179;
+var _valid20 = _errs605 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs607 = errors;
+if(typeof data182 !== "string"){
+let dataType216 = typeof data182;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data182;
 }
-else if(data179 === null){
-coerced214 = "";
+else if(data182 === null){
+coerced216 = "";
 }
 else {
-const err224 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+const err224 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10569,15 +10682,15 @@ vErrors.push(err224);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data179 = coerced214;
-if(data165 !== undefined){
-data165["status"] = coerced214;
+if(coerced216 !== undefined){
+data182 = coerced216;
+if(data168 !== undefined){
+data168["status"] = coerced216;
 }
 }
 }
-if("deleted" !== data179){
-const err225 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+if("deleted" !== data182){
+const err225 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10586,13 +10699,13 @@ vErrors.push(err225);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
-valid67 = valid67 || _valid20;
+var _valid20 = _errs607 === errors;
+valid68 = valid68 || _valid20;
 }
 }
 }
-if(!valid67){
-const err226 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data179};
+if(!valid68){
+const err226 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data182};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10604,20 +10717,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs593;
+errors = _errs600;
 if(vErrors !== null){
-if(_errs593){
-vErrors.length = _errs593;
+if(_errs600){
+vErrors.length = _errs600;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid62 = _errs592 === errors;
+var valid63 = _errs599 === errors;
 }
 else {
-var valid62 = true;
+var valid63 = true;
 }
 }
 }
@@ -10630,25 +10743,26 @@ var valid62 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data168}];
 return false;
 }
 }
-var valid61 = _errs547 === errors;
-if(!valid61){
+var valid62 = _errs554 === errors;
+if(!valid62){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data167}];
 return false;
 }
 }
-var valid0 = _errs545 === errors;
+var valid0 = _errs552 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
