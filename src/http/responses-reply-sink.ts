@@ -6,7 +6,7 @@ import { responseFromCompletion } from '../front-doors/responses/response-from-c
 import type { ResponseObject } from '../front-doors/responses/response-object.js';
 import { ResponseStreamEvents } from '../front-doors/responses/response-stream-events.js';
 import type { ChatCompletion } from '../protocol/openai/chat-response-types.js';
-import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
+import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { withResponseHeaders } from './response-headers.js';
 import { SseResponse } from './sse-response.js';
@@ -25,10 +25,13 @@ export interface FinishedResponse {
  */
 export type OnResponseFinished = (finished: FinishedResponse) => Promise<void> | undefined;
 
-/** The node that answered, as the pipeline logged its last attempt. */
+/** The node that answered, as the pipeline logged its last attempt (known before the reply's end). */
 function answeringNode(context: RequestContext): string | undefined {
   return context.record.attempts[context.record.attempts.length - 1]?.node;
 }
+
+/** The terminal events of a native Responses stream, whose `response` is the one to store. */
+const NATIVE_TERMINAL = /^data: (\{"type":"response\.(?:completed|incomplete)".*)$/m;
 
 /**
  * The Responses front door's way out (inbound-protocols 2.6–2.10): the pipeline's
@@ -47,10 +50,18 @@ export class ResponsesReplySink implements ReplySink {
   ) {}
 
   json(reply: GatewayReply): void {
-    const node = answeringNode(this.context);
-    const completion = JSON.parse(reply.body) as ChatCompletion;
-    const response = responseFromCompletion(completion, reply.usage, this.object, this.shaping, node);
-    const body = JSON.stringify(response);
+    const { node } = reply;
+    let body: string;
+    let response: Item;
+    if (reply.format === 'native') {
+      // A node that serves the Responses API: its own Response, as it sent it (model id put back).
+      body = reply.body;
+      response = JSON.parse(body) as Item;
+    } else {
+      const completion = JSON.parse(reply.body) as ChatCompletion;
+      response = responseFromCompletion(completion, reply.usage, this.object, this.shaping, node);
+      body = JSON.stringify(response);
+    }
     afterFinished(this.onFinished({ response, node }), () => {
       this.response.writeHead(
         200,
@@ -90,25 +101,66 @@ class ResponsesStreamSink implements StreamSink {
     this.sse.stopKeepalive();
   }
 
-  write(events: string): Promise<void> | undefined {
-    return this.sse.write(this.events.write(events));
+  /** Events of a native stream sent so far (their sequence numbers were 0 … n − 1). */
+  private nativeEvents = 0;
+  /** The terminal `response` of a native stream, once it went by. */
+  private nativeResponse: Item | undefined;
+
+  write(events: string, format: ReplyFormat): Promise<void> | undefined {
+    if (format === 'internal') return this.sse.write(this.events.write(events));
+    this.noteNativeTerminal(events);
+    this.nativeEvents += countEvents(events);
+    return this.sse.write(events);
   }
 
   end(end: StreamEnd): void {
+    if (end.format === 'native') {
+      this.noteNativeTerminal(end.lastEvents);
+      const response = this.nativeResponse;
+      const send = () => this.sse.end(end.lastEvents);
+      if (response === undefined) send();
+      else afterFinished(this.onFinished({ response, node: end.node }), send);
+      return;
+    }
     const { events, response } = this.events.end(end.lastEvents, end.usage);
-    afterFinished(this.onFinished({ response, node: answeringNode(this.context) }), () => this.sse.end(events));
+    afterFinished(this.onFinished({ response, node: end.node }), () => this.sse.end(events));
+  }
+
+  private noteNativeTerminal(events: string): void {
+    if (!events.includes('"response.completed"') && !events.includes('"response.incomplete"')) return;
+    const match = NATIVE_TERMINAL.exec(events);
+    if (match === null) return;
+    try {
+      this.nativeResponse = (JSON.parse(match[1] as string) as { response?: Item }).response;
+    } catch {
+      // Not JSON after all: nothing to store.
+    }
   }
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
     this.context.record.errorCode = failure.code;
-    const { events } = this.events.fail(
-      end?.lastEvents ?? '',
-      { type: failure.type, code: wireCodeOf(failure.code), message: failure.localizedMessage(this.context.language) },
-      end?.usage,
-    );
+    const errorFields = {
+      type: failure.type,
+      code: wireCodeOf(failure.code),
+      message: failure.localizedMessage(this.context.language),
+    };
+    if (end?.format === 'native') {
+      // The node's own events so far, then the failure in the same protocol.
+      this.nativeEvents += countEvents(end.lastEvents);
+      this.sse.end(end.lastEvents + this.events.nativeFailure(this.nativeEvents, errorFields));
+      return;
+    }
+    const { events } = this.events.fail(end?.lastEvents ?? '', errorFields, end?.usage);
     this.sse.end(events);
   }
+}
+
+/** How many events a run of framed SSE text holds. */
+function countEvents(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', at + 2)) count += 1;
+  return count;
 }
 
 /** Runs `send` once `saving` settled (at once when there is nothing to wait for). */

@@ -231,8 +231,8 @@ keys:
       client.responses.create({
         model: 'agent-openai',
         input: 'x',
-        tools: [{ type: 'web_search' }],
-        tool_choice: { type: 'web_search' },
+        tools: [{ type: 'web_search_preview' }],
+        tool_choice: { type: 'web_search_preview' },
       }),
       (error: unknown) => error instanceof BadRequestError && error.param === 'tool_choice',
     );

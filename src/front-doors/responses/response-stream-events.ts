@@ -106,6 +106,16 @@ export class ResponseStreamEvents {
     return { events: this.take(), response };
   }
 
+  /**
+   * The failure events after a native stream (the node's own events) broke: `error` and
+   * `response.failed`, numbered after the `sentEvents` the node's stream had.
+   */
+  nativeFailure(sentEvents: number, error: { code: string; message: string; type: string }): string {
+    this.began = true;
+    this.sequence = sentEvents;
+    return this.fail('', error, undefined).events;
+  }
+
   private feed(text: string): void {
     this.begin();
     this.parser.push(text, (record) => {

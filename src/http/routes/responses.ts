@@ -14,6 +14,7 @@ import { tokenCounter } from '../../billing/token-counter.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
+import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { conversationBefore } from '../../responses-state/conversation.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
 import type { BodyBudget } from '../body-budget.js';
@@ -21,6 +22,23 @@ import { sendJson } from '../admin/send-json.js';
 import { credentialsOf } from '../credentials.js';
 import { readBody } from '../read-body.js';
 import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
+
+/**
+ * The body a node serving the Responses API natively is sent: the client's, unless it
+ * continues a response such a node did not make (a translated one, stored here only): then
+ * the stored conversation goes in `input` instead of the id the node would not know.
+ */
+function nativeBody(
+  services: GatewayServices,
+  parsed: CreateResponseRequest,
+  history: { readonly items: readonly Record<string, unknown>[]; readonly node: string | null },
+): Record<string, unknown> {
+  if (parsed.previous_response_id === undefined || parsed.previous_response_id === null) return parsed;
+  const maker = history.node === null ? undefined : services.nodes.get(history.node)?.node;
+  if (maker?.nativeApis.has('responses') === true) return parsed;
+  const input = typeof parsed.input === 'string' ? [{ role: 'user', content: parsed.input }] : parsed.input;
+  return { ...parsed, previous_response_id: undefined, input: [...history.items, ...input] };
+}
 
 /** A Responses request read, checked and translated, with what its reply needs. */
 async function readResponsesRequest(
@@ -51,8 +69,10 @@ async function readResponsesRequest(
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
   const translated = toChatRequest(parsed, { history: history.items, references, envelope });
   const gatewayRequest: GatewayRequest = {
-    frontDoor: 'chat',
+    frontDoor: 'responses',
     chat: translated.chat,
+    native: { api: 'responses', body: nativeBody(services, parsed, history), headers: {} },
+    affinityNode: translated.reasoningNode ?? history.node ?? undefined,
     stream: parsed.stream === true,
     effortParam:
       parsed.reasoning?.effort === undefined || parsed.reasoning.effort === null ? undefined : 'reasoning.effort',

@@ -155,6 +155,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: 'the front door (client-facing protocol) of each usage row',
+    // Every row booked before came through the only door there was.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN front_door text NOT NULL DEFAULT 'chat';
+      `,
+  },
+  {
     version: 7,
     name: 'stored responses of the Responses API (previous_response_id, GET /v1/responses/{id})',
     // The Response object and the input items are kept as the JSON text the client got

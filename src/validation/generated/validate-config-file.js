@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -4109,112 +4109,41 @@ else {
 var valid22 = true;
 }
 if(valid22){
-if(data77.simulated !== undefined){
-let data94 = data77.simulated;
+if(data77.apis !== undefined){
+let data94 = data77.apis;
 const _errs245 = errors;
 if(errors === _errs245){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-const _errs247 = errors;
-for(const key20 in data94){
-if(!((((((key20 === "first_byte_ms") || (key20 === "tokens_per_second")) || (key20 === "reasoning_field")) || (key20 === "port")) || (key20 === "protocol")) || (key20 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data94}];
+if(Array.isArray(data94)){
+if(data94.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data94}];
 return false;
-break;
 }
+else {
+if(data94.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data94}];
+return false;
 }
-if(_errs247 === errors){
-if(data94.first_byte_ms !== undefined){
-let data95 = data94.first_byte_ms;
+else {
+var valid28 = true;
+const len3 = data94.length;
+for(let i3=0; i3<len3; i3++){
+let data95 = data94[i3];
+const _errs247 = errors;
 const _errs248 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let valid29 = false;
+const _errs249 = errors;
+if(typeof data95 !== "string"){
 let dataType85 = typeof data95;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data95 === null
-              || (dataType85 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced85 = +data95;
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data95;
+}
+else if(data95 === null){
+coerced85 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data95}];
-return false;
-}
-}
-if(coerced85 !== undefined){
-data95 = coerced85;
-if(data94 !== undefined){
-data94["first_byte_ms"] = coerced85;
-}
-}
-}
-if(errors === _errs248){
-if(typeof data95 == "number"){
-if(data95 < 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data95}];
-return false;
-}
-}
-}
-var valid28 = _errs248 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data94.tokens_per_second !== undefined){
-let data96 = data94.tokens_per_second;
-const _errs250 = errors;
-if(!(typeof data96 == "number")){
-let dataType86 = typeof data96;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "boolean" || data96 === null
-              || (dataType86 == "string" && data96 && data96 == +data96)){
-coerced86 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data96}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data96 = coerced86;
-if(data94 !== undefined){
-data94["tokens_per_second"] = coerced86;
-}
-}
-}
-if(errors === _errs250){
-if(typeof data96 == "number"){
-if(data96 < 0 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data96}];
-return false;
-}
-}
-}
-var valid28 = _errs250 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data94.reasoning_field !== undefined){
-let data97 = data94.reasoning_field;
-const _errs252 = errors;
-const _errs253 = errors;
-let valid29 = false;
-const _errs254 = errors;
-if(typeof data97 !== "string"){
-let dataType87 = typeof data97;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data97;
-}
-else if(data97 === null){
-coerced87 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data97};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4224,15 +4153,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data97 = coerced87;
+if(coerced85 !== undefined){
+data95 = coerced85;
 if(data94 !== undefined){
-data94["reasoning_field"] = coerced87;
+data94[i3] = coerced85;
 }
 }
 }
-if("reasoning_content" !== data97){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data97};
+if("chat" !== data95){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4241,22 +4170,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs254 === errors;
+var _valid5 = _errs249 === errors;
 valid29 = valid29 || _valid5;
 if(!valid29){
-const _errs256 = errors;
-if(typeof data97 !== "string"){
-let dataType88 = typeof data97;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data97;
+const _errs251 = errors;
+if(typeof data95 !== "string"){
+let dataType86 = typeof data95;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data95;
 }
-else if(data97 === null){
-coerced88 = "";
+else if(data95 === null){
+coerced86 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data97};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data95};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4266,15 +4195,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data97 = coerced88;
+if(coerced86 !== undefined){
+data95 = coerced86;
 if(data94 !== undefined){
-data94["reasoning_field"] = coerced88;
+data94[i3] = coerced86;
 }
 }
 }
-if("reasoning" !== data97){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data97};
+if("responses" !== data95){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data95};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4283,11 +4212,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs256 === errors;
+var _valid5 = _errs251 === errors;
 valid29 = valid29 || _valid5;
 }
 if(!valid29){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data97};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data95};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4299,71 +4228,171 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs253;
+errors = _errs248;
 if(vErrors !== null){
-if(_errs253){
-vErrors.length = _errs253;
+if(_errs248){
+vErrors.length = _errs248;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid28 = _errs252 === errors;
+var valid28 = _errs247 === errors;
+if(!valid28){
+break;
+}
+}
+}
+}
 }
 else {
-var valid28 = true;
-}
-if(valid28){
-if(data94.port !== undefined){
-let data98 = data94.port;
-const _errs258 = errors;
-if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
-let dataType89 = typeof data98;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data98 === null
-              || (dataType89 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced89 = +data98;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data94}];
 return false;
 }
 }
-if(coerced89 !== undefined){
-data98 = coerced89;
-if(data94 !== undefined){
-data94["port"] = coerced89;
+var valid22 = _errs245 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data77.simulated !== undefined){
+let data96 = data77.simulated;
+const _errs253 = errors;
+if(errors === _errs253){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+const _errs255 = errors;
+for(const key20 in data96){
+if(!((((((key20 === "first_byte_ms") || (key20 === "tokens_per_second")) || (key20 === "reasoning_field")) || (key20 === "port")) || (key20 === "protocol")) || (key20 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data96}];
+return false;
+break;
+}
+}
+if(_errs255 === errors){
+if(data96.first_byte_ms !== undefined){
+let data97 = data96.first_byte_ms;
+const _errs256 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType87 = typeof data97;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data97 === null
+              || (dataType87 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced87 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data97}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data97 = coerced87;
+if(data96 !== undefined){
+data96["first_byte_ms"] = coerced87;
+}
+}
+}
+if(errors === _errs256){
+if(typeof data97 == "number"){
+if(data97 < 0 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data97}];
+return false;
+}
+}
+}
+var valid30 = _errs256 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data96.tokens_per_second !== undefined){
+let data98 = data96.tokens_per_second;
+const _errs258 = errors;
+if(!(typeof data98 == "number")){
+let dataType88 = typeof data98;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "boolean" || data98 === null
+              || (dataType88 == "string" && data98 && data98 == +data98)){
+coerced88 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data98}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data98 = coerced88;
+if(data96 !== undefined){
+data96["tokens_per_second"] = coerced88;
 }
 }
 }
 if(errors === _errs258){
 if(typeof data98 == "number"){
-if(data98 > 65535 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
-return false;
-}
-else {
 if(data98 < 0 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data98}];
 return false;
 }
 }
 }
-}
-var valid28 = _errs258 === errors;
+var valid30 = _errs258 === errors;
 }
 else {
-var valid28 = true;
+var valid30 = true;
 }
-if(valid28){
-if(data94.protocol !== undefined){
-let data99 = data94.protocol;
+if(valid30){
+if(data96.reasoning_field !== undefined){
+let data99 = data96.reasoning_field;
 const _errs260 = errors;
 const _errs261 = errors;
-let valid30 = false;
+let valid31 = false;
 const _errs262 = errors;
+if(typeof data99 !== "string"){
+let dataType89 = typeof data99;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data99;
+}
+else if(data99 === null){
+coerced89 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data99};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced89 !== undefined){
+data99 = coerced89;
+if(data96 !== undefined){
+data96["reasoning_field"] = coerced89;
+}
+}
+}
+if("reasoning_content" !== data99){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data99};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs262 === errors;
+valid31 = valid31 || _valid6;
+if(!valid31){
+const _errs264 = errors;
 if(typeof data99 !== "string"){
 let dataType90 = typeof data99;
 let coerced90 = undefined;
@@ -4375,49 +4404,7 @@ else if(data99 === null){
 coerced90 = "";
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data99};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data99 = coerced90;
-if(data94 !== undefined){
-data94["protocol"] = coerced90;
-}
-}
-}
-if("openai" !== data99){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data99};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs262 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs264 = errors;
-if(typeof data99 !== "string"){
-let dataType91 = typeof data99;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data99;
-}
-else if(data99 === null){
-coerced91 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data99};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4427,15 +4414,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data99 = coerced91;
-if(data94 !== undefined){
-data94["protocol"] = coerced91;
+if(coerced90 !== undefined){
+data99 = coerced90;
+if(data96 !== undefined){
+data96["reasoning_field"] = coerced90;
 }
 }
 }
-if("anthropic" !== data99){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data99};
+if("reasoning" !== data99){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4445,58 +4432,15 @@ vErrors.push(err49);
 errors++;
 }
 var _valid6 = _errs264 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs266 = errors;
-if(typeof data99 !== "string"){
-let dataType92 = typeof data99;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data99;
+valid31 = valid31 || _valid6;
 }
-else if(data99 === null){
-coerced92 = "";
-}
-else {
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data99};
+if(!valid31){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data99};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
-}
-errors++;
-}
-}
-if(coerced92 !== undefined){
-data99 = coerced92;
-if(data94 !== undefined){
-data94["protocol"] = coerced92;
-}
-}
-}
-if("gemini" !== data99){
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data99};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-var _valid6 = _errs266 === errors;
-valid30 = valid30 || _valid6;
-}
-}
-if(!valid30){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data99};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4513,107 +4457,115 @@ vErrors = null;
 }
 }
 }
-var valid28 = _errs260 === errors;
+var valid30 = _errs260 === errors;
 }
 else {
-var valid28 = true;
+var valid30 = true;
 }
-if(valid28){
-if(data94.scripts !== undefined){
-let data100 = data94.scripts;
+if(valid30){
+if(data96.port !== undefined){
+let data100 = data96.port;
+const _errs266 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType91 = typeof data100;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 === "boolean" || data100 === null
+              || (dataType91 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced91 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data100}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data100 = coerced91;
+if(data96 !== undefined){
+data96["port"] = coerced91;
+}
+}
+}
+if(errors === _errs266){
+if(typeof data100 == "number"){
+if(data100 > 65535 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data100}];
+return false;
+}
+else {
+if(data100 < 0 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data100}];
+return false;
+}
+}
+}
+}
+var valid30 = _errs266 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data96.protocol !== undefined){
+let data101 = data96.protocol;
 const _errs268 = errors;
-if(errors === _errs268){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-var valid31 = true;
-for(const key21 in data100){
-if(pattern5.test(key21)){
-let data101 = data100[key21];
+const _errs269 = errors;
+let valid32 = false;
 const _errs270 = errors;
-if(errors === _errs270){
-if(Array.isArray(data101)){
-if(data101.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data101}];
-return false;
+if(typeof data101 !== "string"){
+let dataType92 = typeof data101;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data101;
+}
+else if(data101 === null){
+coerced92 = "";
 }
 else {
-var valid32 = true;
-const len3 = data101.length;
-for(let i3=0; i3<len3; i3++){
-let data102 = data101[i3];
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data101};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced92 !== undefined){
+data101 = coerced92;
+if(data96 !== undefined){
+data96["protocol"] = coerced92;
+}
+}
+}
+if("openai" !== data101){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data101};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs270 === errors;
+valid32 = valid32 || _valid7;
+if(!valid32){
 const _errs272 = errors;
-if(errors === _errs272){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-const _errs274 = errors;
-for(const key22 in data102){
-if(!(((key22 === "when") || (key22 === "call")) || (key22 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data102}];
-return false;
-break;
-}
-}
-if(_errs274 === errors){
-if(data102.when !== undefined){
-let data103 = data102.when;
-const _errs275 = errors;
-if(errors === _errs275){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-const _errs277 = errors;
-for(const key23 in data103){
-if(!(((key23 === "tools_offered") || (key23 === "last_role")) || (key23 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data103}];
-return false;
-break;
-}
-}
-if(_errs277 === errors){
-if(data103.tools_offered !== undefined){
-let data104 = data103.tools_offered;
-const _errs278 = errors;
-if(typeof data104 !== "boolean"){
+if(typeof data101 !== "string"){
+let dataType93 = typeof data101;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(data104 === "false" || data104 === 0 || data104 === null){
-coerced93 = false;
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data101;
 }
-else if(data104 === "true" || data104 === 1){
-coerced93 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data104}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data104 = coerced93;
-if(data103 !== undefined){
-data103["tools_offered"] = coerced93;
-}
-}
-}
-var valid34 = _errs278 === errors;
+else if(data101 === null){
+coerced93 = "";
 }
 else {
-var valid34 = true;
-}
-if(valid34){
-if(data103.last_role !== undefined){
-let data105 = data103.last_role;
-const _errs280 = errors;
-const _errs281 = errors;
-let valid35 = false;
-const _errs282 = errors;
-if(typeof data105 !== "string"){
-let dataType94 = typeof data105;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data105;
-}
-else if(data105 === null){
-coerced94 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data105};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4623,15 +4575,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data105 = coerced94;
-if(data103 !== undefined){
-data103["last_role"] = coerced94;
+if(coerced93 !== undefined){
+data101 = coerced93;
+if(data96 !== undefined){
+data96["protocol"] = coerced93;
 }
 }
 }
-if("user" !== data105){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data105};
+if("anthropic" !== data101){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4640,22 +4592,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs282 === errors;
-valid35 = valid35 || _valid7;
-if(!valid35){
-const _errs284 = errors;
-if(typeof data105 !== "string"){
-let dataType95 = typeof data105;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data105;
+var _valid7 = _errs272 === errors;
+valid32 = valid32 || _valid7;
+if(!valid32){
+const _errs274 = errors;
+if(typeof data101 !== "string"){
+let dataType94 = typeof data101;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data101;
 }
-else if(data105 === null){
-coerced95 = "";
+else if(data101 === null){
+coerced94 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data105};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4665,15 +4617,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data105 = coerced95;
-if(data103 !== undefined){
-data103["last_role"] = coerced95;
+if(coerced94 !== undefined){
+data101 = coerced94;
+if(data96 !== undefined){
+data96["protocol"] = coerced94;
 }
 }
 }
-if("assistant" !== data105){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data105};
+if("gemini" !== data101){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4682,22 +4634,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs284 === errors;
-valid35 = valid35 || _valid7;
-if(!valid35){
-const _errs286 = errors;
-if(typeof data105 !== "string"){
-let dataType96 = typeof data105;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data105;
+var _valid7 = _errs274 === errors;
+valid32 = valid32 || _valid7;
 }
-else if(data105 === null){
-coerced96 = "";
 }
-else {
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data105};
+if(!valid32){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data101};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4705,17 +4647,121 @@ else {
 vErrors.push(err57);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs269;
+if(vErrors !== null){
+if(_errs269){
+vErrors.length = _errs269;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced96 !== undefined){
-data105 = coerced96;
-if(data103 !== undefined){
-data103["last_role"] = coerced96;
+}
+var valid30 = _errs268 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data96.scripts !== undefined){
+let data102 = data96.scripts;
+const _errs276 = errors;
+if(errors === _errs276){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+var valid33 = true;
+for(const key21 in data102){
+if(pattern5.test(key21)){
+let data103 = data102[key21];
+const _errs278 = errors;
+if(errors === _errs278){
+if(Array.isArray(data103)){
+if(data103.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data103}];
+return false;
+}
+else {
+var valid34 = true;
+const len4 = data103.length;
+for(let i4=0; i4<len4; i4++){
+let data104 = data103[i4];
+const _errs280 = errors;
+if(errors === _errs280){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+const _errs282 = errors;
+for(const key22 in data104){
+if(!(((key22 === "when") || (key22 === "call")) || (key22 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data104}];
+return false;
+break;
+}
+}
+if(_errs282 === errors){
+if(data104.when !== undefined){
+let data105 = data104.when;
+const _errs283 = errors;
+if(errors === _errs283){
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+const _errs285 = errors;
+for(const key23 in data105){
+if(!(((key23 === "tools_offered") || (key23 === "last_role")) || (key23 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data105}];
+return false;
+break;
+}
+}
+if(_errs285 === errors){
+if(data105.tools_offered !== undefined){
+let data106 = data105.tools_offered;
+const _errs286 = errors;
+if(typeof data106 !== "boolean"){
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(data106 === "false" || data106 === 0 || data106 === null){
+coerced95 = false;
+}
+else if(data106 === "true" || data106 === 1){
+coerced95 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data106}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data105 !== undefined){
+data105["tools_offered"] = coerced95;
 }
 }
 }
-if("tool" !== data105){
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data105};
+var valid36 = _errs286 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data105.last_role !== undefined){
+let data107 = data105.last_role;
+const _errs288 = errors;
+const _errs289 = errors;
+let valid37 = false;
+const _errs290 = errors;
+if(typeof data107 !== "string"){
+let dataType96 = typeof data107;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data107;
+}
+else if(data107 === null){
+coerced96 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4724,22 +4770,16 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs286 === errors;
-valid35 = valid35 || _valid7;
-if(!valid35){
-const _errs288 = errors;
-if(typeof data105 !== "string"){
-let dataType97 = typeof data105;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data105;
 }
-else if(data105 === null){
-coerced97 = "";
+if(coerced96 !== undefined){
+data107 = coerced96;
+if(data105 !== undefined){
+data105["last_role"] = coerced96;
 }
-else {
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data105};
+}
+}
+if("user" !== data107){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4748,16 +4788,22 @@ vErrors.push(err59);
 }
 errors++;
 }
+var _valid8 = _errs290 === errors;
+valid37 = valid37 || _valid8;
+if(!valid37){
+const _errs292 = errors;
+if(typeof data107 !== "string"){
+let dataType97 = typeof data107;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data107;
 }
-if(coerced97 !== undefined){
-data105 = coerced97;
-if(data103 !== undefined){
-data103["last_role"] = coerced97;
+else if(data107 === null){
+coerced97 = "";
 }
-}
-}
-if("system" !== data105){
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data105};
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4766,13 +4812,16 @@ vErrors.push(err60);
 }
 errors++;
 }
-var _valid7 = _errs288 === errors;
-valid35 = valid35 || _valid7;
+}
+if(coerced97 !== undefined){
+data107 = coerced97;
+if(data105 !== undefined){
+data105["last_role"] = coerced97;
 }
 }
 }
-if(!valid35){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data105};
+if("assistant" !== data107){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4780,148 +4829,159 @@ else {
 vErrors.push(err61);
 }
 errors++;
+}
+var _valid8 = _errs292 === errors;
+valid37 = valid37 || _valid8;
+if(!valid37){
+const _errs294 = errors;
+if(typeof data107 !== "string"){
+let dataType98 = typeof data107;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data107;
+}
+else if(data107 === null){
+coerced98 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data107};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced98 !== undefined){
+data107 = coerced98;
+if(data105 !== undefined){
+data105["last_role"] = coerced98;
+}
+}
+}
+if("tool" !== data107){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data107};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs294 === errors;
+valid37 = valid37 || _valid8;
+if(!valid37){
+const _errs296 = errors;
+if(typeof data107 !== "string"){
+let dataType99 = typeof data107;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data107;
+}
+else if(data107 === null){
+coerced99 = "";
+}
+else {
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data107};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(coerced99 !== undefined){
+data107 = coerced99;
+if(data105 !== undefined){
+data105["last_role"] = coerced99;
+}
+}
+}
+if("system" !== data107){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data107};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs296 === errors;
+valid37 = valid37 || _valid8;
+}
+}
+}
+if(!valid37){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data107};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs281;
+errors = _errs289;
 if(vErrors !== null){
-if(_errs281){
-vErrors.length = _errs281;
+if(_errs289){
+vErrors.length = _errs289;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid34 = _errs280 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data103.last_message_matches !== undefined){
-let data106 = data103.last_message_matches;
-const _errs290 = errors;
-if(typeof data106 !== "string"){
-let dataType98 = typeof data106;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data106;
-}
-else if(data106 === null){
-coerced98 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data106}];
-return false;
-}
-}
-if(coerced98 !== undefined){
-data106 = coerced98;
-if(data103 !== undefined){
-data103["last_message_matches"] = coerced98;
-}
-}
-}
-if(errors === _errs290){
-if(typeof data106 === "string"){
-if(func3(data106) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data106}];
-return false;
-}
-}
-}
-var valid34 = _errs290 === errors;
-}
-else {
-var valid34 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data103}];
-return false;
-}
-}
-var valid33 = _errs275 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data102.call !== undefined){
-let data107 = data102.call;
-const _errs292 = errors;
-if(errors === _errs292){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-let missing3;
-if((data107.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
-return false;
-}
-else {
-const _errs294 = errors;
-for(const key24 in data107){
-if(!((key24 === "tool") || (key24 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
-return false;
-break;
-}
-}
-if(_errs294 === errors){
-if(data107.tool !== undefined){
-let data108 = data107.tool;
-const _errs295 = errors;
-if(typeof data108 !== "string"){
-let dataType99 = typeof data108;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data108;
-}
-else if(data108 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data108}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data108 = coerced99;
-if(data107 !== undefined){
-data107["tool"] = coerced99;
-}
-}
-}
-if(errors === _errs295){
-if(typeof data108 === "string"){
-if(func3(data108) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data108}];
-return false;
-}
-}
-}
-var valid36 = _errs295 === errors;
+var valid36 = _errs288 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data107.arguments !== undefined){
-let data109 = data107.arguments;
-const _errs297 = errors;
-if(errors === _errs297){
-if(!(data109 && typeof data109 == "object" && !Array.isArray(data109))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data109}];
+if(data105.last_message_matches !== undefined){
+let data108 = data105.last_message_matches;
+const _errs298 = errors;
+if(typeof data108 !== "string"){
+let dataType100 = typeof data108;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data108;
+}
+else if(data108 === null){
+coerced100 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data108}];
 return false;
 }
 }
-var valid36 = _errs297 === errors;
+if(coerced100 !== undefined){
+data108 = coerced100;
+if(data105 !== undefined){
+data105["last_message_matches"] = coerced100;
+}
+}
+}
+if(errors === _errs298){
+if(typeof data108 === "string"){
+if(func3(data108) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data108}];
+return false;
+}
+}
+}
+var valid36 = _errs298 === errors;
 }
 else {
 var valid36 = true;
@@ -4931,83 +4991,171 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data105}];
 return false;
 }
 }
-var valid33 = _errs292 === errors;
+var valid35 = _errs283 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-if(valid33){
-if(data102.answer !== undefined){
-let data110 = data102.answer;
-const _errs299 = errors;
+if(valid35){
+if(data104.call !== undefined){
+let data109 = data104.call;
+const _errs300 = errors;
+if(errors === _errs300){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+let missing3;
+if((data109.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data109}];
+return false;
+}
+else {
+const _errs302 = errors;
+for(const key24 in data109){
+if(!((key24 === "tool") || (key24 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data109}];
+return false;
+break;
+}
+}
+if(_errs302 === errors){
+if(data109.tool !== undefined){
+let data110 = data109.tool;
+const _errs303 = errors;
 if(typeof data110 !== "string"){
-let dataType100 = typeof data110;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data110;
+let dataType101 = typeof data110;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data110;
 }
 else if(data110 === null){
-coerced100 = "";
+coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data110}];
 return false;
 }
 }
-if(coerced100 !== undefined){
-data110 = coerced100;
-if(data102 !== undefined){
-data102["answer"] = coerced100;
+if(coerced101 !== undefined){
+data110 = coerced101;
+if(data109 !== undefined){
+data109["tool"] = coerced101;
 }
 }
 }
-var valid33 = _errs299 === errors;
-}
-else {
-var valid33 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data102}];
+if(errors === _errs303){
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data110}];
 return false;
 }
 }
-var valid32 = _errs272 === errors;
-if(!valid32){
+}
+var valid38 = _errs303 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data109.arguments !== undefined){
+let data111 = data109.arguments;
+const _errs305 = errors;
+if(errors === _errs305){
+if(!(data111 && typeof data111 == "object" && !Array.isArray(data111))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data111}];
+return false;
+}
+}
+var valid38 = _errs305 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data109}];
+return false;
+}
+}
+var valid35 = _errs300 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data104.answer !== undefined){
+let data112 = data104.answer;
+const _errs307 = errors;
+if(typeof data112 !== "string"){
+let dataType102 = typeof data112;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data112;
+}
+else if(data112 === null){
+coerced102 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data112}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data112 = coerced102;
+if(data104 !== undefined){
+data104["answer"] = coerced102;
+}
+}
+}
+var valid35 = _errs307 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data104}];
+return false;
+}
+}
+var valid34 = _errs280 === errors;
+if(!valid34){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data103}];
 return false;
 }
 }
-var valid31 = _errs270 === errors;
-if(!valid31){
+var valid33 = _errs278 === errors;
+if(!valid33){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data102}];
 return false;
 }
 }
-var valid28 = _errs268 === errors;
+var valid30 = _errs276 === errors;
 }
 else {
-var valid28 = true;
+var valid30 = true;
 }
 }
 }
@@ -5017,14 +5165,15 @@ var valid28 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data96}];
 return false;
 }
 }
-var valid22 = _errs245 === errors;
+var valid22 = _errs253 === errors;
 }
 else {
 var valid22 = true;
+}
 }
 }
 }
@@ -5063,192 +5212,118 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data111 = data.models;
-const _errs301 = errors;
-if(errors === _errs301){
-if(Array.isArray(data111)){
-if(data111.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data111}];
+let data113 = data.models;
+const _errs309 = errors;
+if(errors === _errs309){
+if(Array.isArray(data113)){
+if(data113.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data113}];
 return false;
 }
 else {
-var valid37 = true;
-const len4 = data111.length;
-for(let i4=0; i4<len4; i4++){
-let data112 = data111[i4];
-const _errs303 = errors;
-if(errors === _errs303){
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+var valid39 = true;
+const len5 = data113.length;
+for(let i5=0; i5<len5; i5++){
+let data114 = data113[i5];
+const _errs311 = errors;
+if(errors === _errs311){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
 let missing4;
-if(((data112.id === undefined) && (missing4 = "id")) || ((data112.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data112}];
+if(((data114.id === undefined) && (missing4 = "id")) || ((data114.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data114}];
 return false;
 }
 else {
-const _errs305 = errors;
-for(const key25 in data112){
+const _errs313 = errors;
+for(const key25 in data114){
 if(!((((((((key25 === "id") || (key25 === "owned_by")) || (key25 === "context_length")) || (key25 === "max_output_tokens")) || (key25 === "default_max_tokens")) || (key25 === "reasoning")) || (key25 === "pricing")) || (key25 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data114}];
 return false;
 break;
 }
 }
-if(_errs305 === errors){
-if(data112.id !== undefined){
-let data113 = data112.id;
-const _errs306 = errors;
-if(typeof data113 !== "string"){
-let dataType101 = typeof data113;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data113;
-}
-else if(data113 === null){
-coerced101 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data113}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data113 = coerced101;
-if(data112 !== undefined){
-data112["id"] = coerced101;
-}
-}
-}
-if(errors === _errs306){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data113}];
-return false;
-}
-}
-}
-var valid38 = _errs306 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data112.owned_by !== undefined){
-let data114 = data112.owned_by;
-const _errs308 = errors;
-if(typeof data114 !== "string"){
-let dataType102 = typeof data114;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data114;
-}
-else if(data114 === null){
-coerced102 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data114}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data114 = coerced102;
-if(data112 !== undefined){
-data112["owned_by"] = coerced102;
-}
-}
-}
-if(errors === _errs308){
-if(typeof data114 === "string"){
-if(func3(data114) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data114}];
-return false;
-}
-}
-}
-var valid38 = _errs308 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data112.context_length !== undefined){
-let data115 = data112.context_length;
-const _errs310 = errors;
-if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+if(_errs313 === errors){
+if(data114.id !== undefined){
+let data115 = data114.id;
+const _errs314 = errors;
+if(typeof data115 !== "string"){
 let dataType103 = typeof data115;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data115 === null
-              || (dataType103 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
-coerced103 = +data115;
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data115;
+}
+else if(data115 === null){
+coerced103 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data115}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data115 = coerced103;
-if(data112 !== undefined){
-data112["context_length"] = coerced103;
+if(data114 !== undefined){
+data114["id"] = coerced103;
 }
 }
 }
-if(errors === _errs310){
-if(typeof data115 == "number"){
-if(data115 < 1 || isNaN(data115)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data115}];
+if(errors === _errs314){
+if(typeof data115 === "string"){
+if(func3(data115) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data115}];
 return false;
 }
 }
 }
-var valid38 = _errs310 === errors;
+var valid40 = _errs314 === errors;
 }
 else {
-var valid38 = true;
+var valid40 = true;
 }
-if(valid38){
-if(data112.max_output_tokens !== undefined){
-let data116 = data112.max_output_tokens;
-const _errs312 = errors;
-if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+if(valid40){
+if(data114.owned_by !== undefined){
+let data116 = data114.owned_by;
+const _errs316 = errors;
+if(typeof data116 !== "string"){
 let dataType104 = typeof data116;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
-if(dataType104 === "boolean" || data116 === null
-              || (dataType104 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
-coerced104 = +data116;
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data116;
+}
+else if(data116 === null){
+coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data116}];
 return false;
 }
 }
 if(coerced104 !== undefined){
 data116 = coerced104;
-if(data112 !== undefined){
-data112["max_output_tokens"] = coerced104;
+if(data114 !== undefined){
+data114["owned_by"] = coerced104;
 }
 }
 }
-if(errors === _errs312){
-if(typeof data116 == "number"){
-if(data116 < 1 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data116}];
+if(errors === _errs316){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data116}];
 return false;
 }
 }
 }
-var valid38 = _errs312 === errors;
+var valid40 = _errs316 === errors;
 }
 else {
-var valid38 = true;
+var valid40 = true;
 }
-if(valid38){
-if(data112.default_max_tokens !== undefined){
-let data117 = data112.default_max_tokens;
-const _errs314 = errors;
+if(valid40){
+if(data114.context_length !== undefined){
+let data117 = data114.context_length;
+const _errs318 = errors;
 if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
 let dataType105 = typeof data117;
 let coerced105 = undefined;
@@ -5258,171 +5333,143 @@ if(dataType105 === "boolean" || data117 === null
 coerced105 = +data117;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data117}];
 return false;
 }
 }
 if(coerced105 !== undefined){
 data117 = coerced105;
-if(data112 !== undefined){
-data112["default_max_tokens"] = coerced105;
+if(data114 !== undefined){
+data114["context_length"] = coerced105;
 }
 }
 }
-if(errors === _errs314){
+if(errors === _errs318){
 if(typeof data117 == "number"){
 if(data117 < 1 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data117}];
 return false;
 }
 }
 }
-var valid38 = _errs314 === errors;
+var valid40 = _errs318 === errors;
 }
 else {
-var valid38 = true;
+var valid40 = true;
 }
-if(valid38){
-if(data112.reasoning !== undefined){
-let data118 = data112.reasoning;
-const _errs316 = errors;
-if(errors === _errs316){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-let missing5;
-if((data118.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
-return false;
-}
-else {
-const _errs318 = errors;
-for(const key26 in data118){
-if(!((((((key26 === "default_effort") || (key26 === "efforts")) || (key26 === "style")) || (key26 === "budgets")) || (key26 === "levels")) || (key26 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
-return false;
-break;
-}
-}
-if(_errs318 === errors){
-if(data118.default_effort !== undefined){
-let data119 = data118.default_effort;
-const _errs319 = errors;
+if(valid40){
+if(data114.max_output_tokens !== undefined){
+let data118 = data114.max_output_tokens;
 const _errs320 = errors;
-let valid40 = false;
-const _errs321 = errors;
-if(typeof data119 !== "string"){
-let dataType106 = typeof data119;
+if(!((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118)))){
+let dataType106 = typeof data118;
 let coerced106 = undefined;
 if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data119;
-}
-else if(data119 === null){
-coerced106 = "";
+if(dataType106 === "boolean" || data118 === null
+              || (dataType106 === "string" && data118 && data118 == +data118 && !(data118 % 1))){
+coerced106 = +data118;
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data119};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data118}];
+return false;
 }
 }
 if(coerced106 !== undefined){
-data119 = coerced106;
-if(data118 !== undefined){
-data118["default_effort"] = coerced106;
+data118 = coerced106;
+if(data114 !== undefined){
+data114["max_output_tokens"] = coerced106;
 }
 }
 }
-if("none" !== data119){
-const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data119};
-if(vErrors === null){
-vErrors = [err63];
+if(errors === _errs320){
+if(typeof data118 == "number"){
+if(data118 < 1 || isNaN(data118)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data118}];
+return false;
+}
+}
+}
+var valid40 = _errs320 === errors;
 }
 else {
-vErrors.push(err63);
+var valid40 = true;
 }
-errors++;
-}
-var _valid8 = _errs321 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs323 = errors;
-if(typeof data119 !== "string"){
+if(valid40){
+if(data114.default_max_tokens !== undefined){
+let data119 = data114.default_max_tokens;
+const _errs322 = errors;
+if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
 let dataType107 = typeof data119;
 let coerced107 = undefined;
 if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data119;
-}
-else if(data119 === null){
-coerced107 = "";
+if(dataType107 === "boolean" || data119 === null
+              || (dataType107 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
+coerced107 = +data119;
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data119};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data119}];
+return false;
 }
 }
 if(coerced107 !== undefined){
 data119 = coerced107;
-if(data118 !== undefined){
-data118["default_effort"] = coerced107;
+if(data114 !== undefined){
+data114["default_max_tokens"] = coerced107;
 }
 }
 }
-if("minimal" !== data119){
-const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data119};
-if(vErrors === null){
-vErrors = [err65];
+if(errors === _errs322){
+if(typeof data119 == "number"){
+if(data119 < 1 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data119}];
+return false;
+}
+}
+}
+var valid40 = _errs322 === errors;
 }
 else {
-vErrors.push(err65);
+var valid40 = true;
 }
-errors++;
+if(valid40){
+if(data114.reasoning !== undefined){
+let data120 = data114.reasoning;
+const _errs324 = errors;
+if(errors === _errs324){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+let missing5;
+if((data120.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data120}];
+return false;
 }
-var _valid8 = _errs323 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs325 = errors;
-if(typeof data119 !== "string"){
-let dataType108 = typeof data119;
+else {
+const _errs326 = errors;
+for(const key26 in data120){
+if(!((((((key26 === "default_effort") || (key26 === "efforts")) || (key26 === "style")) || (key26 === "budgets")) || (key26 === "levels")) || (key26 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data120}];
+return false;
+break;
+}
+}
+if(_errs326 === errors){
+if(data120.default_effort !== undefined){
+let data121 = data120.default_effort;
+const _errs327 = errors;
+const _errs328 = errors;
+let valid42 = false;
+const _errs329 = errors;
+if(typeof data121 !== "string"){
+let dataType108 = typeof data121;
 let coerced108 = undefined;
 if(!(coerced108 !== undefined)){
 if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data119;
+coerced108 = "" + data121;
 }
-else if(data119 === null){
+else if(data121 === null){
 coerced108 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data119};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(coerced108 !== undefined){
-data119 = coerced108;
-if(data118 !== undefined){
-data118["default_effort"] = coerced108;
-}
-}
-}
-if("low" !== data119){
-const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data119};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5431,22 +5478,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs325 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs327 = errors;
-if(typeof data119 !== "string"){
-let dataType109 = typeof data119;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data119;
 }
-else if(data119 === null){
-coerced109 = "";
+if(coerced108 !== undefined){
+data121 = coerced108;
+if(data120 !== undefined){
+data120["default_effort"] = coerced108;
 }
-else {
-const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data119};
+}
+}
+if("none" !== data121){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5455,16 +5496,22 @@ vErrors.push(err68);
 }
 errors++;
 }
+var _valid9 = _errs329 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs331 = errors;
+if(typeof data121 !== "string"){
+let dataType109 = typeof data121;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data121;
 }
-if(coerced109 !== undefined){
-data119 = coerced109;
-if(data118 !== undefined){
-data118["default_effort"] = coerced109;
+else if(data121 === null){
+coerced109 = "";
 }
-}
-}
-if("medium" !== data119){
-const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data119};
+else {
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5473,22 +5520,16 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs327 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs329 = errors;
-if(typeof data119 !== "string"){
-let dataType110 = typeof data119;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data119;
 }
-else if(data119 === null){
-coerced110 = "";
+if(coerced109 !== undefined){
+data121 = coerced109;
+if(data120 !== undefined){
+data120["default_effort"] = coerced109;
 }
-else {
-const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data119};
+}
+}
+if("minimal" !== data121){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5497,16 +5538,22 @@ vErrors.push(err70);
 }
 errors++;
 }
+var _valid9 = _errs331 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs333 = errors;
+if(typeof data121 !== "string"){
+let dataType110 = typeof data121;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data121;
 }
-if(coerced110 !== undefined){
-data119 = coerced110;
-if(data118 !== undefined){
-data118["default_effort"] = coerced110;
+else if(data121 === null){
+coerced110 = "";
 }
-}
-}
-if("high" !== data119){
-const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data119};
+else {
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data121};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5515,22 +5562,16 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs329 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs331 = errors;
-if(typeof data119 !== "string"){
-let dataType111 = typeof data119;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data119;
 }
-else if(data119 === null){
-coerced111 = "";
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data120 !== undefined){
+data120["default_effort"] = coerced110;
 }
-else {
-const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data119};
+}
+}
+if("low" !== data121){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data121};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5539,16 +5580,22 @@ vErrors.push(err72);
 }
 errors++;
 }
+var _valid9 = _errs333 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs335 = errors;
+if(typeof data121 !== "string"){
+let dataType111 = typeof data121;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data121;
 }
-if(coerced111 !== undefined){
-data119 = coerced111;
-if(data118 !== undefined){
-data118["default_effort"] = coerced111;
+else if(data121 === null){
+coerced111 = "";
 }
-}
-}
-if("xhigh" !== data119){
-const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data119};
+else {
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data121};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5557,22 +5604,16 @@ vErrors.push(err73);
 }
 errors++;
 }
-var _valid8 = _errs331 === errors;
-valid40 = valid40 || _valid8;
-if(!valid40){
-const _errs333 = errors;
-if(typeof data119 !== "string"){
-let dataType112 = typeof data119;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data119;
 }
-else if(data119 === null){
-coerced112 = "";
+if(coerced111 !== undefined){
+data121 = coerced111;
+if(data120 !== undefined){
+data120["default_effort"] = coerced111;
 }
-else {
-const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data119};
+}
+}
+if("medium" !== data121){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data121};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5581,16 +5622,22 @@ vErrors.push(err74);
 }
 errors++;
 }
+var _valid9 = _errs335 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
+const _errs337 = errors;
+if(typeof data121 !== "string"){
+let dataType112 = typeof data121;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data121;
 }
-if(coerced112 !== undefined){
-data119 = coerced112;
-if(data118 !== undefined){
-data118["default_effort"] = coerced112;
+else if(data121 === null){
+coerced112 = "";
 }
-}
-}
-if("max" !== data119){
-const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data119};
+else {
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data121};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5599,16 +5646,16 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid8 = _errs333 === errors;
-valid40 = valid40 || _valid8;
+}
+if(coerced112 !== undefined){
+data121 = coerced112;
+if(data120 !== undefined){
+data120["default_effort"] = coerced112;
 }
 }
 }
-}
-}
-}
-if(!valid40){
-const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data119};
+if("high" !== data121){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data121};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5616,43 +5663,10 @@ else {
 vErrors.push(err76);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs320;
-if(vErrors !== null){
-if(_errs320){
-vErrors.length = _errs320;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid39 = _errs319 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data118.efforts !== undefined){
-let data120 = data118.efforts;
-const _errs335 = errors;
-if(errors === _errs335){
-if(Array.isArray(data120)){
-if(data120.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data120}];
-return false;
-}
-else {
-var valid41 = true;
-const len5 = data120.length;
-for(let i5=0; i5<len5; i5++){
-let data121 = data120[i5];
-const _errs337 = errors;
-const _errs338 = errors;
-let valid42 = false;
+var _valid9 = _errs337 === errors;
+valid42 = valid42 || _valid9;
+if(!valid42){
 const _errs339 = errors;
 if(typeof data121 !== "string"){
 let dataType113 = typeof data121;
@@ -5665,7 +5679,7 @@ else if(data121 === null){
 coerced113 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data121};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data121};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5678,12 +5692,12 @@ errors++;
 if(coerced113 !== undefined){
 data121 = coerced113;
 if(data120 !== undefined){
-data120[i5] = coerced113;
+data120["default_effort"] = coerced113;
 }
 }
 }
-if("none" !== data121){
-const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data121};
+if("xhigh" !== data121){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data121};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5707,7 +5721,7 @@ else if(data121 === null){
 coerced114 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data121};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data121};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5720,12 +5734,12 @@ errors++;
 if(coerced114 !== undefined){
 data121 = coerced114;
 if(data120 !== undefined){
-data120[i5] = coerced114;
+data120["default_effort"] = coerced114;
 }
 }
 }
-if("minimal" !== data121){
-const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data121};
+if("max" !== data121){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data121};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5736,20 +5750,14 @@ errors++;
 }
 var _valid9 = _errs341 === errors;
 valid42 = valid42 || _valid9;
+}
+}
+}
+}
+}
+}
 if(!valid42){
-const _errs343 = errors;
-if(typeof data121 !== "string"){
-let dataType115 = typeof data121;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data121;
-}
-else if(data121 === null){
-coerced115 = "";
-}
-else {
-const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data121};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data121};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5757,17 +5765,56 @@ else {
 vErrors.push(err81);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs328;
+if(vErrors !== null){
+if(_errs328){
+vErrors.length = _errs328;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced115 !== undefined){
-data121 = coerced115;
-if(data120 !== undefined){
-data120[i5] = coerced115;
 }
+var valid41 = _errs327 === errors;
 }
+else {
+var valid41 = true;
 }
-if("low" !== data121){
-const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data121};
+if(valid41){
+if(data120.efforts !== undefined){
+let data122 = data120.efforts;
+const _errs343 = errors;
+if(errors === _errs343){
+if(Array.isArray(data122)){
+if(data122.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data122}];
+return false;
+}
+else {
+var valid43 = true;
+const len6 = data122.length;
+for(let i6=0; i6<len6; i6++){
+let data123 = data122[i6];
+const _errs345 = errors;
+const _errs346 = errors;
+let valid44 = false;
+const _errs347 = errors;
+if(typeof data123 !== "string"){
+let dataType115 = typeof data123;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data123;
+}
+else if(data123 === null){
+coerced115 = "";
+}
+else {
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5776,22 +5823,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs343 === errors;
-valid42 = valid42 || _valid9;
-if(!valid42){
-const _errs345 = errors;
-if(typeof data121 !== "string"){
-let dataType116 = typeof data121;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data121;
 }
-else if(data121 === null){
-coerced116 = "";
+if(coerced115 !== undefined){
+data123 = coerced115;
+if(data122 !== undefined){
+data122[i6] = coerced115;
 }
-else {
-const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data121};
+}
+}
+if("none" !== data123){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5800,16 +5841,22 @@ vErrors.push(err83);
 }
 errors++;
 }
+var _valid10 = _errs347 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs349 = errors;
+if(typeof data123 !== "string"){
+let dataType116 = typeof data123;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data123;
 }
-if(coerced116 !== undefined){
-data121 = coerced116;
-if(data120 !== undefined){
-data120[i5] = coerced116;
+else if(data123 === null){
+coerced116 = "";
 }
-}
-}
-if("medium" !== data121){
-const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data121};
+else {
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5818,22 +5865,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs345 === errors;
-valid42 = valid42 || _valid9;
-if(!valid42){
-const _errs347 = errors;
-if(typeof data121 !== "string"){
-let dataType117 = typeof data121;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data121;
 }
-else if(data121 === null){
-coerced117 = "";
+if(coerced116 !== undefined){
+data123 = coerced116;
+if(data122 !== undefined){
+data122[i6] = coerced116;
 }
-else {
-const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data121};
+}
+}
+if("minimal" !== data123){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5842,16 +5883,22 @@ vErrors.push(err85);
 }
 errors++;
 }
+var _valid10 = _errs349 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs351 = errors;
+if(typeof data123 !== "string"){
+let dataType117 = typeof data123;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data123;
 }
-if(coerced117 !== undefined){
-data121 = coerced117;
-if(data120 !== undefined){
-data120[i5] = coerced117;
+else if(data123 === null){
+coerced117 = "";
 }
-}
-}
-if("high" !== data121){
-const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data121};
+else {
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5860,22 +5907,16 @@ vErrors.push(err86);
 }
 errors++;
 }
-var _valid9 = _errs347 === errors;
-valid42 = valid42 || _valid9;
-if(!valid42){
-const _errs349 = errors;
-if(typeof data121 !== "string"){
-let dataType118 = typeof data121;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data121;
 }
-else if(data121 === null){
-coerced118 = "";
+if(coerced117 !== undefined){
+data123 = coerced117;
+if(data122 !== undefined){
+data122[i6] = coerced117;
 }
-else {
-const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data121};
+}
+}
+if("low" !== data123){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5884,16 +5925,22 @@ vErrors.push(err87);
 }
 errors++;
 }
+var _valid10 = _errs351 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs353 = errors;
+if(typeof data123 !== "string"){
+let dataType118 = typeof data123;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data123;
 }
-if(coerced118 !== undefined){
-data121 = coerced118;
-if(data120 !== undefined){
-data120[i5] = coerced118;
+else if(data123 === null){
+coerced118 = "";
 }
-}
-}
-if("xhigh" !== data121){
-const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data121};
+else {
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5902,22 +5949,16 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid9 = _errs349 === errors;
-valid42 = valid42 || _valid9;
-if(!valid42){
-const _errs351 = errors;
-if(typeof data121 !== "string"){
-let dataType119 = typeof data121;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data121;
 }
-else if(data121 === null){
-coerced119 = "";
+if(coerced118 !== undefined){
+data123 = coerced118;
+if(data122 !== undefined){
+data122[i6] = coerced118;
 }
-else {
-const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data121};
+}
+}
+if("medium" !== data123){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5926,16 +5967,22 @@ vErrors.push(err89);
 }
 errors++;
 }
+var _valid10 = _errs353 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs355 = errors;
+if(typeof data123 !== "string"){
+let dataType119 = typeof data123;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data123;
 }
-if(coerced119 !== undefined){
-data121 = coerced119;
-if(data120 !== undefined){
-data120[i5] = coerced119;
+else if(data123 === null){
+coerced119 = "";
 }
-}
-}
-if("max" !== data121){
-const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data121};
+else {
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5944,16 +5991,16 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid9 = _errs351 === errors;
-valid42 = valid42 || _valid9;
+}
+if(coerced119 !== undefined){
+data123 = coerced119;
+if(data122 !== undefined){
+data122[i6] = coerced119;
 }
 }
 }
-}
-}
-}
-if(!valid42){
-const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data121};
+if("high" !== data123){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5961,56 +6008,23 @@ else {
 vErrors.push(err91);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs338;
-if(vErrors !== null){
-if(_errs338){
-vErrors.length = _errs338;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid41 = _errs337 === errors;
-if(!valid41){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data120}];
-return false;
-}
-}
-var valid39 = _errs335 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data118.style !== undefined){
-let data122 = data118.style;
-const _errs353 = errors;
-const _errs354 = errors;
-let valid43 = false;
-const _errs355 = errors;
-if(typeof data122 !== "string"){
-let dataType120 = typeof data122;
+var _valid10 = _errs355 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs357 = errors;
+if(typeof data123 !== "string"){
+let dataType120 = typeof data123;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
 if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data122;
+coerced120 = "" + data123;
 }
-else if(data122 === null){
+else if(data123 === null){
 coerced120 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data122};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6021,14 +6035,14 @@ errors++;
 }
 }
 if(coerced120 !== undefined){
-data122 = coerced120;
-if(data118 !== undefined){
-data118["style"] = coerced120;
+data123 = coerced120;
+if(data122 !== undefined){
+data122[i6] = coerced120;
 }
 }
 }
-if("budget" !== data122){
-const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data122};
+if("xhigh" !== data123){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6037,22 +6051,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs355 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs357 = errors;
-if(typeof data122 !== "string"){
-let dataType121 = typeof data122;
+var _valid10 = _errs357 === errors;
+valid44 = valid44 || _valid10;
+if(!valid44){
+const _errs359 = errors;
+if(typeof data123 !== "string"){
+let dataType121 = typeof data123;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
 if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data122;
+coerced121 = "" + data123;
 }
-else if(data122 === null){
+else if(data123 === null){
 coerced121 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data122};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data123};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6063,14 +6077,14 @@ errors++;
 }
 }
 if(coerced121 !== undefined){
-data122 = coerced121;
-if(data118 !== undefined){
-data118["style"] = coerced121;
+data123 = coerced121;
+if(data122 !== undefined){
+data122[i6] = coerced121;
 }
 }
 }
-if("level" !== data122){
-const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data122};
+if("max" !== data123){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data123};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6079,11 +6093,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs357 === errors;
-valid43 = valid43 || _valid10;
+var _valid10 = _errs359 === errors;
+valid44 = valid44 || _valid10;
 }
-if(!valid43){
-const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data122};
+}
+}
+}
+}
+}
+if(!valid44){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data123};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6095,345 +6114,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs354;
+errors = _errs346;
 if(vErrors !== null){
-if(_errs354){
-vErrors.length = _errs354;
+if(_errs346){
+vErrors.length = _errs346;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid39 = _errs353 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data118.budgets !== undefined){
-let data123 = data118.budgets;
-const _errs359 = errors;
-if(errors === _errs359){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-const _errs361 = errors;
-for(const key27 in data123){
-if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data123}];
-return false;
+var valid43 = _errs345 === errors;
+if(!valid43){
 break;
 }
 }
-if(_errs361 === errors){
-if(data123.none !== undefined){
-let data124 = data123.none;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data122}];
+return false;
+}
+}
+var valid41 = _errs343 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data120.style !== undefined){
+let data124 = data120.style;
+const _errs361 = errors;
 const _errs362 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let valid45 = false;
+const _errs363 = errors;
+if(typeof data124 !== "string"){
 let dataType122 = typeof data124;
 let coerced122 = undefined;
 if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data124 === null
-              || (dataType122 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced122 = +data124;
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data124;
+}
+else if(data124 === null){
+coerced122 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data124}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data124 = coerced122;
-if(data123 !== undefined){
-data123["none"] = coerced122;
-}
-}
-}
-if(errors === _errs362){
-if(typeof data124 == "number"){
-if(data124 < 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data124}];
-return false;
-}
-}
-}
-var valid44 = _errs362 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.minimal !== undefined){
-let data125 = data123.minimal;
-const _errs364 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType123 = typeof data125;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data125 === null
-              || (dataType123 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced123 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data125}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data125 = coerced123;
-if(data123 !== undefined){
-data123["minimal"] = coerced123;
-}
-}
-}
-if(errors === _errs364){
-if(typeof data125 == "number"){
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data125}];
-return false;
-}
-}
-}
-var valid44 = _errs364 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.low !== undefined){
-let data126 = data123.low;
-const _errs366 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType124 = typeof data126;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data126 === null
-              || (dataType124 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced124 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data126}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data126 = coerced124;
-if(data123 !== undefined){
-data123["low"] = coerced124;
-}
-}
-}
-if(errors === _errs366){
-if(typeof data126 == "number"){
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data126}];
-return false;
-}
-}
-}
-var valid44 = _errs366 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.medium !== undefined){
-let data127 = data123.medium;
-const _errs368 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType125 = typeof data127;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data127 === null
-              || (dataType125 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced125 = +data127;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data127}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data127 = coerced125;
-if(data123 !== undefined){
-data123["medium"] = coerced125;
-}
-}
-}
-if(errors === _errs368){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data127}];
-return false;
-}
-}
-}
-var valid44 = _errs368 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.high !== undefined){
-let data128 = data123.high;
-const _errs370 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
-let dataType126 = typeof data128;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data128 === null
-              || (dataType126 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced126 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data128}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data128 = coerced126;
-if(data123 !== undefined){
-data123["high"] = coerced126;
-}
-}
-}
-if(errors === _errs370){
-if(typeof data128 == "number"){
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data128}];
-return false;
-}
-}
-}
-var valid44 = _errs370 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.xhigh !== undefined){
-let data129 = data123.xhigh;
-const _errs372 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType127 = typeof data129;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 === "boolean" || data129 === null
-              || (dataType127 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced127 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data129}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data129 = coerced127;
-if(data123 !== undefined){
-data123["xhigh"] = coerced127;
-}
-}
-}
-if(errors === _errs372){
-if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data129}];
-return false;
-}
-}
-}
-var valid44 = _errs372 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data123.max !== undefined){
-let data130 = data123.max;
-const _errs374 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType128 = typeof data130;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data130 === null
-              || (dataType128 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced128 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data130}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data130 = coerced128;
-if(data123 !== undefined){
-data123["max"] = coerced128;
-}
-}
-}
-if(errors === _errs374){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data130}];
-return false;
-}
-}
-}
-var valid44 = _errs374 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data123}];
-return false;
-}
-}
-var valid39 = _errs359 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data118.levels !== undefined){
-let data131 = data118.levels;
-const _errs376 = errors;
-if(errors === _errs376){
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-const _errs378 = errors;
-for(const key28 in data131){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data131}];
-return false;
-break;
-}
-}
-if(_errs378 === errors){
-if(data131.none !== undefined){
-let data132 = data131.none;
-const _errs379 = errors;
-const _errs380 = errors;
-let valid46 = false;
-const _errs381 = errors;
-if(typeof data132 !== "string"){
-let dataType129 = typeof data132;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data132;
-}
-else if(data132 === null){
-coerced129 = "";
-}
-else {
-const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data132};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6443,15 +6169,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data132 = coerced129;
-if(data131 !== undefined){
-data131["none"] = coerced129;
+if(coerced122 !== undefined){
+data124 = coerced122;
+if(data120 !== undefined){
+data120["style"] = coerced122;
 }
 }
 }
-if("minimal" !== data132){
-const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data132};
+if("budget" !== data124){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6460,22 +6186,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs381 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs383 = errors;
-if(typeof data132 !== "string"){
-let dataType130 = typeof data132;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data132;
+var _valid11 = _errs363 === errors;
+valid45 = valid45 || _valid11;
+if(!valid45){
+const _errs365 = errors;
+if(typeof data124 !== "string"){
+let dataType123 = typeof data124;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data124;
 }
-else if(data132 === null){
-coerced130 = "";
+else if(data124 === null){
+coerced123 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data132};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6485,15 +6211,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data132 = coerced130;
-if(data131 !== undefined){
-data131["none"] = coerced130;
+if(coerced123 !== undefined){
+data124 = coerced123;
+if(data120 !== undefined){
+data120["style"] = coerced123;
 }
 }
 }
-if("low" !== data132){
-const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data132};
+if("level" !== data124){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6502,22 +6228,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs383 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs385 = errors;
-if(typeof data132 !== "string"){
-let dataType131 = typeof data132;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data132;
+var _valid11 = _errs365 === errors;
+valid45 = valid45 || _valid11;
 }
-else if(data132 === null){
-coerced131 = "";
-}
-else {
-const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data132};
+if(!valid45){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data124};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6525,17 +6240,349 @@ else {
 vErrors.push(err101);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs362;
+if(vErrors !== null){
+if(_errs362){
+vErrors.length = _errs362;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced131 !== undefined){
-data132 = coerced131;
-if(data131 !== undefined){
-data131["none"] = coerced131;
+}
+var valid41 = _errs361 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data120.budgets !== undefined){
+let data125 = data120.budgets;
+const _errs367 = errors;
+if(errors === _errs367){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs369 = errors;
+for(const key27 in data125){
+if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data125}];
+return false;
+break;
+}
+}
+if(_errs369 === errors){
+if(data125.none !== undefined){
+let data126 = data125.none;
+const _errs370 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType124 = typeof data126;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data126 === null
+              || (dataType124 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced124 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data126}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data126 = coerced124;
+if(data125 !== undefined){
+data125["none"] = coerced124;
 }
 }
 }
-if("medium" !== data132){
-const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data132};
+if(errors === _errs370){
+if(typeof data126 == "number"){
+if(data126 < 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data126}];
+return false;
+}
+}
+}
+var valid46 = _errs370 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.minimal !== undefined){
+let data127 = data125.minimal;
+const _errs372 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType125 = typeof data127;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data127 === null
+              || (dataType125 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced125 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data127}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data127 = coerced125;
+if(data125 !== undefined){
+data125["minimal"] = coerced125;
+}
+}
+}
+if(errors === _errs372){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data127}];
+return false;
+}
+}
+}
+var valid46 = _errs372 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.low !== undefined){
+let data128 = data125.low;
+const _errs374 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType126 = typeof data128;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data128 === null
+              || (dataType126 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced126 = +data128;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data128}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data128 = coerced126;
+if(data125 !== undefined){
+data125["low"] = coerced126;
+}
+}
+}
+if(errors === _errs374){
+if(typeof data128 == "number"){
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data128}];
+return false;
+}
+}
+}
+var valid46 = _errs374 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.medium !== undefined){
+let data129 = data125.medium;
+const _errs376 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType127 = typeof data129;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data129 === null
+              || (dataType127 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced127 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data129}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data129 = coerced127;
+if(data125 !== undefined){
+data125["medium"] = coerced127;
+}
+}
+}
+if(errors === _errs376){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data129}];
+return false;
+}
+}
+}
+var valid46 = _errs376 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.high !== undefined){
+let data130 = data125.high;
+const _errs378 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType128 = typeof data130;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data130 === null
+              || (dataType128 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced128 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data130}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data130 = coerced128;
+if(data125 !== undefined){
+data125["high"] = coerced128;
+}
+}
+}
+if(errors === _errs378){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data130}];
+return false;
+}
+}
+}
+var valid46 = _errs378 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.xhigh !== undefined){
+let data131 = data125.xhigh;
+const _errs380 = errors;
+if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
+let dataType129 = typeof data131;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data131 === null
+              || (dataType129 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced129 = +data131;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data131}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data131 = coerced129;
+if(data125 !== undefined){
+data125["xhigh"] = coerced129;
+}
+}
+}
+if(errors === _errs380){
+if(typeof data131 == "number"){
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data131}];
+return false;
+}
+}
+}
+var valid46 = _errs380 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data125.max !== undefined){
+let data132 = data125.max;
+const _errs382 = errors;
+if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
+let dataType130 = typeof data132;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data132 === null
+              || (dataType130 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
+coerced130 = +data132;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data132}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data132 = coerced130;
+if(data125 !== undefined){
+data125["max"] = coerced130;
+}
+}
+}
+if(errors === _errs382){
+if(typeof data132 == "number"){
+if(data132 < 1 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data132}];
+return false;
+}
+}
+}
+var valid46 = _errs382 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data125}];
+return false;
+}
+}
+var valid41 = _errs367 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data120.levels !== undefined){
+let data133 = data120.levels;
+const _errs384 = errors;
+if(errors === _errs384){
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+const _errs386 = errors;
+for(const key28 in data133){
+if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data133}];
+return false;
+break;
+}
+}
+if(_errs386 === errors){
+if(data133.none !== undefined){
+let data134 = data133.none;
+const _errs387 = errors;
+const _errs388 = errors;
+let valid48 = false;
+const _errs389 = errors;
+if(typeof data134 !== "string"){
+let dataType131 = typeof data134;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data134;
+}
+else if(data134 === null){
+coerced131 = "";
+}
+else {
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6544,22 +6591,16 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs385 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs387 = errors;
-if(typeof data132 !== "string"){
-let dataType132 = typeof data132;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data132;
 }
-else if(data132 === null){
-coerced132 = "";
+if(coerced131 !== undefined){
+data134 = coerced131;
+if(data133 !== undefined){
+data133["none"] = coerced131;
 }
-else {
-const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data132};
+}
+}
+if("minimal" !== data134){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6568,16 +6609,22 @@ vErrors.push(err103);
 }
 errors++;
 }
+var _valid12 = _errs389 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs391 = errors;
+if(typeof data134 !== "string"){
+let dataType132 = typeof data134;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data134;
 }
-if(coerced132 !== undefined){
-data132 = coerced132;
-if(data131 !== undefined){
-data131["none"] = coerced132;
+else if(data134 === null){
+coerced132 = "";
 }
-}
-}
-if("high" !== data132){
-const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data132};
+else {
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6586,22 +6633,16 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs387 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs389 = errors;
-if(typeof data132 !== "string"){
-let dataType133 = typeof data132;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data132;
 }
-else if(data132 === null){
-coerced133 = "";
+if(coerced132 !== undefined){
+data134 = coerced132;
+if(data133 !== undefined){
+data133["none"] = coerced132;
 }
-else {
-const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data132};
+}
+}
+if("low" !== data134){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6610,16 +6651,22 @@ vErrors.push(err105);
 }
 errors++;
 }
+var _valid12 = _errs391 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs393 = errors;
+if(typeof data134 !== "string"){
+let dataType133 = typeof data134;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data134;
 }
-if(coerced133 !== undefined){
-data132 = coerced133;
-if(data131 !== undefined){
-data131["none"] = coerced133;
+else if(data134 === null){
+coerced133 = "";
 }
-}
-}
-if("xhigh" !== data132){
-const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data132};
+else {
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6628,22 +6675,16 @@ vErrors.push(err106);
 }
 errors++;
 }
-var _valid11 = _errs389 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs391 = errors;
-if(typeof data132 !== "string"){
-let dataType134 = typeof data132;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data132;
 }
-else if(data132 === null){
-coerced134 = "";
+if(coerced133 !== undefined){
+data134 = coerced133;
+if(data133 !== undefined){
+data133["none"] = coerced133;
 }
-else {
-const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data132};
+}
+}
+if("medium" !== data134){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6652,16 +6693,22 @@ vErrors.push(err107);
 }
 errors++;
 }
+var _valid12 = _errs393 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs395 = errors;
+if(typeof data134 !== "string"){
+let dataType134 = typeof data134;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data134;
 }
-if(coerced134 !== undefined){
-data132 = coerced134;
-if(data131 !== undefined){
-data131["none"] = coerced134;
+else if(data134 === null){
+coerced134 = "";
 }
-}
-}
-if("max" !== data132){
-const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data132};
+else {
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6670,15 +6717,16 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid11 = _errs391 === errors;
-valid46 = valid46 || _valid11;
+}
+if(coerced134 !== undefined){
+data134 = coerced134;
+if(data133 !== undefined){
+data133["none"] = coerced134;
 }
 }
 }
-}
-}
-if(!valid46){
-const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data132};
+if("high" !== data134){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6686,44 +6734,23 @@ else {
 vErrors.push(err109);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs380;
-if(vErrors !== null){
-if(_errs380){
-vErrors.length = _errs380;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs379 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.minimal !== undefined){
-let data133 = data131.minimal;
-const _errs393 = errors;
-const _errs394 = errors;
-let valid47 = false;
-const _errs395 = errors;
-if(typeof data133 !== "string"){
-let dataType135 = typeof data133;
+var _valid12 = _errs395 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs397 = errors;
+if(typeof data134 !== "string"){
+let dataType135 = typeof data134;
 let coerced135 = undefined;
 if(!(coerced135 !== undefined)){
 if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data133;
+coerced135 = "" + data134;
 }
-else if(data133 === null){
+else if(data134 === null){
 coerced135 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data133};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6734,14 +6761,14 @@ errors++;
 }
 }
 if(coerced135 !== undefined){
-data133 = coerced135;
-if(data131 !== undefined){
-data131["minimal"] = coerced135;
+data134 = coerced135;
+if(data133 !== undefined){
+data133["none"] = coerced135;
 }
 }
 }
-if("minimal" !== data133){
-const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data133};
+if("xhigh" !== data134){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6750,22 +6777,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs395 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs397 = errors;
-if(typeof data133 !== "string"){
-let dataType136 = typeof data133;
+var _valid12 = _errs397 === errors;
+valid48 = valid48 || _valid12;
+if(!valid48){
+const _errs399 = errors;
+if(typeof data134 !== "string"){
+let dataType136 = typeof data134;
 let coerced136 = undefined;
 if(!(coerced136 !== undefined)){
 if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data133;
+coerced136 = "" + data134;
 }
-else if(data133 === null){
+else if(data134 === null){
 coerced136 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data133};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6776,14 +6803,14 @@ errors++;
 }
 }
 if(coerced136 !== undefined){
-data133 = coerced136;
-if(data131 !== undefined){
-data131["minimal"] = coerced136;
+data134 = coerced136;
+if(data133 !== undefined){
+data133["none"] = coerced136;
 }
 }
 }
-if("low" !== data133){
-const err113 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data133};
+if("max" !== data134){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6792,22 +6819,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs397 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs399 = errors;
-if(typeof data133 !== "string"){
-let dataType137 = typeof data133;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data133;
+var _valid12 = _errs399 === errors;
+valid48 = valid48 || _valid12;
 }
-else if(data133 === null){
-coerced137 = "";
 }
-else {
-const err114 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data133};
+}
+}
+}
+if(!valid48){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data134};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6815,17 +6835,44 @@ else {
 vErrors.push(err114);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs388;
+if(vErrors !== null){
+if(_errs388){
+vErrors.length = _errs388;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced137 !== undefined){
-data133 = coerced137;
-if(data131 !== undefined){
-data131["minimal"] = coerced137;
 }
+var valid47 = _errs387 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data133){
-const err115 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data133};
+if(valid47){
+if(data133.minimal !== undefined){
+let data135 = data133.minimal;
+const _errs401 = errors;
+const _errs402 = errors;
+let valid49 = false;
+const _errs403 = errors;
+if(typeof data135 !== "string"){
+let dataType137 = typeof data135;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data135;
+}
+else if(data135 === null){
+coerced137 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6834,22 +6881,16 @@ vErrors.push(err115);
 }
 errors++;
 }
-var _valid12 = _errs399 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs401 = errors;
-if(typeof data133 !== "string"){
-let dataType138 = typeof data133;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data133;
 }
-else if(data133 === null){
-coerced138 = "";
+if(coerced137 !== undefined){
+data135 = coerced137;
+if(data133 !== undefined){
+data133["minimal"] = coerced137;
 }
-else {
-const err116 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data133};
+}
+}
+if("minimal" !== data135){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6858,16 +6899,22 @@ vErrors.push(err116);
 }
 errors++;
 }
+var _valid13 = _errs403 === errors;
+valid49 = valid49 || _valid13;
+if(!valid49){
+const _errs405 = errors;
+if(typeof data135 !== "string"){
+let dataType138 = typeof data135;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data135;
 }
-if(coerced138 !== undefined){
-data133 = coerced138;
-if(data131 !== undefined){
-data131["minimal"] = coerced138;
+else if(data135 === null){
+coerced138 = "";
 }
-}
-}
-if("high" !== data133){
-const err117 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data133};
+else {
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6876,22 +6923,16 @@ vErrors.push(err117);
 }
 errors++;
 }
-var _valid12 = _errs401 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs403 = errors;
-if(typeof data133 !== "string"){
-let dataType139 = typeof data133;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data133;
 }
-else if(data133 === null){
-coerced139 = "";
+if(coerced138 !== undefined){
+data135 = coerced138;
+if(data133 !== undefined){
+data133["minimal"] = coerced138;
 }
-else {
-const err118 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data133};
+}
+}
+if("low" !== data135){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -6900,16 +6941,22 @@ vErrors.push(err118);
 }
 errors++;
 }
+var _valid13 = _errs405 === errors;
+valid49 = valid49 || _valid13;
+if(!valid49){
+const _errs407 = errors;
+if(typeof data135 !== "string"){
+let dataType139 = typeof data135;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data135;
 }
-if(coerced139 !== undefined){
-data133 = coerced139;
-if(data131 !== undefined){
-data131["minimal"] = coerced139;
+else if(data135 === null){
+coerced139 = "";
 }
-}
-}
-if("xhigh" !== data133){
-const err119 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data133};
+else {
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -6918,22 +6965,16 @@ vErrors.push(err119);
 }
 errors++;
 }
-var _valid12 = _errs403 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs405 = errors;
-if(typeof data133 !== "string"){
-let dataType140 = typeof data133;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data133;
 }
-else if(data133 === null){
-coerced140 = "";
+if(coerced139 !== undefined){
+data135 = coerced139;
+if(data133 !== undefined){
+data133["minimal"] = coerced139;
 }
-else {
-const err120 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data133};
+}
+}
+if("medium" !== data135){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -6942,16 +6983,22 @@ vErrors.push(err120);
 }
 errors++;
 }
+var _valid13 = _errs407 === errors;
+valid49 = valid49 || _valid13;
+if(!valid49){
+const _errs409 = errors;
+if(typeof data135 !== "string"){
+let dataType140 = typeof data135;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data135;
 }
-if(coerced140 !== undefined){
-data133 = coerced140;
-if(data131 !== undefined){
-data131["minimal"] = coerced140;
+else if(data135 === null){
+coerced140 = "";
 }
-}
-}
-if("max" !== data133){
-const err121 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data133};
+else {
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -6960,15 +7007,16 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid12 = _errs405 === errors;
-valid47 = valid47 || _valid12;
+}
+if(coerced140 !== undefined){
+data135 = coerced140;
+if(data133 !== undefined){
+data133["minimal"] = coerced140;
 }
 }
 }
-}
-}
-if(!valid47){
-const err122 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data133};
+if("high" !== data135){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -6976,44 +7024,23 @@ else {
 vErrors.push(err122);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs394;
-if(vErrors !== null){
-if(_errs394){
-vErrors.length = _errs394;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs393 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.low !== undefined){
-let data134 = data131.low;
-const _errs407 = errors;
-const _errs408 = errors;
-let valid48 = false;
-const _errs409 = errors;
-if(typeof data134 !== "string"){
-let dataType141 = typeof data134;
+var _valid13 = _errs409 === errors;
+valid49 = valid49 || _valid13;
+if(!valid49){
+const _errs411 = errors;
+if(typeof data135 !== "string"){
+let dataType141 = typeof data135;
 let coerced141 = undefined;
 if(!(coerced141 !== undefined)){
 if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data134;
+coerced141 = "" + data135;
 }
-else if(data134 === null){
+else if(data135 === null){
 coerced141 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data134};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7024,14 +7051,14 @@ errors++;
 }
 }
 if(coerced141 !== undefined){
-data134 = coerced141;
-if(data131 !== undefined){
-data131["low"] = coerced141;
+data135 = coerced141;
+if(data133 !== undefined){
+data133["minimal"] = coerced141;
 }
 }
 }
-if("minimal" !== data134){
-const err124 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data134};
+if("xhigh" !== data135){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7040,22 +7067,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs409 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs411 = errors;
-if(typeof data134 !== "string"){
-let dataType142 = typeof data134;
+var _valid13 = _errs411 === errors;
+valid49 = valid49 || _valid13;
+if(!valid49){
+const _errs413 = errors;
+if(typeof data135 !== "string"){
+let dataType142 = typeof data135;
 let coerced142 = undefined;
 if(!(coerced142 !== undefined)){
 if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data134;
+coerced142 = "" + data135;
 }
-else if(data134 === null){
+else if(data135 === null){
 coerced142 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data134};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7066,14 +7093,14 @@ errors++;
 }
 }
 if(coerced142 !== undefined){
-data134 = coerced142;
-if(data131 !== undefined){
-data131["low"] = coerced142;
+data135 = coerced142;
+if(data133 !== undefined){
+data133["minimal"] = coerced142;
 }
 }
 }
-if("low" !== data134){
-const err126 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data134};
+if("max" !== data135){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7082,22 +7109,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs411 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs413 = errors;
-if(typeof data134 !== "string"){
-let dataType143 = typeof data134;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data134;
+var _valid13 = _errs413 === errors;
+valid49 = valid49 || _valid13;
 }
-else if(data134 === null){
-coerced143 = "";
 }
-else {
-const err127 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data134};
+}
+}
+}
+if(!valid49){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data135};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7105,17 +7125,44 @@ else {
 vErrors.push(err127);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs402;
+if(vErrors !== null){
+if(_errs402){
+vErrors.length = _errs402;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced143 !== undefined){
-data134 = coerced143;
-if(data131 !== undefined){
-data131["low"] = coerced143;
 }
+var valid47 = _errs401 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data134){
-const err128 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data134};
+if(valid47){
+if(data133.low !== undefined){
+let data136 = data133.low;
+const _errs415 = errors;
+const _errs416 = errors;
+let valid50 = false;
+const _errs417 = errors;
+if(typeof data136 !== "string"){
+let dataType143 = typeof data136;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data136;
+}
+else if(data136 === null){
+coerced143 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7124,22 +7171,16 @@ vErrors.push(err128);
 }
 errors++;
 }
-var _valid13 = _errs413 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs415 = errors;
-if(typeof data134 !== "string"){
-let dataType144 = typeof data134;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data134;
 }
-else if(data134 === null){
-coerced144 = "";
+if(coerced143 !== undefined){
+data136 = coerced143;
+if(data133 !== undefined){
+data133["low"] = coerced143;
 }
-else {
-const err129 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data134};
+}
+}
+if("minimal" !== data136){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7148,16 +7189,22 @@ vErrors.push(err129);
 }
 errors++;
 }
+var _valid14 = _errs417 === errors;
+valid50 = valid50 || _valid14;
+if(!valid50){
+const _errs419 = errors;
+if(typeof data136 !== "string"){
+let dataType144 = typeof data136;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data136;
 }
-if(coerced144 !== undefined){
-data134 = coerced144;
-if(data131 !== undefined){
-data131["low"] = coerced144;
+else if(data136 === null){
+coerced144 = "";
 }
-}
-}
-if("high" !== data134){
-const err130 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data134};
+else {
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7166,22 +7213,16 @@ vErrors.push(err130);
 }
 errors++;
 }
-var _valid13 = _errs415 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs417 = errors;
-if(typeof data134 !== "string"){
-let dataType145 = typeof data134;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data134;
 }
-else if(data134 === null){
-coerced145 = "";
+if(coerced144 !== undefined){
+data136 = coerced144;
+if(data133 !== undefined){
+data133["low"] = coerced144;
 }
-else {
-const err131 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data134};
+}
+}
+if("low" !== data136){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7190,16 +7231,22 @@ vErrors.push(err131);
 }
 errors++;
 }
+var _valid14 = _errs419 === errors;
+valid50 = valid50 || _valid14;
+if(!valid50){
+const _errs421 = errors;
+if(typeof data136 !== "string"){
+let dataType145 = typeof data136;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data136;
 }
-if(coerced145 !== undefined){
-data134 = coerced145;
-if(data131 !== undefined){
-data131["low"] = coerced145;
+else if(data136 === null){
+coerced145 = "";
 }
-}
-}
-if("xhigh" !== data134){
-const err132 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data134};
+else {
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7208,22 +7255,16 @@ vErrors.push(err132);
 }
 errors++;
 }
-var _valid13 = _errs417 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs419 = errors;
-if(typeof data134 !== "string"){
-let dataType146 = typeof data134;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data134;
 }
-else if(data134 === null){
-coerced146 = "";
+if(coerced145 !== undefined){
+data136 = coerced145;
+if(data133 !== undefined){
+data133["low"] = coerced145;
 }
-else {
-const err133 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data134};
+}
+}
+if("medium" !== data136){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7232,16 +7273,22 @@ vErrors.push(err133);
 }
 errors++;
 }
+var _valid14 = _errs421 === errors;
+valid50 = valid50 || _valid14;
+if(!valid50){
+const _errs423 = errors;
+if(typeof data136 !== "string"){
+let dataType146 = typeof data136;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data136;
 }
-if(coerced146 !== undefined){
-data134 = coerced146;
-if(data131 !== undefined){
-data131["low"] = coerced146;
+else if(data136 === null){
+coerced146 = "";
 }
-}
-}
-if("max" !== data134){
-const err134 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data134};
+else {
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7250,15 +7297,16 @@ vErrors.push(err134);
 }
 errors++;
 }
-var _valid13 = _errs419 === errors;
-valid48 = valid48 || _valid13;
+}
+if(coerced146 !== undefined){
+data136 = coerced146;
+if(data133 !== undefined){
+data133["low"] = coerced146;
 }
 }
 }
-}
-}
-if(!valid48){
-const err135 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data134};
+if("high" !== data136){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7266,44 +7314,23 @@ else {
 vErrors.push(err135);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs408;
-if(vErrors !== null){
-if(_errs408){
-vErrors.length = _errs408;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs407 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.medium !== undefined){
-let data135 = data131.medium;
-const _errs421 = errors;
-const _errs422 = errors;
-let valid49 = false;
-const _errs423 = errors;
-if(typeof data135 !== "string"){
-let dataType147 = typeof data135;
+var _valid14 = _errs423 === errors;
+valid50 = valid50 || _valid14;
+if(!valid50){
+const _errs425 = errors;
+if(typeof data136 !== "string"){
+let dataType147 = typeof data136;
 let coerced147 = undefined;
 if(!(coerced147 !== undefined)){
 if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data135;
+coerced147 = "" + data136;
 }
-else if(data135 === null){
+else if(data136 === null){
 coerced147 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data135};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7314,14 +7341,14 @@ errors++;
 }
 }
 if(coerced147 !== undefined){
-data135 = coerced147;
-if(data131 !== undefined){
-data131["medium"] = coerced147;
+data136 = coerced147;
+if(data133 !== undefined){
+data133["low"] = coerced147;
 }
 }
 }
-if("minimal" !== data135){
-const err137 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data135};
+if("xhigh" !== data136){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7330,22 +7357,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs423 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs425 = errors;
-if(typeof data135 !== "string"){
-let dataType148 = typeof data135;
+var _valid14 = _errs425 === errors;
+valid50 = valid50 || _valid14;
+if(!valid50){
+const _errs427 = errors;
+if(typeof data136 !== "string"){
+let dataType148 = typeof data136;
 let coerced148 = undefined;
 if(!(coerced148 !== undefined)){
 if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data135;
+coerced148 = "" + data136;
 }
-else if(data135 === null){
+else if(data136 === null){
 coerced148 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data135};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7356,14 +7383,14 @@ errors++;
 }
 }
 if(coerced148 !== undefined){
-data135 = coerced148;
-if(data131 !== undefined){
-data131["medium"] = coerced148;
+data136 = coerced148;
+if(data133 !== undefined){
+data133["low"] = coerced148;
 }
 }
 }
-if("low" !== data135){
-const err139 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data135};
+if("max" !== data136){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7372,22 +7399,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs425 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs427 = errors;
-if(typeof data135 !== "string"){
-let dataType149 = typeof data135;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data135;
+var _valid14 = _errs427 === errors;
+valid50 = valid50 || _valid14;
 }
-else if(data135 === null){
-coerced149 = "";
 }
-else {
-const err140 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data135};
+}
+}
+}
+if(!valid50){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data136};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7395,17 +7415,44 @@ else {
 vErrors.push(err140);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs416;
+if(vErrors !== null){
+if(_errs416){
+vErrors.length = _errs416;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced149 !== undefined){
-data135 = coerced149;
-if(data131 !== undefined){
-data131["medium"] = coerced149;
 }
+var valid47 = _errs415 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data135){
-const err141 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data135};
+if(valid47){
+if(data133.medium !== undefined){
+let data137 = data133.medium;
+const _errs429 = errors;
+const _errs430 = errors;
+let valid51 = false;
+const _errs431 = errors;
+if(typeof data137 !== "string"){
+let dataType149 = typeof data137;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data137;
+}
+else if(data137 === null){
+coerced149 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7414,22 +7461,16 @@ vErrors.push(err141);
 }
 errors++;
 }
-var _valid14 = _errs427 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs429 = errors;
-if(typeof data135 !== "string"){
-let dataType150 = typeof data135;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data135;
 }
-else if(data135 === null){
-coerced150 = "";
+if(coerced149 !== undefined){
+data137 = coerced149;
+if(data133 !== undefined){
+data133["medium"] = coerced149;
 }
-else {
-const err142 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data135};
+}
+}
+if("minimal" !== data137){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7438,16 +7479,22 @@ vErrors.push(err142);
 }
 errors++;
 }
+var _valid15 = _errs431 === errors;
+valid51 = valid51 || _valid15;
+if(!valid51){
+const _errs433 = errors;
+if(typeof data137 !== "string"){
+let dataType150 = typeof data137;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data137;
 }
-if(coerced150 !== undefined){
-data135 = coerced150;
-if(data131 !== undefined){
-data131["medium"] = coerced150;
+else if(data137 === null){
+coerced150 = "";
 }
-}
-}
-if("high" !== data135){
-const err143 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data135};
+else {
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7456,22 +7503,16 @@ vErrors.push(err143);
 }
 errors++;
 }
-var _valid14 = _errs429 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs431 = errors;
-if(typeof data135 !== "string"){
-let dataType151 = typeof data135;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data135;
 }
-else if(data135 === null){
-coerced151 = "";
+if(coerced150 !== undefined){
+data137 = coerced150;
+if(data133 !== undefined){
+data133["medium"] = coerced150;
 }
-else {
-const err144 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data135};
+}
+}
+if("low" !== data137){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7480,16 +7521,22 @@ vErrors.push(err144);
 }
 errors++;
 }
+var _valid15 = _errs433 === errors;
+valid51 = valid51 || _valid15;
+if(!valid51){
+const _errs435 = errors;
+if(typeof data137 !== "string"){
+let dataType151 = typeof data137;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data137;
 }
-if(coerced151 !== undefined){
-data135 = coerced151;
-if(data131 !== undefined){
-data131["medium"] = coerced151;
+else if(data137 === null){
+coerced151 = "";
 }
-}
-}
-if("xhigh" !== data135){
-const err145 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data135};
+else {
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7498,22 +7545,16 @@ vErrors.push(err145);
 }
 errors++;
 }
-var _valid14 = _errs431 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs433 = errors;
-if(typeof data135 !== "string"){
-let dataType152 = typeof data135;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data135;
 }
-else if(data135 === null){
-coerced152 = "";
+if(coerced151 !== undefined){
+data137 = coerced151;
+if(data133 !== undefined){
+data133["medium"] = coerced151;
 }
-else {
-const err146 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data135};
+}
+}
+if("medium" !== data137){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7522,16 +7563,22 @@ vErrors.push(err146);
 }
 errors++;
 }
+var _valid15 = _errs435 === errors;
+valid51 = valid51 || _valid15;
+if(!valid51){
+const _errs437 = errors;
+if(typeof data137 !== "string"){
+let dataType152 = typeof data137;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data137;
 }
-if(coerced152 !== undefined){
-data135 = coerced152;
-if(data131 !== undefined){
-data131["medium"] = coerced152;
+else if(data137 === null){
+coerced152 = "";
 }
-}
-}
-if("max" !== data135){
-const err147 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data135};
+else {
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7540,15 +7587,16 @@ vErrors.push(err147);
 }
 errors++;
 }
-var _valid14 = _errs433 === errors;
-valid49 = valid49 || _valid14;
+}
+if(coerced152 !== undefined){
+data137 = coerced152;
+if(data133 !== undefined){
+data133["medium"] = coerced152;
 }
 }
 }
-}
-}
-if(!valid49){
-const err148 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data135};
+if("high" !== data137){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7556,44 +7604,23 @@ else {
 vErrors.push(err148);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs422;
-if(vErrors !== null){
-if(_errs422){
-vErrors.length = _errs422;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs421 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.high !== undefined){
-let data136 = data131.high;
-const _errs435 = errors;
-const _errs436 = errors;
-let valid50 = false;
-const _errs437 = errors;
-if(typeof data136 !== "string"){
-let dataType153 = typeof data136;
+var _valid15 = _errs437 === errors;
+valid51 = valid51 || _valid15;
+if(!valid51){
+const _errs439 = errors;
+if(typeof data137 !== "string"){
+let dataType153 = typeof data137;
 let coerced153 = undefined;
 if(!(coerced153 !== undefined)){
 if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data136;
+coerced153 = "" + data137;
 }
-else if(data136 === null){
+else if(data137 === null){
 coerced153 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data136};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7604,14 +7631,14 @@ errors++;
 }
 }
 if(coerced153 !== undefined){
-data136 = coerced153;
-if(data131 !== undefined){
-data131["high"] = coerced153;
+data137 = coerced153;
+if(data133 !== undefined){
+data133["medium"] = coerced153;
 }
 }
 }
-if("minimal" !== data136){
-const err150 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data136};
+if("xhigh" !== data137){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7620,22 +7647,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs437 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs439 = errors;
-if(typeof data136 !== "string"){
-let dataType154 = typeof data136;
+var _valid15 = _errs439 === errors;
+valid51 = valid51 || _valid15;
+if(!valid51){
+const _errs441 = errors;
+if(typeof data137 !== "string"){
+let dataType154 = typeof data137;
 let coerced154 = undefined;
 if(!(coerced154 !== undefined)){
 if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data136;
+coerced154 = "" + data137;
 }
-else if(data136 === null){
+else if(data137 === null){
 coerced154 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data136};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7646,14 +7673,14 @@ errors++;
 }
 }
 if(coerced154 !== undefined){
-data136 = coerced154;
-if(data131 !== undefined){
-data131["high"] = coerced154;
+data137 = coerced154;
+if(data133 !== undefined){
+data133["medium"] = coerced154;
 }
 }
 }
-if("low" !== data136){
-const err152 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data136};
+if("max" !== data137){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7662,22 +7689,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs439 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs441 = errors;
-if(typeof data136 !== "string"){
-let dataType155 = typeof data136;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data136;
+var _valid15 = _errs441 === errors;
+valid51 = valid51 || _valid15;
 }
-else if(data136 === null){
-coerced155 = "";
 }
-else {
-const err153 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data136};
+}
+}
+}
+if(!valid51){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data137};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7685,17 +7705,44 @@ else {
 vErrors.push(err153);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs430;
+if(vErrors !== null){
+if(_errs430){
+vErrors.length = _errs430;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced155 !== undefined){
-data136 = coerced155;
-if(data131 !== undefined){
-data131["high"] = coerced155;
 }
+var valid47 = _errs429 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data136){
-const err154 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data136};
+if(valid47){
+if(data133.high !== undefined){
+let data138 = data133.high;
+const _errs443 = errors;
+const _errs444 = errors;
+let valid52 = false;
+const _errs445 = errors;
+if(typeof data138 !== "string"){
+let dataType155 = typeof data138;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data138;
+}
+else if(data138 === null){
+coerced155 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7704,22 +7751,16 @@ vErrors.push(err154);
 }
 errors++;
 }
-var _valid15 = _errs441 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs443 = errors;
-if(typeof data136 !== "string"){
-let dataType156 = typeof data136;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data136;
 }
-else if(data136 === null){
-coerced156 = "";
+if(coerced155 !== undefined){
+data138 = coerced155;
+if(data133 !== undefined){
+data133["high"] = coerced155;
 }
-else {
-const err155 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data136};
+}
+}
+if("minimal" !== data138){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7728,16 +7769,22 @@ vErrors.push(err155);
 }
 errors++;
 }
+var _valid16 = _errs445 === errors;
+valid52 = valid52 || _valid16;
+if(!valid52){
+const _errs447 = errors;
+if(typeof data138 !== "string"){
+let dataType156 = typeof data138;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data138;
 }
-if(coerced156 !== undefined){
-data136 = coerced156;
-if(data131 !== undefined){
-data131["high"] = coerced156;
+else if(data138 === null){
+coerced156 = "";
 }
-}
-}
-if("high" !== data136){
-const err156 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data136};
+else {
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7746,22 +7793,16 @@ vErrors.push(err156);
 }
 errors++;
 }
-var _valid15 = _errs443 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs445 = errors;
-if(typeof data136 !== "string"){
-let dataType157 = typeof data136;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data136;
 }
-else if(data136 === null){
-coerced157 = "";
+if(coerced156 !== undefined){
+data138 = coerced156;
+if(data133 !== undefined){
+data133["high"] = coerced156;
 }
-else {
-const err157 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data136};
+}
+}
+if("low" !== data138){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7770,16 +7811,22 @@ vErrors.push(err157);
 }
 errors++;
 }
+var _valid16 = _errs447 === errors;
+valid52 = valid52 || _valid16;
+if(!valid52){
+const _errs449 = errors;
+if(typeof data138 !== "string"){
+let dataType157 = typeof data138;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data138;
 }
-if(coerced157 !== undefined){
-data136 = coerced157;
-if(data131 !== undefined){
-data131["high"] = coerced157;
+else if(data138 === null){
+coerced157 = "";
 }
-}
-}
-if("xhigh" !== data136){
-const err158 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data136};
+else {
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7788,22 +7835,16 @@ vErrors.push(err158);
 }
 errors++;
 }
-var _valid15 = _errs445 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs447 = errors;
-if(typeof data136 !== "string"){
-let dataType158 = typeof data136;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data136;
 }
-else if(data136 === null){
-coerced158 = "";
+if(coerced157 !== undefined){
+data138 = coerced157;
+if(data133 !== undefined){
+data133["high"] = coerced157;
 }
-else {
-const err159 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data136};
+}
+}
+if("medium" !== data138){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7812,16 +7853,22 @@ vErrors.push(err159);
 }
 errors++;
 }
+var _valid16 = _errs449 === errors;
+valid52 = valid52 || _valid16;
+if(!valid52){
+const _errs451 = errors;
+if(typeof data138 !== "string"){
+let dataType158 = typeof data138;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data138;
 }
-if(coerced158 !== undefined){
-data136 = coerced158;
-if(data131 !== undefined){
-data131["high"] = coerced158;
+else if(data138 === null){
+coerced158 = "";
 }
-}
-}
-if("max" !== data136){
-const err160 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data136};
+else {
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7830,15 +7877,16 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid15 = _errs447 === errors;
-valid50 = valid50 || _valid15;
+}
+if(coerced158 !== undefined){
+data138 = coerced158;
+if(data133 !== undefined){
+data133["high"] = coerced158;
 }
 }
 }
-}
-}
-if(!valid50){
-const err161 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data136};
+if("high" !== data138){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7846,44 +7894,23 @@ else {
 vErrors.push(err161);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs436;
-if(vErrors !== null){
-if(_errs436){
-vErrors.length = _errs436;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs435 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.xhigh !== undefined){
-let data137 = data131.xhigh;
-const _errs449 = errors;
-const _errs450 = errors;
-let valid51 = false;
-const _errs451 = errors;
-if(typeof data137 !== "string"){
-let dataType159 = typeof data137;
+var _valid16 = _errs451 === errors;
+valid52 = valid52 || _valid16;
+if(!valid52){
+const _errs453 = errors;
+if(typeof data138 !== "string"){
+let dataType159 = typeof data138;
 let coerced159 = undefined;
 if(!(coerced159 !== undefined)){
 if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data137;
+coerced159 = "" + data138;
 }
-else if(data137 === null){
+else if(data138 === null){
 coerced159 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data137};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7894,14 +7921,14 @@ errors++;
 }
 }
 if(coerced159 !== undefined){
-data137 = coerced159;
-if(data131 !== undefined){
-data131["xhigh"] = coerced159;
+data138 = coerced159;
+if(data133 !== undefined){
+data133["high"] = coerced159;
 }
 }
 }
-if("minimal" !== data137){
-const err163 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data137};
+if("xhigh" !== data138){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -7910,22 +7937,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs451 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs453 = errors;
-if(typeof data137 !== "string"){
-let dataType160 = typeof data137;
+var _valid16 = _errs453 === errors;
+valid52 = valid52 || _valid16;
+if(!valid52){
+const _errs455 = errors;
+if(typeof data138 !== "string"){
+let dataType160 = typeof data138;
 let coerced160 = undefined;
 if(!(coerced160 !== undefined)){
 if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data137;
+coerced160 = "" + data138;
 }
-else if(data137 === null){
+else if(data138 === null){
 coerced160 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data137};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -7936,14 +7963,14 @@ errors++;
 }
 }
 if(coerced160 !== undefined){
-data137 = coerced160;
-if(data131 !== undefined){
-data131["xhigh"] = coerced160;
+data138 = coerced160;
+if(data133 !== undefined){
+data133["high"] = coerced160;
 }
 }
 }
-if("low" !== data137){
-const err165 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data137};
+if("max" !== data138){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -7952,22 +7979,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs453 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs455 = errors;
-if(typeof data137 !== "string"){
-let dataType161 = typeof data137;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data137;
+var _valid16 = _errs455 === errors;
+valid52 = valid52 || _valid16;
 }
-else if(data137 === null){
-coerced161 = "";
 }
-else {
-const err166 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data137};
+}
+}
+}
+if(!valid52){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data138};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -7975,17 +7995,44 @@ else {
 vErrors.push(err166);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs444;
+if(vErrors !== null){
+if(_errs444){
+vErrors.length = _errs444;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced161 !== undefined){
-data137 = coerced161;
-if(data131 !== undefined){
-data131["xhigh"] = coerced161;
 }
+var valid47 = _errs443 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data137){
-const err167 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data137};
+if(valid47){
+if(data133.xhigh !== undefined){
+let data139 = data133.xhigh;
+const _errs457 = errors;
+const _errs458 = errors;
+let valid53 = false;
+const _errs459 = errors;
+if(typeof data139 !== "string"){
+let dataType161 = typeof data139;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data139;
+}
+else if(data139 === null){
+coerced161 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -7994,22 +8041,16 @@ vErrors.push(err167);
 }
 errors++;
 }
-var _valid16 = _errs455 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs457 = errors;
-if(typeof data137 !== "string"){
-let dataType162 = typeof data137;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data137;
 }
-else if(data137 === null){
-coerced162 = "";
+if(coerced161 !== undefined){
+data139 = coerced161;
+if(data133 !== undefined){
+data133["xhigh"] = coerced161;
 }
-else {
-const err168 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data137};
+}
+}
+if("minimal" !== data139){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8018,16 +8059,22 @@ vErrors.push(err168);
 }
 errors++;
 }
+var _valid17 = _errs459 === errors;
+valid53 = valid53 || _valid17;
+if(!valid53){
+const _errs461 = errors;
+if(typeof data139 !== "string"){
+let dataType162 = typeof data139;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data139;
 }
-if(coerced162 !== undefined){
-data137 = coerced162;
-if(data131 !== undefined){
-data131["xhigh"] = coerced162;
+else if(data139 === null){
+coerced162 = "";
 }
-}
-}
-if("high" !== data137){
-const err169 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data137};
+else {
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8036,22 +8083,16 @@ vErrors.push(err169);
 }
 errors++;
 }
-var _valid16 = _errs457 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs459 = errors;
-if(typeof data137 !== "string"){
-let dataType163 = typeof data137;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data137;
 }
-else if(data137 === null){
-coerced163 = "";
+if(coerced162 !== undefined){
+data139 = coerced162;
+if(data133 !== undefined){
+data133["xhigh"] = coerced162;
 }
-else {
-const err170 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data137};
+}
+}
+if("low" !== data139){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8060,16 +8101,22 @@ vErrors.push(err170);
 }
 errors++;
 }
+var _valid17 = _errs461 === errors;
+valid53 = valid53 || _valid17;
+if(!valid53){
+const _errs463 = errors;
+if(typeof data139 !== "string"){
+let dataType163 = typeof data139;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data139;
 }
-if(coerced163 !== undefined){
-data137 = coerced163;
-if(data131 !== undefined){
-data131["xhigh"] = coerced163;
+else if(data139 === null){
+coerced163 = "";
 }
-}
-}
-if("xhigh" !== data137){
-const err171 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data137};
+else {
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8078,22 +8125,16 @@ vErrors.push(err171);
 }
 errors++;
 }
-var _valid16 = _errs459 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs461 = errors;
-if(typeof data137 !== "string"){
-let dataType164 = typeof data137;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data137;
 }
-else if(data137 === null){
-coerced164 = "";
+if(coerced163 !== undefined){
+data139 = coerced163;
+if(data133 !== undefined){
+data133["xhigh"] = coerced163;
 }
-else {
-const err172 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data137};
+}
+}
+if("medium" !== data139){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8102,16 +8143,22 @@ vErrors.push(err172);
 }
 errors++;
 }
+var _valid17 = _errs463 === errors;
+valid53 = valid53 || _valid17;
+if(!valid53){
+const _errs465 = errors;
+if(typeof data139 !== "string"){
+let dataType164 = typeof data139;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data139;
 }
-if(coerced164 !== undefined){
-data137 = coerced164;
-if(data131 !== undefined){
-data131["xhigh"] = coerced164;
+else if(data139 === null){
+coerced164 = "";
 }
-}
-}
-if("max" !== data137){
-const err173 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data137};
+else {
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8120,15 +8167,16 @@ vErrors.push(err173);
 }
 errors++;
 }
-var _valid16 = _errs461 === errors;
-valid51 = valid51 || _valid16;
+}
+if(coerced164 !== undefined){
+data139 = coerced164;
+if(data133 !== undefined){
+data133["xhigh"] = coerced164;
 }
 }
 }
-}
-}
-if(!valid51){
-const err174 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data137};
+if("high" !== data139){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8136,44 +8184,23 @@ else {
 vErrors.push(err174);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs450;
-if(vErrors !== null){
-if(_errs450){
-vErrors.length = _errs450;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs449 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data131.max !== undefined){
-let data138 = data131.max;
-const _errs463 = errors;
-const _errs464 = errors;
-let valid52 = false;
-const _errs465 = errors;
-if(typeof data138 !== "string"){
-let dataType165 = typeof data138;
+var _valid17 = _errs465 === errors;
+valid53 = valid53 || _valid17;
+if(!valid53){
+const _errs467 = errors;
+if(typeof data139 !== "string"){
+let dataType165 = typeof data139;
 let coerced165 = undefined;
 if(!(coerced165 !== undefined)){
 if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data138;
+coerced165 = "" + data139;
 }
-else if(data138 === null){
+else if(data139 === null){
 coerced165 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data138};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8184,14 +8211,14 @@ errors++;
 }
 }
 if(coerced165 !== undefined){
-data138 = coerced165;
-if(data131 !== undefined){
-data131["max"] = coerced165;
+data139 = coerced165;
+if(data133 !== undefined){
+data133["xhigh"] = coerced165;
 }
 }
 }
-if("minimal" !== data138){
-const err176 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data138};
+if("xhigh" !== data139){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8200,22 +8227,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs465 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs467 = errors;
-if(typeof data138 !== "string"){
-let dataType166 = typeof data138;
+var _valid17 = _errs467 === errors;
+valid53 = valid53 || _valid17;
+if(!valid53){
+const _errs469 = errors;
+if(typeof data139 !== "string"){
+let dataType166 = typeof data139;
 let coerced166 = undefined;
 if(!(coerced166 !== undefined)){
 if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data138;
+coerced166 = "" + data139;
 }
-else if(data138 === null){
+else if(data139 === null){
 coerced166 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data138};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8226,14 +8253,14 @@ errors++;
 }
 }
 if(coerced166 !== undefined){
-data138 = coerced166;
-if(data131 !== undefined){
-data131["max"] = coerced166;
+data139 = coerced166;
+if(data133 !== undefined){
+data133["xhigh"] = coerced166;
 }
 }
 }
-if("low" !== data138){
-const err178 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data138};
+if("max" !== data139){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8242,22 +8269,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs467 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs469 = errors;
-if(typeof data138 !== "string"){
-let dataType167 = typeof data138;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data138;
+var _valid17 = _errs469 === errors;
+valid53 = valid53 || _valid17;
 }
-else if(data138 === null){
-coerced167 = "";
 }
-else {
-const err179 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data138};
+}
+}
+}
+if(!valid53){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data139};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8265,17 +8285,44 @@ else {
 vErrors.push(err179);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs458;
+if(vErrors !== null){
+if(_errs458){
+vErrors.length = _errs458;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced167 !== undefined){
-data138 = coerced167;
-if(data131 !== undefined){
-data131["max"] = coerced167;
 }
+var valid47 = _errs457 === errors;
 }
+else {
+var valid47 = true;
 }
-if("medium" !== data138){
-const err180 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data138};
+if(valid47){
+if(data133.max !== undefined){
+let data140 = data133.max;
+const _errs471 = errors;
+const _errs472 = errors;
+let valid54 = false;
+const _errs473 = errors;
+if(typeof data140 !== "string"){
+let dataType167 = typeof data140;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data140;
+}
+else if(data140 === null){
+coerced167 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8284,22 +8331,16 @@ vErrors.push(err180);
 }
 errors++;
 }
-var _valid17 = _errs469 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs471 = errors;
-if(typeof data138 !== "string"){
-let dataType168 = typeof data138;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data138;
 }
-else if(data138 === null){
-coerced168 = "";
+if(coerced167 !== undefined){
+data140 = coerced167;
+if(data133 !== undefined){
+data133["max"] = coerced167;
 }
-else {
-const err181 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data138};
+}
+}
+if("minimal" !== data140){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8308,16 +8349,22 @@ vErrors.push(err181);
 }
 errors++;
 }
+var _valid18 = _errs473 === errors;
+valid54 = valid54 || _valid18;
+if(!valid54){
+const _errs475 = errors;
+if(typeof data140 !== "string"){
+let dataType168 = typeof data140;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data140;
 }
-if(coerced168 !== undefined){
-data138 = coerced168;
-if(data131 !== undefined){
-data131["max"] = coerced168;
+else if(data140 === null){
+coerced168 = "";
 }
-}
-}
-if("high" !== data138){
-const err182 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data138};
+else {
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8326,22 +8373,16 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid17 = _errs471 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs473 = errors;
-if(typeof data138 !== "string"){
-let dataType169 = typeof data138;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data138;
 }
-else if(data138 === null){
-coerced169 = "";
+if(coerced168 !== undefined){
+data140 = coerced168;
+if(data133 !== undefined){
+data133["max"] = coerced168;
 }
-else {
-const err183 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data138};
+}
+}
+if("low" !== data140){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8350,16 +8391,22 @@ vErrors.push(err183);
 }
 errors++;
 }
+var _valid18 = _errs475 === errors;
+valid54 = valid54 || _valid18;
+if(!valid54){
+const _errs477 = errors;
+if(typeof data140 !== "string"){
+let dataType169 = typeof data140;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data140;
 }
-if(coerced169 !== undefined){
-data138 = coerced169;
-if(data131 !== undefined){
-data131["max"] = coerced169;
+else if(data140 === null){
+coerced169 = "";
 }
-}
-}
-if("xhigh" !== data138){
-const err184 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data138};
+else {
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8368,22 +8415,16 @@ vErrors.push(err184);
 }
 errors++;
 }
-var _valid17 = _errs473 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs475 = errors;
-if(typeof data138 !== "string"){
-let dataType170 = typeof data138;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data138;
 }
-else if(data138 === null){
-coerced170 = "";
+if(coerced169 !== undefined){
+data140 = coerced169;
+if(data133 !== undefined){
+data133["max"] = coerced169;
 }
-else {
-const err185 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data138};
+}
+}
+if("medium" !== data140){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8392,16 +8433,22 @@ vErrors.push(err185);
 }
 errors++;
 }
+var _valid18 = _errs477 === errors;
+valid54 = valid54 || _valid18;
+if(!valid54){
+const _errs479 = errors;
+if(typeof data140 !== "string"){
+let dataType170 = typeof data140;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data140;
 }
-if(coerced170 !== undefined){
-data138 = coerced170;
-if(data131 !== undefined){
-data131["max"] = coerced170;
+else if(data140 === null){
+coerced170 = "";
 }
-}
-}
-if("max" !== data138){
-const err186 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data138};
+else {
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8410,15 +8457,16 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid17 = _errs475 === errors;
-valid52 = valid52 || _valid17;
+}
+if(coerced170 !== undefined){
+data140 = coerced170;
+if(data133 !== undefined){
+data133["max"] = coerced170;
 }
 }
 }
-}
-}
-if(!valid52){
-const err187 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data138};
+if("high" !== data140){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8426,993 +8474,23 @@ else {
 vErrors.push(err187);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs464;
-if(vErrors !== null){
-if(_errs464){
-vErrors.length = _errs464;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs463 === errors;
-}
-else {
-var valid45 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data131}];
-return false;
-}
-}
-var valid39 = _errs376 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data118.answer_tokens !== undefined){
-let data139 = data118.answer_tokens;
-const _errs477 = errors;
-if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
-let dataType171 = typeof data139;
+var _valid18 = _errs479 === errors;
+valid54 = valid54 || _valid18;
+if(!valid54){
+const _errs481 = errors;
+if(typeof data140 !== "string"){
+let dataType171 = typeof data140;
 let coerced171 = undefined;
 if(!(coerced171 !== undefined)){
-if(dataType171 === "boolean" || data139 === null
-              || (dataType171 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
-coerced171 = +data139;
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data140;
+}
+else if(data140 === null){
+coerced171 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data139}];
-return false;
-}
-}
-if(coerced171 !== undefined){
-data139 = coerced171;
-if(data118 !== undefined){
-data118["answer_tokens"] = coerced171;
-}
-}
-}
-if(errors === _errs477){
-if(typeof data139 == "number"){
-if(data139 < 1 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data139}];
-return false;
-}
-}
-}
-var valid39 = _errs477 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data118}];
-return false;
-}
-}
-var valid38 = _errs316 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data112.pricing !== undefined){
-let data140 = data112.pricing;
-const _errs479 = errors;
-if(errors === _errs479){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
-let missing6;
-if(((data140.input === undefined) && (missing6 = "input")) || ((data140.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
-return false;
-}
-else {
-const _errs481 = errors;
-for(const key29 in data140){
-if(!((((((key29 === "input") || (key29 === "output")) || (key29 === "cached_input")) || (key29 === "cache_write")) || (key29 === "cache_write_1h")) || (key29 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
-return false;
-break;
-}
-}
-if(_errs481 === errors){
-if(data140.input !== undefined){
-let data141 = data140.input;
-const _errs482 = errors;
-if(!(typeof data141 == "number")){
-let dataType172 = typeof data141;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "boolean" || data141 === null
-              || (dataType172 == "string" && data141 && data141 == +data141)){
-coerced172 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data141}];
-return false;
-}
-}
-if(coerced172 !== undefined){
-data141 = coerced172;
-if(data140 !== undefined){
-data140["input"] = coerced172;
-}
-}
-}
-if(errors === _errs482){
-if(typeof data141 == "number"){
-if(data141 < 0 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data141}];
-return false;
-}
-}
-}
-var valid53 = _errs482 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data140.output !== undefined){
-let data142 = data140.output;
-const _errs484 = errors;
-if(!(typeof data142 == "number")){
-let dataType173 = typeof data142;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "boolean" || data142 === null
-              || (dataType173 == "string" && data142 && data142 == +data142)){
-coerced173 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data142}];
-return false;
-}
-}
-if(coerced173 !== undefined){
-data142 = coerced173;
-if(data140 !== undefined){
-data140["output"] = coerced173;
-}
-}
-}
-if(errors === _errs484){
-if(typeof data142 == "number"){
-if(data142 < 0 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data142}];
-return false;
-}
-}
-}
-var valid53 = _errs484 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data140.cached_input !== undefined){
-let data143 = data140.cached_input;
-const _errs486 = errors;
-if(!(typeof data143 == "number")){
-let dataType174 = typeof data143;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "boolean" || data143 === null
-              || (dataType174 == "string" && data143 && data143 == +data143)){
-coerced174 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data143}];
-return false;
-}
-}
-if(coerced174 !== undefined){
-data143 = coerced174;
-if(data140 !== undefined){
-data140["cached_input"] = coerced174;
-}
-}
-}
-if(errors === _errs486){
-if(typeof data143 == "number"){
-if(data143 < 0 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data143}];
-return false;
-}
-}
-}
-var valid53 = _errs486 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data140.cache_write !== undefined){
-let data144 = data140.cache_write;
-const _errs488 = errors;
-if(!(typeof data144 == "number")){
-let dataType175 = typeof data144;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data144 === null
-              || (dataType175 == "string" && data144 && data144 == +data144)){
-coerced175 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data144}];
-return false;
-}
-}
-if(coerced175 !== undefined){
-data144 = coerced175;
-if(data140 !== undefined){
-data140["cache_write"] = coerced175;
-}
-}
-}
-if(errors === _errs488){
-if(typeof data144 == "number"){
-if(data144 < 0 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data144}];
-return false;
-}
-}
-}
-var valid53 = _errs488 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data140.cache_write_1h !== undefined){
-let data145 = data140.cache_write_1h;
-const _errs490 = errors;
-if(!(typeof data145 == "number")){
-let dataType176 = typeof data145;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "boolean" || data145 === null
-              || (dataType176 == "string" && data145 && data145 == +data145)){
-coerced176 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data145}];
-return false;
-}
-}
-if(coerced176 !== undefined){
-data145 = coerced176;
-if(data140 !== undefined){
-data140["cache_write_1h"] = coerced176;
-}
-}
-}
-if(errors === _errs490){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data145}];
-return false;
-}
-}
-}
-var valid53 = _errs490 === errors;
-}
-else {
-var valid53 = true;
-}
-if(valid53){
-if(data140.reasoning !== undefined){
-let data146 = data140.reasoning;
-const _errs492 = errors;
-if(!(typeof data146 == "number")){
-let dataType177 = typeof data146;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "boolean" || data146 === null
-              || (dataType177 == "string" && data146 && data146 == +data146)){
-coerced177 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data146}];
-return false;
-}
-}
-if(coerced177 !== undefined){
-data146 = coerced177;
-if(data140 !== undefined){
-data140["reasoning"] = coerced177;
-}
-}
-}
-if(errors === _errs492){
-if(typeof data146 == "number"){
-if(data146 < 0 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data146}];
-return false;
-}
-}
-}
-var valid53 = _errs492 === errors;
-}
-else {
-var valid53 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data140}];
-return false;
-}
-}
-var valid38 = _errs479 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data112.routes !== undefined){
-let data147 = data112.routes;
-const _errs494 = errors;
-if(errors === _errs494){
-if(Array.isArray(data147)){
-if(data147.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data147}];
-return false;
-}
-else {
-var valid54 = true;
-const len6 = data147.length;
-for(let i6=0; i6<len6; i6++){
-let data148 = data147[i6];
-const _errs496 = errors;
-if(errors === _errs496){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
-let missing7;
-if((data148.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
-return false;
-}
-else {
-const _errs498 = errors;
-for(const key30 in data148){
-if(!((((key30 === "node") || (key30 === "model")) || (key30 === "weight")) || (key30 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
-return false;
-break;
-}
-}
-if(_errs498 === errors){
-if(data148.node !== undefined){
-let data149 = data148.node;
-const _errs499 = errors;
-if(typeof data149 !== "string"){
-let dataType178 = typeof data149;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data149;
-}
-else if(data149 === null){
-coerced178 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data149}];
-return false;
-}
-}
-if(coerced178 !== undefined){
-data149 = coerced178;
-if(data148 !== undefined){
-data148["node"] = coerced178;
-}
-}
-}
-if(errors === _errs499){
-if(typeof data149 === "string"){
-if(func3(data149) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data149}];
-return false;
-}
-}
-}
-var valid55 = _errs499 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data148.model !== undefined){
-let data150 = data148.model;
-const _errs501 = errors;
-if(typeof data150 !== "string"){
-let dataType179 = typeof data150;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data150;
-}
-else if(data150 === null){
-coerced179 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data150}];
-return false;
-}
-}
-if(coerced179 !== undefined){
-data150 = coerced179;
-if(data148 !== undefined){
-data148["model"] = coerced179;
-}
-}
-}
-if(errors === _errs501){
-if(typeof data150 === "string"){
-if(func3(data150) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data150}];
-return false;
-}
-}
-}
-var valid55 = _errs501 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data148.weight !== undefined){
-let data151 = data148.weight;
-const _errs503 = errors;
-if(!(typeof data151 == "number")){
-let dataType180 = typeof data151;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "boolean" || data151 === null
-              || (dataType180 == "string" && data151 && data151 == +data151)){
-coerced180 = +data151;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data151}];
-return false;
-}
-}
-if(coerced180 !== undefined){
-data151 = coerced180;
-if(data148 !== undefined){
-data148["weight"] = coerced180;
-}
-}
-}
-if(errors === _errs503){
-if(typeof data151 == "number"){
-if(data151 <= 0 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data151}];
-return false;
-}
-}
-}
-var valid55 = _errs503 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data148.priority !== undefined){
-let data152 = data148.priority;
-const _errs505 = errors;
-if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
-let dataType181 = typeof data152;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 === "boolean" || data152 === null
-              || (dataType181 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
-coerced181 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data152}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data152 = coerced181;
-if(data148 !== undefined){
-data148["priority"] = coerced181;
-}
-}
-}
-if(errors === _errs505){
-if(typeof data152 == "number"){
-if(data152 < 0 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data152}];
-return false;
-}
-}
-}
-var valid55 = _errs505 === errors;
-}
-else {
-var valid55 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data148}];
-return false;
-}
-}
-var valid54 = _errs496 === errors;
-if(!valid54){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data147}];
-return false;
-}
-}
-var valid38 = _errs494 === errors;
-}
-else {
-var valid38 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data112}];
-return false;
-}
-}
-var valid37 = _errs303 === errors;
-if(!valid37){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data111}];
-return false;
-}
-}
-var valid0 = _errs301 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data153 = data.accounts;
-const _errs507 = errors;
-if(errors === _errs507){
-if(Array.isArray(data153)){
-var valid56 = true;
-const len7 = data153.length;
-for(let i7=0; i7<len7; i7++){
-let data154 = data153[i7];
-const _errs509 = errors;
-if(errors === _errs509){
-if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
-let missing8;
-if((data154.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data154}];
-return false;
-}
-else {
-const _errs511 = errors;
-for(const key31 in data154){
-if(!((((((key31 === "id") || (key31 === "name")) || (key31 === "balance")) || (key31 === "allowed_models")) || (key31 === "limits")) || (key31 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data154}];
-return false;
-break;
-}
-}
-if(_errs511 === errors){
-if(data154.id !== undefined){
-let data155 = data154.id;
-const _errs512 = errors;
-if(typeof data155 !== "string"){
-let dataType182 = typeof data155;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data155;
-}
-else if(data155 === null){
-coerced182 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
-return false;
-}
-}
-if(coerced182 !== undefined){
-data155 = coerced182;
-if(data154 !== undefined){
-data154["id"] = coerced182;
-}
-}
-}
-if(errors === _errs512){
-if(typeof data155 === "string"){
-if(func3(data155) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
-return false;
-}
-else {
-if(!pattern6.test(data155)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data155}];
-return false;
-}
-}
-}
-}
-var valid57 = _errs512 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data154.name !== undefined){
-let data156 = data154.name;
-const _errs514 = errors;
-if(typeof data156 !== "string"){
-let dataType183 = typeof data156;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data156;
-}
-else if(data156 === null){
-coerced183 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data156}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data156 = coerced183;
-if(data154 !== undefined){
-data154["name"] = coerced183;
-}
-}
-}
-var valid57 = _errs514 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data154.balance !== undefined){
-let data157 = data154.balance;
-const _errs516 = errors;
-if(!(typeof data157 == "number")){
-let dataType184 = typeof data157;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "boolean" || data157 === null
-              || (dataType184 == "string" && data157 && data157 == +data157)){
-coerced184 = +data157;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data157}];
-return false;
-}
-}
-if(coerced184 !== undefined){
-data157 = coerced184;
-if(data154 !== undefined){
-data154["balance"] = coerced184;
-}
-}
-}
-var valid57 = _errs516 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data154.allowed_models !== undefined){
-let data158 = data154.allowed_models;
-const _errs518 = errors;
-if(errors === _errs518){
-if(Array.isArray(data158)){
-var valid58 = true;
-const len8 = data158.length;
-for(let i8=0; i8<len8; i8++){
-let data159 = data158[i8];
-const _errs520 = errors;
-if(typeof data159 !== "string"){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data159;
-}
-else if(data159 === null){
-coerced185 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data159}];
-return false;
-}
-}
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data158 !== undefined){
-data158[i8] = coerced185;
-}
-}
-}
-if(errors === _errs520){
-if(typeof data159 === "string"){
-if(func3(data159) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data159}];
-return false;
-}
-}
-}
-var valid58 = _errs520 === errors;
-if(!valid58){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data158}];
-return false;
-}
-}
-var valid57 = _errs518 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data154.limits !== undefined){
-let data160 = data154.limits;
-const _errs522 = errors;
-if(errors === _errs522){
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-const _errs524 = errors;
-for(const key32 in data160){
-if(!(((key32 === "rpm") || (key32 === "rps")) || (key32 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data160}];
-return false;
-break;
-}
-}
-if(_errs524 === errors){
-if(data160.rpm !== undefined){
-let data161 = data160.rpm;
-const _errs525 = errors;
-if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
-let dataType186 = typeof data161;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data161 === null
-              || (dataType186 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
-coerced186 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data161}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data161 = coerced186;
-if(data160 !== undefined){
-data160["rpm"] = coerced186;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data161 == "number"){
-if(data161 < 1 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data161}];
-return false;
-}
-}
-}
-var valid59 = _errs525 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data160.rps !== undefined){
-let data162 = data160.rps;
-const _errs527 = errors;
-if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
-let dataType187 = typeof data162;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 === "boolean" || data162 === null
-              || (dataType187 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
-coerced187 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data162}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data162 = coerced187;
-if(data160 !== undefined){
-data160["rps"] = coerced187;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data162 == "number"){
-if(data162 < 1 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data162}];
-return false;
-}
-}
-}
-var valid59 = _errs527 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data160.tpm !== undefined){
-let data163 = data160.tpm;
-const _errs529 = errors;
-if(!((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163)))){
-let dataType188 = typeof data163;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 === "boolean" || data163 === null
-              || (dataType188 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
-coerced188 = +data163;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data163}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data163 = coerced188;
-if(data160 !== undefined){
-data160["tpm"] = coerced188;
-}
-}
-}
-if(errors === _errs529){
-if(typeof data163 == "number"){
-if(data163 < 1 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data163}];
-return false;
-}
-}
-}
-var valid59 = _errs529 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data160}];
-return false;
-}
-}
-var valid57 = _errs522 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data154.policy !== undefined){
-let data164 = data154.policy;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-const _errs533 = errors;
-for(const key33 in data164){
-if(!((key33 === "streaming") || (key33 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data164}];
-return false;
-break;
-}
-}
-if(_errs533 === errors){
-if(data164.streaming !== undefined){
-let data165 = data164.streaming;
-const _errs534 = errors;
-if(typeof data165 !== "boolean"){
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(data165 === "false" || data165 === 0 || data165 === null){
-coerced189 = false;
-}
-else if(data165 === "true" || data165 === 1){
-coerced189 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data165}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data165 = coerced189;
-if(data164 !== undefined){
-data164["streaming"] = coerced189;
-}
-}
-}
-var valid60 = _errs534 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data164.max_reasoning_effort !== undefined){
-let data166 = data164.max_reasoning_effort;
-const _errs536 = errors;
-const _errs537 = errors;
-let valid61 = false;
-const _errs538 = errors;
-if(typeof data166 !== "string"){
-let dataType190 = typeof data166;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data166;
-}
-else if(data166 === null){
-coerced190 = "";
-}
-else {
-const err188 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data166};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9422,15 +8500,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data166 = coerced190;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced190;
+if(coerced171 !== undefined){
+data140 = coerced171;
+if(data133 !== undefined){
+data133["max"] = coerced171;
 }
 }
 }
-if("none" !== data166){
-const err189 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data166};
+if("xhigh" !== data140){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9439,22 +8517,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs538 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs540 = errors;
-if(typeof data166 !== "string"){
-let dataType191 = typeof data166;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data166;
+var _valid18 = _errs481 === errors;
+valid54 = valid54 || _valid18;
+if(!valid54){
+const _errs483 = errors;
+if(typeof data140 !== "string"){
+let dataType172 = typeof data140;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data140;
 }
-else if(data166 === null){
-coerced191 = "";
+else if(data140 === null){
+coerced172 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data166};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9464,15 +8542,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data166 = coerced191;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced191;
+if(coerced172 !== undefined){
+data140 = coerced172;
+if(data133 !== undefined){
+data133["max"] = coerced172;
 }
 }
 }
-if("minimal" !== data166){
-const err191 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data166};
+if("max" !== data140){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9481,22 +8559,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs540 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs542 = errors;
-if(typeof data166 !== "string"){
-let dataType192 = typeof data166;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data166;
+var _valid18 = _errs483 === errors;
+valid54 = valid54 || _valid18;
 }
-else if(data166 === null){
-coerced192 = "";
 }
-else {
-const err192 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data166};
+}
+}
+}
+if(!valid54){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data140};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9504,238 +8575,538 @@ else {
 vErrors.push(err192);
 }
 errors++;
-}
-}
-if(coerced192 !== undefined){
-data166 = coerced192;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced192;
-}
-}
-}
-if("low" !== data166){
-const err193 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data166};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
-}
-var _valid18 = _errs542 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs544 = errors;
-if(typeof data166 !== "string"){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data166;
-}
-else if(data166 === null){
-coerced193 = "";
-}
-else {
-const err194 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data166};
-if(vErrors === null){
-vErrors = [err194];
-}
-else {
-vErrors.push(err194);
-}
-errors++;
-}
-}
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced193;
-}
-}
-}
-if("medium" !== data166){
-const err195 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data166};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
-}
-var _valid18 = _errs544 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs546 = errors;
-if(typeof data166 !== "string"){
-let dataType194 = typeof data166;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data166;
-}
-else if(data166 === null){
-coerced194 = "";
-}
-else {
-const err196 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data166};
-if(vErrors === null){
-vErrors = [err196];
-}
-else {
-vErrors.push(err196);
-}
-errors++;
-}
-}
-if(coerced194 !== undefined){
-data166 = coerced194;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced194;
-}
-}
-}
-if("high" !== data166){
-const err197 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data166};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
-}
-var _valid18 = _errs546 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs548 = errors;
-if(typeof data166 !== "string"){
-let dataType195 = typeof data166;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data166;
-}
-else if(data166 === null){
-coerced195 = "";
-}
-else {
-const err198 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data166};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
-}
-}
-if(coerced195 !== undefined){
-data166 = coerced195;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced195;
-}
-}
-}
-if("xhigh" !== data166){
-const err199 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data166};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-}
-var _valid18 = _errs548 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs550 = errors;
-if(typeof data166 !== "string"){
-let dataType196 = typeof data166;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data166;
-}
-else if(data166 === null){
-coerced196 = "";
-}
-else {
-const err200 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data166};
-if(vErrors === null){
-vErrors = [err200];
-}
-else {
-vErrors.push(err200);
-}
-errors++;
-}
-}
-if(coerced196 !== undefined){
-data166 = coerced196;
-if(data164 !== undefined){
-data164["max_reasoning_effort"] = coerced196;
-}
-}
-}
-if("max" !== data166){
-const err201 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data166};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-var _valid18 = _errs550 === errors;
-valid61 = valid61 || _valid18;
-}
-}
-}
-}
-}
-}
-if(!valid61){
-const err202 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data166};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs537;
+errors = _errs472;
 if(vErrors !== null){
-if(_errs537){
-vErrors.length = _errs537;
+if(_errs472){
+vErrors.length = _errs472;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid60 = _errs536 === errors;
+var valid47 = _errs471 === errors;
 }
 else {
-var valid60 = true;
+var valid47 = true;
+}
+}
+}
+}
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data133}];
 return false;
 }
 }
-var valid57 = _errs531 === errors;
+var valid41 = _errs384 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data120.answer_tokens !== undefined){
+let data141 = data120.answer_tokens;
+const _errs485 = errors;
+if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
+let dataType173 = typeof data141;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 === "boolean" || data141 === null
+              || (dataType173 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
+coerced173 = +data141;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data141}];
+return false;
+}
+}
+if(coerced173 !== undefined){
+data141 = coerced173;
+if(data120 !== undefined){
+data120["answer_tokens"] = coerced173;
+}
+}
+}
+if(errors === _errs485){
+if(typeof data141 == "number"){
+if(data141 < 1 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data141}];
+return false;
+}
+}
+}
+var valid41 = _errs485 === errors;
+}
+else {
+var valid41 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data120}];
+return false;
+}
+}
+var valid40 = _errs324 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data114.pricing !== undefined){
+let data142 = data114.pricing;
+const _errs487 = errors;
+if(errors === _errs487){
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+let missing6;
+if(((data142.input === undefined) && (missing6 = "input")) || ((data142.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data142}];
+return false;
+}
+else {
+const _errs489 = errors;
+for(const key29 in data142){
+if(!((((((key29 === "input") || (key29 === "output")) || (key29 === "cached_input")) || (key29 === "cache_write")) || (key29 === "cache_write_1h")) || (key29 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data142}];
+return false;
+break;
+}
+}
+if(_errs489 === errors){
+if(data142.input !== undefined){
+let data143 = data142.input;
+const _errs490 = errors;
+if(!(typeof data143 == "number")){
+let dataType174 = typeof data143;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "boolean" || data143 === null
+              || (dataType174 == "string" && data143 && data143 == +data143)){
+coerced174 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data143}];
+return false;
+}
+}
+if(coerced174 !== undefined){
+data143 = coerced174;
+if(data142 !== undefined){
+data142["input"] = coerced174;
+}
+}
+}
+if(errors === _errs490){
+if(typeof data143 == "number"){
+if(data143 < 0 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data143}];
+return false;
+}
+}
+}
+var valid55 = _errs490 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data142.output !== undefined){
+let data144 = data142.output;
+const _errs492 = errors;
+if(!(typeof data144 == "number")){
+let dataType175 = typeof data144;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "boolean" || data144 === null
+              || (dataType175 == "string" && data144 && data144 == +data144)){
+coerced175 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data144}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data144 = coerced175;
+if(data142 !== undefined){
+data142["output"] = coerced175;
+}
+}
+}
+if(errors === _errs492){
+if(typeof data144 == "number"){
+if(data144 < 0 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data144}];
+return false;
+}
+}
+}
+var valid55 = _errs492 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data142.cached_input !== undefined){
+let data145 = data142.cached_input;
+const _errs494 = errors;
+if(!(typeof data145 == "number")){
+let dataType176 = typeof data145;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "boolean" || data145 === null
+              || (dataType176 == "string" && data145 && data145 == +data145)){
+coerced176 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data145}];
+return false;
+}
+}
+if(coerced176 !== undefined){
+data145 = coerced176;
+if(data142 !== undefined){
+data142["cached_input"] = coerced176;
+}
+}
+}
+if(errors === _errs494){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data145}];
+return false;
+}
+}
+}
+var valid55 = _errs494 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data142.cache_write !== undefined){
+let data146 = data142.cache_write;
+const _errs496 = errors;
+if(!(typeof data146 == "number")){
+let dataType177 = typeof data146;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "boolean" || data146 === null
+              || (dataType177 == "string" && data146 && data146 == +data146)){
+coerced177 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data146}];
+return false;
+}
+}
+if(coerced177 !== undefined){
+data146 = coerced177;
+if(data142 !== undefined){
+data142["cache_write"] = coerced177;
+}
+}
+}
+if(errors === _errs496){
+if(typeof data146 == "number"){
+if(data146 < 0 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data146}];
+return false;
+}
+}
+}
+var valid55 = _errs496 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data142.cache_write_1h !== undefined){
+let data147 = data142.cache_write_1h;
+const _errs498 = errors;
+if(!(typeof data147 == "number")){
+let dataType178 = typeof data147;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "boolean" || data147 === null
+              || (dataType178 == "string" && data147 && data147 == +data147)){
+coerced178 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data147}];
+return false;
+}
+}
+if(coerced178 !== undefined){
+data147 = coerced178;
+if(data142 !== undefined){
+data142["cache_write_1h"] = coerced178;
+}
+}
+}
+if(errors === _errs498){
+if(typeof data147 == "number"){
+if(data147 < 0 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data147}];
+return false;
+}
+}
+}
+var valid55 = _errs498 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data142.reasoning !== undefined){
+let data148 = data142.reasoning;
+const _errs500 = errors;
+if(!(typeof data148 == "number")){
+let dataType179 = typeof data148;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "boolean" || data148 === null
+              || (dataType179 == "string" && data148 && data148 == +data148)){
+coerced179 = +data148;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data148}];
+return false;
+}
+}
+if(coerced179 !== undefined){
+data148 = coerced179;
+if(data142 !== undefined){
+data142["reasoning"] = coerced179;
+}
+}
+}
+if(errors === _errs500){
+if(typeof data148 == "number"){
+if(data148 < 0 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data148}];
+return false;
+}
+}
+}
+var valid55 = _errs500 === errors;
+}
+else {
+var valid55 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data142}];
+return false;
+}
+}
+var valid40 = _errs487 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data114.routes !== undefined){
+let data149 = data114.routes;
+const _errs502 = errors;
+if(errors === _errs502){
+if(Array.isArray(data149)){
+if(data149.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data149}];
+return false;
+}
+else {
+var valid56 = true;
+const len7 = data149.length;
+for(let i7=0; i7<len7; i7++){
+let data150 = data149[i7];
+const _errs504 = errors;
+if(errors === _errs504){
+if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+let missing7;
+if((data150.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data150}];
+return false;
+}
+else {
+const _errs506 = errors;
+for(const key30 in data150){
+if(!((((key30 === "node") || (key30 === "model")) || (key30 === "weight")) || (key30 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data150}];
+return false;
+break;
+}
+}
+if(_errs506 === errors){
+if(data150.node !== undefined){
+let data151 = data150.node;
+const _errs507 = errors;
+if(typeof data151 !== "string"){
+let dataType180 = typeof data151;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data151;
+}
+else if(data151 === null){
+coerced180 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data151}];
+return false;
+}
+}
+if(coerced180 !== undefined){
+data151 = coerced180;
+if(data150 !== undefined){
+data150["node"] = coerced180;
+}
+}
+}
+if(errors === _errs507){
+if(typeof data151 === "string"){
+if(func3(data151) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data151}];
+return false;
+}
+}
+}
+var valid57 = _errs507 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data150.model !== undefined){
+let data152 = data150.model;
+const _errs509 = errors;
+if(typeof data152 !== "string"){
+let dataType181 = typeof data152;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data152;
+}
+else if(data152 === null){
+coerced181 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data152}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data152 = coerced181;
+if(data150 !== undefined){
+data150["model"] = coerced181;
+}
+}
+}
+if(errors === _errs509){
+if(typeof data152 === "string"){
+if(func3(data152) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data152}];
+return false;
+}
+}
+}
+var valid57 = _errs509 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data150.weight !== undefined){
+let data153 = data150.weight;
+const _errs511 = errors;
+if(!(typeof data153 == "number")){
+let dataType182 = typeof data153;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "boolean" || data153 === null
+              || (dataType182 == "string" && data153 && data153 == +data153)){
+coerced182 = +data153;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data153}];
+return false;
+}
+}
+if(coerced182 !== undefined){
+data153 = coerced182;
+if(data150 !== undefined){
+data150["weight"] = coerced182;
+}
+}
+}
+if(errors === _errs511){
+if(typeof data153 == "number"){
+if(data153 <= 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data153}];
+return false;
+}
+}
+}
+var valid57 = _errs511 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data150.priority !== undefined){
+let data154 = data150.priority;
+const _errs513 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType183 = typeof data154;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 === "boolean" || data154 === null
+              || (dataType183 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced183 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data154}];
+return false;
+}
+}
+if(coerced183 !== undefined){
+data154 = coerced183;
+if(data150 !== undefined){
+data150["priority"] = coerced183;
+}
+}
+}
+if(errors === _errs513){
+if(typeof data154 == "number"){
+if(data154 < 0 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data154}];
+return false;
+}
+}
+}
+var valid57 = _errs513 === errors;
 }
 else {
 var valid57 = true;
@@ -9746,138 +9117,838 @@ var valid57 = true;
 }
 }
 }
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data150}];
 return false;
 }
 }
-var valid56 = _errs509 === errors;
+var valid56 = _errs504 === errors;
 if(!valid56){
 break;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data149}];
 return false;
 }
 }
-var valid0 = _errs507 === errors;
+var valid40 = _errs502 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data114}];
+return false;
+}
+}
+var valid39 = _errs311 === errors;
+if(!valid39){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data113}];
+return false;
+}
+}
+var valid0 = _errs309 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data155 = data.accounts;
+const _errs515 = errors;
+if(errors === _errs515){
+if(Array.isArray(data155)){
+var valid58 = true;
+const len8 = data155.length;
+for(let i8=0; i8<len8; i8++){
+let data156 = data155[i8];
+const _errs517 = errors;
+if(errors === _errs517){
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+let missing8;
+if((data156.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data156}];
+return false;
+}
+else {
+const _errs519 = errors;
+for(const key31 in data156){
+if(!((((((key31 === "id") || (key31 === "name")) || (key31 === "balance")) || (key31 === "allowed_models")) || (key31 === "limits")) || (key31 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data156}];
+return false;
+break;
+}
+}
+if(_errs519 === errors){
+if(data156.id !== undefined){
+let data157 = data156.id;
+const _errs520 = errors;
+if(typeof data157 !== "string"){
+let dataType184 = typeof data157;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data157;
+}
+else if(data157 === null){
+coerced184 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data157}];
+return false;
+}
+}
+if(coerced184 !== undefined){
+data157 = coerced184;
+if(data156 !== undefined){
+data156["id"] = coerced184;
+}
+}
+}
+if(errors === _errs520){
+if(typeof data157 === "string"){
+if(func3(data157) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data157}];
+return false;
+}
+else {
+if(!pattern6.test(data157)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data157}];
+return false;
+}
+}
+}
+}
+var valid59 = _errs520 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data156.name !== undefined){
+let data158 = data156.name;
+const _errs522 = errors;
+if(typeof data158 !== "string"){
+let dataType185 = typeof data158;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data158;
+}
+else if(data158 === null){
+coerced185 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data158}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data158 = coerced185;
+if(data156 !== undefined){
+data156["name"] = coerced185;
+}
+}
+}
+var valid59 = _errs522 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data156.balance !== undefined){
+let data159 = data156.balance;
+const _errs524 = errors;
+if(!(typeof data159 == "number")){
+let dataType186 = typeof data159;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "boolean" || data159 === null
+              || (dataType186 == "string" && data159 && data159 == +data159)){
+coerced186 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data159}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data159 = coerced186;
+if(data156 !== undefined){
+data156["balance"] = coerced186;
+}
+}
+}
+var valid59 = _errs524 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data156.allowed_models !== undefined){
+let data160 = data156.allowed_models;
+const _errs526 = errors;
+if(errors === _errs526){
+if(Array.isArray(data160)){
+var valid60 = true;
+const len9 = data160.length;
+for(let i9=0; i9<len9; i9++){
+let data161 = data160[i9];
+const _errs528 = errors;
+if(typeof data161 !== "string"){
+let dataType187 = typeof data161;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data161;
+}
+else if(data161 === null){
+coerced187 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data161}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data161 = coerced187;
+if(data160 !== undefined){
+data160[i9] = coerced187;
+}
+}
+}
+if(errors === _errs528){
+if(typeof data161 === "string"){
+if(func3(data161) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data161}];
+return false;
+}
+}
+}
+var valid60 = _errs528 === errors;
+if(!valid60){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data160}];
+return false;
+}
+}
+var valid59 = _errs526 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data156.limits !== undefined){
+let data162 = data156.limits;
+const _errs530 = errors;
+if(errors === _errs530){
+if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
+const _errs532 = errors;
+for(const key32 in data162){
+if(!(((key32 === "rpm") || (key32 === "rps")) || (key32 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data162}];
+return false;
+break;
+}
+}
+if(_errs532 === errors){
+if(data162.rpm !== undefined){
+let data163 = data162.rpm;
+const _errs533 = errors;
+if(!((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163)))){
+let dataType188 = typeof data163;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 === "boolean" || data163 === null
+              || (dataType188 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
+coerced188 = +data163;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data163}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data163 = coerced188;
+if(data162 !== undefined){
+data162["rpm"] = coerced188;
+}
+}
+}
+if(errors === _errs533){
+if(typeof data163 == "number"){
+if(data163 < 1 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data163}];
+return false;
+}
+}
+}
+var valid61 = _errs533 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data162.rps !== undefined){
+let data164 = data162.rps;
+const _errs535 = errors;
+if(!((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164)))){
+let dataType189 = typeof data164;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 === "boolean" || data164 === null
+              || (dataType189 === "string" && data164 && data164 == +data164 && !(data164 % 1))){
+coerced189 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data164}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data164 = coerced189;
+if(data162 !== undefined){
+data162["rps"] = coerced189;
+}
+}
+}
+if(errors === _errs535){
+if(typeof data164 == "number"){
+if(data164 < 1 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data164}];
+return false;
+}
+}
+}
+var valid61 = _errs535 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data162.tpm !== undefined){
+let data165 = data162.tpm;
+const _errs537 = errors;
+if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
+let dataType190 = typeof data165;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 === "boolean" || data165 === null
+              || (dataType190 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
+coerced190 = +data165;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data165}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data165 = coerced190;
+if(data162 !== undefined){
+data162["tpm"] = coerced190;
+}
+}
+}
+if(errors === _errs537){
+if(typeof data165 == "number"){
+if(data165 < 1 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data165}];
+return false;
+}
+}
+}
+var valid61 = _errs537 === errors;
+}
+else {
+var valid61 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data162}];
+return false;
+}
+}
+var valid59 = _errs530 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data156.policy !== undefined){
+let data166 = data156.policy;
+const _errs539 = errors;
+if(errors === _errs539){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+const _errs541 = errors;
+for(const key33 in data166){
+if(!((key33 === "streaming") || (key33 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data166}];
+return false;
+break;
+}
+}
+if(_errs541 === errors){
+if(data166.streaming !== undefined){
+let data167 = data166.streaming;
+const _errs542 = errors;
+if(typeof data167 !== "boolean"){
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(data167 === "false" || data167 === 0 || data167 === null){
+coerced191 = false;
+}
+else if(data167 === "true" || data167 === 1){
+coerced191 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data167}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data167 = coerced191;
+if(data166 !== undefined){
+data166["streaming"] = coerced191;
+}
+}
+}
+var valid62 = _errs542 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data166.max_reasoning_effort !== undefined){
+let data168 = data166.max_reasoning_effort;
+const _errs544 = errors;
+const _errs545 = errors;
+let valid63 = false;
+const _errs546 = errors;
+if(typeof data168 !== "string"){
+let dataType192 = typeof data168;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data168;
+}
+else if(data168 === null){
+coerced192 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data168};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+}
+if(coerced192 !== undefined){
+data168 = coerced192;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced192;
+}
+}
+}
+if("none" !== data168){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data168};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+var _valid19 = _errs546 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs548 = errors;
+if(typeof data168 !== "string"){
+let dataType193 = typeof data168;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data168;
+}
+else if(data168 === null){
+coerced193 = "";
+}
+else {
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data168};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+}
+if(coerced193 !== undefined){
+data168 = coerced193;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced193;
+}
+}
+}
+if("minimal" !== data168){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data168};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+var _valid19 = _errs548 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs550 = errors;
+if(typeof data168 !== "string"){
+let dataType194 = typeof data168;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data168;
+}
+else if(data168 === null){
+coerced194 = "";
+}
+else {
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data168};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+if(coerced194 !== undefined){
+data168 = coerced194;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced194;
+}
+}
+}
+if("low" !== data168){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data168};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid19 = _errs550 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs552 = errors;
+if(typeof data168 !== "string"){
+let dataType195 = typeof data168;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data168;
+}
+else if(data168 === null){
+coerced195 = "";
+}
+else {
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data168};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+}
+if(coerced195 !== undefined){
+data168 = coerced195;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced195;
+}
+}
+}
+if("medium" !== data168){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data168};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+var _valid19 = _errs552 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs554 = errors;
+if(typeof data168 !== "string"){
+let dataType196 = typeof data168;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data168;
+}
+else if(data168 === null){
+coerced196 = "";
+}
+else {
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data168};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+}
+if(coerced196 !== undefined){
+data168 = coerced196;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced196;
+}
+}
+}
+if("high" !== data168){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data168};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+var _valid19 = _errs554 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs556 = errors;
+if(typeof data168 !== "string"){
+let dataType197 = typeof data168;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data168;
+}
+else if(data168 === null){
+coerced197 = "";
+}
+else {
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data168};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+}
+if(coerced197 !== undefined){
+data168 = coerced197;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced197;
+}
+}
+}
+if("xhigh" !== data168){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data168};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+var _valid19 = _errs556 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs558 = errors;
+if(typeof data168 !== "string"){
+let dataType198 = typeof data168;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data168;
+}
+else if(data168 === null){
+coerced198 = "";
+}
+else {
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data168};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(coerced198 !== undefined){
+data168 = coerced198;
+if(data166 !== undefined){
+data166["max_reasoning_effort"] = coerced198;
+}
+}
+}
+if("max" !== data168){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data168};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs558 === errors;
+valid63 = valid63 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid63){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data168};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs545;
+if(vErrors !== null){
+if(_errs545){
+vErrors.length = _errs545;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid62 = _errs544 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data166}];
+return false;
+}
+}
+var valid59 = _errs539 === errors;
+}
+else {
+var valid59 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data156}];
+return false;
+}
+}
+var valid58 = _errs517 === errors;
+if(!valid58){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data155}];
+return false;
+}
+}
+var valid0 = _errs515 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data167 = data.keys;
-const _errs552 = errors;
-if(errors === _errs552){
-if(Array.isArray(data167)){
-var valid62 = true;
-const len9 = data167.length;
-for(let i9=0; i9<len9; i9++){
-let data168 = data167[i9];
-const _errs554 = errors;
-if(errors === _errs554){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+let data169 = data.keys;
+const _errs560 = errors;
+if(errors === _errs560){
+if(Array.isArray(data169)){
+var valid64 = true;
+const len10 = data169.length;
+for(let i10=0; i10<len10; i10++){
+let data170 = data169[i10];
+const _errs562 = errors;
+if(errors === _errs562){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
 let missing9;
-if((data168.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data168}];
+if((data170.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data170}];
 return false;
 }
 else {
-const _errs556 = errors;
-for(const key34 in data168){
+const _errs564 = errors;
+for(const key34 in data170){
 if(!((((((((key34 === "key") || (key34 === "account")) || (key34 === "name")) || (key34 === "spend_limit")) || (key34 === "limits")) || (key34 === "allowed_models")) || (key34 === "policy")) || (key34 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data170}];
 return false;
 break;
 }
 }
-if(_errs556 === errors){
-if(data168.key !== undefined){
-let data169 = data168.key;
-const _errs557 = errors;
-if(typeof data169 !== "string"){
-let dataType197 = typeof data169;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data169;
-}
-else if(data169 === null){
-coerced197 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data169}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data169 = coerced197;
-if(data168 !== undefined){
-data168["key"] = coerced197;
-}
-}
-}
-if(errors === _errs557){
-if(typeof data169 === "string"){
-if(func3(data169) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data169}];
-return false;
-}
-}
-}
-var valid63 = _errs557 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data168.account !== undefined){
-let data170 = data168.account;
-const _errs559 = errors;
-if(typeof data170 !== "string"){
-let dataType198 = typeof data170;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data170;
-}
-else if(data170 === null){
-coerced198 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data170}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data170 = coerced198;
-if(data168 !== undefined){
-data168["account"] = coerced198;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data170 === "string"){
-if(func3(data170) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data170}];
-return false;
-}
-}
-}
-var valid63 = _errs559 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data168.name !== undefined){
-let data171 = data168.name;
-const _errs561 = errors;
+if(_errs564 === errors){
+if(data170.key !== undefined){
+let data171 = data170.key;
+const _errs565 = errors;
 if(typeof data171 !== "string"){
 let dataType199 = typeof data171;
 let coerced199 = undefined;
@@ -9889,151 +9960,155 @@ else if(data171 === null){
 coerced199 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data171}];
 return false;
 }
 }
 if(coerced199 !== undefined){
 data171 = coerced199;
-if(data168 !== undefined){
-data168["name"] = coerced199;
+if(data170 !== undefined){
+data170["key"] = coerced199;
 }
 }
 }
-var valid63 = _errs561 === errors;
+if(errors === _errs565){
+if(typeof data171 === "string"){
+if(func3(data171) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data171}];
+return false;
+}
+}
+}
+var valid65 = _errs565 === errors;
 }
 else {
-var valid63 = true;
+var valid65 = true;
 }
-if(valid63){
-if(data168.spend_limit !== undefined){
-let data172 = data168.spend_limit;
-const _errs563 = errors;
-if(!(typeof data172 == "number")){
+if(valid65){
+if(data170.account !== undefined){
+let data172 = data170.account;
+const _errs567 = errors;
+if(typeof data172 !== "string"){
 let dataType200 = typeof data172;
 let coerced200 = undefined;
 if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data172 === null
-              || (dataType200 == "string" && data172 && data172 == +data172)){
-coerced200 = +data172;
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data172;
+}
+else if(data172 === null){
+coerced200 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data172}];
 return false;
 }
 }
 if(coerced200 !== undefined){
 data172 = coerced200;
-if(data168 !== undefined){
-data168["spend_limit"] = coerced200;
+if(data170 !== undefined){
+data170["account"] = coerced200;
 }
 }
 }
-if(errors === _errs563){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data172}];
+if(errors === _errs567){
+if(typeof data172 === "string"){
+if(func3(data172) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data172}];
 return false;
 }
 }
 }
-var valid63 = _errs563 === errors;
+var valid65 = _errs567 === errors;
 }
 else {
-var valid63 = true;
+var valid65 = true;
 }
-if(valid63){
-if(data168.limits !== undefined){
-let data173 = data168.limits;
-const _errs565 = errors;
-if(errors === _errs565){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
-const _errs567 = errors;
-for(const key35 in data173){
-if(!(((key35 === "rpm") || (key35 === "rps")) || (key35 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data173}];
-return false;
-break;
-}
-}
-if(_errs567 === errors){
-if(data173.rpm !== undefined){
-let data174 = data173.rpm;
-const _errs568 = errors;
-if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
-let dataType201 = typeof data174;
+if(valid65){
+if(data170.name !== undefined){
+let data173 = data170.name;
+const _errs569 = errors;
+if(typeof data173 !== "string"){
+let dataType201 = typeof data173;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 === "boolean" || data174 === null
-              || (dataType201 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
-coerced201 = +data174;
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data173;
+}
+else if(data173 === null){
+coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data173}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data174 = coerced201;
-if(data173 !== undefined){
-data173["rpm"] = coerced201;
+data173 = coerced201;
+if(data170 !== undefined){
+data170["name"] = coerced201;
 }
 }
 }
-if(errors === _errs568){
-if(typeof data174 == "number"){
-if(data174 < 1 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data174}];
-return false;
-}
-}
-}
-var valid64 = _errs568 === errors;
+var valid65 = _errs569 === errors;
 }
 else {
-var valid64 = true;
+var valid65 = true;
 }
-if(valid64){
-if(data173.rps !== undefined){
-let data175 = data173.rps;
-const _errs570 = errors;
-if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
-let dataType202 = typeof data175;
+if(valid65){
+if(data170.spend_limit !== undefined){
+let data174 = data170.spend_limit;
+const _errs571 = errors;
+if(!(typeof data174 == "number")){
+let dataType202 = typeof data174;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 === "boolean" || data175 === null
-              || (dataType202 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
-coerced202 = +data175;
+if(dataType202 == "boolean" || data174 === null
+              || (dataType202 == "string" && data174 && data174 == +data174)){
+coerced202 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data174}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data175 = coerced202;
-if(data173 !== undefined){
-data173["rps"] = coerced202;
+data174 = coerced202;
+if(data170 !== undefined){
+data170["spend_limit"] = coerced202;
 }
 }
 }
-if(errors === _errs570){
-if(typeof data175 == "number"){
-if(data175 < 1 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data175}];
+if(errors === _errs571){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data174}];
 return false;
 }
 }
 }
-var valid64 = _errs570 === errors;
+var valid65 = _errs571 === errors;
 }
 else {
-var valid64 = true;
+var valid65 = true;
 }
-if(valid64){
-if(data173.tpm !== undefined){
-let data176 = data173.tpm;
-const _errs572 = errors;
+if(valid65){
+if(data170.limits !== undefined){
+let data175 = data170.limits;
+const _errs573 = errors;
+if(errors === _errs573){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+const _errs575 = errors;
+for(const key35 in data175){
+if(!(((key35 === "rpm") || (key35 === "rps")) || (key35 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data175}];
+return false;
+break;
+}
+}
+if(_errs575 === errors){
+if(data175.rpm !== undefined){
+let data176 = data175.rpm;
+const _errs576 = errors;
 if(!((typeof data176 == "number") && (!(data176 % 1) && !isNaN(data176)))){
 let dataType203 = typeof data176;
 let coerced203 = undefined;
@@ -10043,266 +10118,238 @@ if(dataType203 === "boolean" || data176 === null
 coerced203 = +data176;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data176}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data176 = coerced203;
-if(data173 !== undefined){
-data173["tpm"] = coerced203;
-}
-}
-}
-if(errors === _errs572){
-if(typeof data176 == "number"){
-if(data176 < 1 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data176}];
-return false;
-}
-}
-}
-var valid64 = _errs572 === errors;
-}
-else {
-var valid64 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data173}];
-return false;
-}
-}
-var valid63 = _errs565 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data168.allowed_models !== undefined){
-let data177 = data168.allowed_models;
-const _errs574 = errors;
-if(errors === _errs574){
-if(Array.isArray(data177)){
-var valid65 = true;
-const len10 = data177.length;
-for(let i10=0; i10<len10; i10++){
-let data178 = data177[i10];
-const _errs576 = errors;
-if(typeof data178 !== "string"){
-let dataType204 = typeof data178;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data178;
-}
-else if(data178 === null){
-coerced204 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data178}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data178 = coerced204;
-if(data177 !== undefined){
-data177[i10] = coerced204;
+if(data175 !== undefined){
+data175["rpm"] = coerced203;
 }
 }
 }
 if(errors === _errs576){
-if(typeof data178 === "string"){
-if(func3(data178) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data178}];
+if(typeof data176 == "number"){
+if(data176 < 1 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data176}];
 return false;
 }
 }
 }
-var valid65 = _errs576 === errors;
-if(!valid65){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data177}];
-return false;
-}
-}
-var valid63 = _errs574 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data168.policy !== undefined){
-let data179 = data168.policy;
-const _errs578 = errors;
-if(errors === _errs578){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-const _errs580 = errors;
-for(const key36 in data179){
-if(!((key36 === "streaming") || (key36 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data179}];
-return false;
-break;
-}
-}
-if(_errs580 === errors){
-if(data179.streaming !== undefined){
-let data180 = data179.streaming;
-const _errs581 = errors;
-if(typeof data180 !== "boolean"){
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(data180 === "false" || data180 === 0 || data180 === null){
-coerced205 = false;
-}
-else if(data180 === "true" || data180 === 1){
-coerced205 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data180}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data180 = coerced205;
-if(data179 !== undefined){
-data179["streaming"] = coerced205;
-}
-}
-}
-var valid66 = _errs581 === errors;
+var valid66 = _errs576 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data179.max_reasoning_effort !== undefined){
-let data181 = data179.max_reasoning_effort;
-const _errs583 = errors;
+if(data175.rps !== undefined){
+let data177 = data175.rps;
+const _errs578 = errors;
+if(!((typeof data177 == "number") && (!(data177 % 1) && !isNaN(data177)))){
+let dataType204 = typeof data177;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 === "boolean" || data177 === null
+              || (dataType204 === "string" && data177 && data177 == +data177 && !(data177 % 1))){
+coerced204 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data177}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data177 = coerced204;
+if(data175 !== undefined){
+data175["rps"] = coerced204;
+}
+}
+}
+if(errors === _errs578){
+if(typeof data177 == "number"){
+if(data177 < 1 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data177}];
+return false;
+}
+}
+}
+var valid66 = _errs578 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data175.tpm !== undefined){
+let data178 = data175.tpm;
+const _errs580 = errors;
+if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
+let dataType205 = typeof data178;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 === "boolean" || data178 === null
+              || (dataType205 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
+coerced205 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data178}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data178 = coerced205;
+if(data175 !== undefined){
+data175["tpm"] = coerced205;
+}
+}
+}
+if(errors === _errs580){
+if(typeof data178 == "number"){
+if(data178 < 1 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data178}];
+return false;
+}
+}
+}
+var valid66 = _errs580 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data175}];
+return false;
+}
+}
+var valid65 = _errs573 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data170.allowed_models !== undefined){
+let data179 = data170.allowed_models;
+const _errs582 = errors;
+if(errors === _errs582){
+if(Array.isArray(data179)){
+var valid67 = true;
+const len11 = data179.length;
+for(let i11=0; i11<len11; i11++){
+let data180 = data179[i11];
 const _errs584 = errors;
-let valid67 = false;
-const _errs585 = errors;
-if(typeof data181 !== "string"){
-let dataType206 = typeof data181;
+if(typeof data180 !== "string"){
+let dataType206 = typeof data180;
 let coerced206 = undefined;
 if(!(coerced206 !== undefined)){
 if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data181;
+coerced206 = "" + data180;
 }
-else if(data181 === null){
+else if(data180 === null){
 coerced206 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data181};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data180}];
+return false;
 }
 }
 if(coerced206 !== undefined){
-data181 = coerced206;
+data180 = coerced206;
 if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced206;
+data179[i11] = coerced206;
 }
 }
 }
-if("none" !== data181){
-const err204 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data181};
-if(vErrors === null){
-vErrors = [err204];
+if(errors === _errs584){
+if(typeof data180 === "string"){
+if(func3(data180) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data180}];
+return false;
+}
+}
+}
+var valid67 = _errs584 === errors;
+if(!valid67){
+break;
+}
+}
 }
 else {
-vErrors.push(err204);
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data179}];
+return false;
 }
-errors++;
 }
-var _valid19 = _errs585 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs587 = errors;
-if(typeof data181 !== "string"){
-let dataType207 = typeof data181;
+var valid65 = _errs582 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data170.policy !== undefined){
+let data181 = data170.policy;
+const _errs586 = errors;
+if(errors === _errs586){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+const _errs588 = errors;
+for(const key36 in data181){
+if(!((key36 === "streaming") || (key36 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data181}];
+return false;
+break;
+}
+}
+if(_errs588 === errors){
+if(data181.streaming !== undefined){
+let data182 = data181.streaming;
+const _errs589 = errors;
+if(typeof data182 !== "boolean"){
 let coerced207 = undefined;
 if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data181;
+if(data182 === "false" || data182 === 0 || data182 === null){
+coerced207 = false;
 }
-else if(data181 === null){
-coerced207 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data181};
-if(vErrors === null){
-vErrors = [err205];
+else if(data182 === "true" || data182 === 1){
+coerced207 = true;
 }
 else {
-vErrors.push(err205);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data182}];
+return false;
 }
 }
 if(coerced207 !== undefined){
-data181 = coerced207;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced207;
+data182 = coerced207;
+if(data181 !== undefined){
+data181["streaming"] = coerced207;
 }
 }
 }
-if("minimal" !== data181){
-const err206 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data181};
-if(vErrors === null){
-vErrors = [err206];
+var valid68 = _errs589 === errors;
 }
 else {
-vErrors.push(err206);
+var valid68 = true;
 }
-errors++;
-}
-var _valid19 = _errs587 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs589 = errors;
-if(typeof data181 !== "string"){
-let dataType208 = typeof data181;
+if(valid68){
+if(data181.max_reasoning_effort !== undefined){
+let data183 = data181.max_reasoning_effort;
+const _errs591 = errors;
+const _errs592 = errors;
+let valid69 = false;
+const _errs593 = errors;
+if(typeof data183 !== "string"){
+let dataType208 = typeof data183;
 let coerced208 = undefined;
 if(!(coerced208 !== undefined)){
 if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data181;
+coerced208 = "" + data183;
 }
-else if(data181 === null){
+else if(data183 === null){
 coerced208 = "";
 }
 else {
-const err207 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data181};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-}
-}
-if(coerced208 !== undefined){
-data181 = coerced208;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced208;
-}
-}
-}
-if("low" !== data181){
-const err208 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data181};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10311,22 +10358,16 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid19 = _errs589 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs591 = errors;
-if(typeof data181 !== "string"){
-let dataType209 = typeof data181;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data181;
 }
-else if(data181 === null){
-coerced209 = "";
+if(coerced208 !== undefined){
+data183 = coerced208;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced208;
 }
-else {
-const err209 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data181};
+}
+}
+if("none" !== data183){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10335,16 +10376,22 @@ vErrors.push(err209);
 }
 errors++;
 }
+var _valid20 = _errs593 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs595 = errors;
+if(typeof data183 !== "string"){
+let dataType209 = typeof data183;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data183;
 }
-if(coerced209 !== undefined){
-data181 = coerced209;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced209;
+else if(data183 === null){
+coerced209 = "";
 }
-}
-}
-if("medium" !== data181){
-const err210 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data181};
+else {
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10353,22 +10400,16 @@ vErrors.push(err210);
 }
 errors++;
 }
-var _valid19 = _errs591 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs593 = errors;
-if(typeof data181 !== "string"){
-let dataType210 = typeof data181;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data181;
 }
-else if(data181 === null){
-coerced210 = "";
+if(coerced209 !== undefined){
+data183 = coerced209;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced209;
 }
-else {
-const err211 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data181};
+}
+}
+if("minimal" !== data183){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10377,16 +10418,22 @@ vErrors.push(err211);
 }
 errors++;
 }
+var _valid20 = _errs595 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs597 = errors;
+if(typeof data183 !== "string"){
+let dataType210 = typeof data183;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data183;
 }
-if(coerced210 !== undefined){
-data181 = coerced210;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced210;
+else if(data183 === null){
+coerced210 = "";
 }
-}
-}
-if("high" !== data181){
-const err212 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data181};
+else {
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10395,22 +10442,16 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid19 = _errs593 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs595 = errors;
-if(typeof data181 !== "string"){
-let dataType211 = typeof data181;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data181;
 }
-else if(data181 === null){
-coerced211 = "";
+if(coerced210 !== undefined){
+data183 = coerced210;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced210;
 }
-else {
-const err213 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data181};
+}
+}
+if("low" !== data183){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10419,16 +10460,22 @@ vErrors.push(err213);
 }
 errors++;
 }
+var _valid20 = _errs597 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs599 = errors;
+if(typeof data183 !== "string"){
+let dataType211 = typeof data183;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data183;
 }
-if(coerced211 !== undefined){
-data181 = coerced211;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced211;
+else if(data183 === null){
+coerced211 = "";
 }
-}
-}
-if("xhigh" !== data181){
-const err214 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data181};
+else {
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10437,22 +10484,16 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid19 = _errs595 === errors;
-valid67 = valid67 || _valid19;
-if(!valid67){
-const _errs597 = errors;
-if(typeof data181 !== "string"){
-let dataType212 = typeof data181;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data181;
 }
-else if(data181 === null){
-coerced212 = "";
+if(coerced211 !== undefined){
+data183 = coerced211;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced211;
 }
-else {
-const err215 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data181};
+}
+}
+if("medium" !== data183){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10461,16 +10502,22 @@ vErrors.push(err215);
 }
 errors++;
 }
+var _valid20 = _errs599 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs601 = errors;
+if(typeof data183 !== "string"){
+let dataType212 = typeof data183;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data183;
 }
-if(coerced212 !== undefined){
-data181 = coerced212;
-if(data179 !== undefined){
-data179["max_reasoning_effort"] = coerced212;
+else if(data183 === null){
+coerced212 = "";
 }
-}
-}
-if("max" !== data181){
-const err216 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data181};
+else {
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10479,16 +10526,16 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid19 = _errs597 === errors;
-valid67 = valid67 || _valid19;
+}
+if(coerced212 !== undefined){
+data183 = coerced212;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced212;
 }
 }
 }
-}
-}
-}
-if(!valid67){
-const err217 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data181};
+if("high" !== data183){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10496,57 +10543,23 @@ else {
 vErrors.push(err217);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs584;
-if(vErrors !== null){
-if(_errs584){
-vErrors.length = _errs584;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid66 = _errs583 === errors;
-}
-else {
-var valid66 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data179}];
-return false;
-}
-}
-var valid63 = _errs578 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data168.status !== undefined){
-let data182 = data168.status;
-const _errs599 = errors;
-const _errs600 = errors;
-let valid68 = false;
-const _errs601 = errors;
-if(typeof data182 !== "string"){
-let dataType213 = typeof data182;
+var _valid20 = _errs601 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs603 = errors;
+if(typeof data183 !== "string"){
+let dataType213 = typeof data183;
 let coerced213 = undefined;
 if(!(coerced213 !== undefined)){
 if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data182;
+coerced213 = "" + data183;
 }
-else if(data182 === null){
+else if(data183 === null){
 coerced213 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data182};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10557,14 +10570,14 @@ errors++;
 }
 }
 if(coerced213 !== undefined){
-data182 = coerced213;
-if(data168 !== undefined){
-data168["status"] = coerced213;
+data183 = coerced213;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("active" !== data182){
-const err219 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data182};
+if("xhigh" !== data183){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10573,22 +10586,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs601 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs603 = errors;
-if(typeof data182 !== "string"){
-let dataType214 = typeof data182;
+var _valid20 = _errs603 === errors;
+valid69 = valid69 || _valid20;
+if(!valid69){
+const _errs605 = errors;
+if(typeof data183 !== "string"){
+let dataType214 = typeof data183;
 let coerced214 = undefined;
 if(!(coerced214 !== undefined)){
 if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data182;
+coerced214 = "" + data183;
 }
-else if(data182 === null){
+else if(data183 === null){
 coerced214 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data182};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data183};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10599,14 +10612,14 @@ errors++;
 }
 }
 if(coerced214 !== undefined){
-data182 = coerced214;
-if(data168 !== undefined){
-data168["status"] = coerced214;
+data183 = coerced214;
+if(data181 !== undefined){
+data181["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("blocked" !== data182){
-const err221 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data182};
+if("max" !== data183){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data183};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10615,22 +10628,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs603 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs605 = errors;
-if(typeof data182 !== "string"){
-let dataType215 = typeof data182;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data182;
+var _valid20 = _errs605 === errors;
+valid69 = valid69 || _valid20;
 }
-else if(data182 === null){
-coerced215 = "";
 }
-else {
-const err222 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data182};
+}
+}
+}
+}
+if(!valid69){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data183};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10638,17 +10645,57 @@ else {
 vErrors.push(err222);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs592;
+if(vErrors !== null){
+if(_errs592){
+vErrors.length = _errs592;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced215 !== undefined){
-data182 = coerced215;
-if(data168 !== undefined){
-data168["status"] = coerced215;
+}
+var valid68 = _errs591 === errors;
+}
+else {
+var valid68 = true;
 }
 }
 }
-if("revoked" !== data182){
-const err223 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data182};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data181}];
+return false;
+}
+}
+var valid65 = _errs586 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data170.status !== undefined){
+let data184 = data170.status;
+const _errs607 = errors;
+const _errs608 = errors;
+let valid70 = false;
+const _errs609 = errors;
+if(typeof data184 !== "string"){
+let dataType215 = typeof data184;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data184;
+}
+else if(data184 === null){
+coerced215 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data184};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10657,22 +10704,16 @@ vErrors.push(err223);
 }
 errors++;
 }
-var _valid20 = _errs605 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs607 = errors;
-if(typeof data182 !== "string"){
-let dataType216 = typeof data182;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data182;
 }
-else if(data182 === null){
-coerced216 = "";
+if(coerced215 !== undefined){
+data184 = coerced215;
+if(data170 !== undefined){
+data170["status"] = coerced215;
 }
-else {
-const err224 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data182};
+}
+}
+if("active" !== data184){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data184};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10681,16 +10722,22 @@ vErrors.push(err224);
 }
 errors++;
 }
+var _valid21 = _errs609 === errors;
+valid70 = valid70 || _valid21;
+if(!valid70){
+const _errs611 = errors;
+if(typeof data184 !== "string"){
+let dataType216 = typeof data184;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data184;
 }
-if(coerced216 !== undefined){
-data182 = coerced216;
-if(data168 !== undefined){
-data168["status"] = coerced216;
+else if(data184 === null){
+coerced216 = "";
 }
-}
-}
-if("deleted" !== data182){
-const err225 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data182};
+else {
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data184};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10699,13 +10746,16 @@ vErrors.push(err225);
 }
 errors++;
 }
-var _valid20 = _errs607 === errors;
-valid68 = valid68 || _valid20;
+}
+if(coerced216 !== undefined){
+data184 = coerced216;
+if(data170 !== undefined){
+data170["status"] = coerced216;
 }
 }
 }
-if(!valid68){
-const err226 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data182};
+if("blocked" !== data184){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data184};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10713,24 +10763,123 @@ else {
 vErrors.push(err226);
 }
 errors++;
+}
+var _valid21 = _errs611 === errors;
+valid70 = valid70 || _valid21;
+if(!valid70){
+const _errs613 = errors;
+if(typeof data184 !== "string"){
+let dataType217 = typeof data184;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data184;
+}
+else if(data184 === null){
+coerced217 = "";
+}
+else {
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data184};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+if(coerced217 !== undefined){
+data184 = coerced217;
+if(data170 !== undefined){
+data170["status"] = coerced217;
+}
+}
+}
+if("revoked" !== data184){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data184};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+var _valid21 = _errs613 === errors;
+valid70 = valid70 || _valid21;
+if(!valid70){
+const _errs615 = errors;
+if(typeof data184 !== "string"){
+let dataType218 = typeof data184;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data184;
+}
+else if(data184 === null){
+coerced218 = "";
+}
+else {
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data184};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+if(coerced218 !== undefined){
+data184 = coerced218;
+if(data170 !== undefined){
+data170["status"] = coerced218;
+}
+}
+}
+if("deleted" !== data184){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data184};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+var _valid21 = _errs615 === errors;
+valid70 = valid70 || _valid21;
+}
+}
+}
+if(!valid70){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data184};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs600;
+errors = _errs608;
 if(vErrors !== null){
-if(_errs600){
-vErrors.length = _errs600;
+if(_errs608){
+vErrors.length = _errs608;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs599 === errors;
+var valid65 = _errs607 === errors;
 }
 else {
-var valid63 = true;
+var valid65 = true;
 }
 }
 }
@@ -10743,22 +10892,22 @@ var valid63 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data170}];
 return false;
 }
 }
-var valid62 = _errs554 === errors;
-if(!valid62){
+var valid64 = _errs562 === errors;
+if(!valid64){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data169}];
 return false;
 }
 }
-var valid0 = _errs552 === errors;
+var valid0 = _errs560 === errors;
 }
 else {
 var valid0 = true;
