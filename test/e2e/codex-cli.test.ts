@@ -109,10 +109,8 @@ enabled = false
         CODEX_HOME: home,
         SWITCHYARD_API_KEY: API_KEY,
         RUST_LOG: 'error',
-      CODEX_DISABLE_UPDATE_CHECK: '1',
+        CODEX_DISABLE_UPDATE_CHECK: '1',
       };
-      writeFileSync(join(home, 'placeholder'), '');
-      const { mkdirSync } = await import('node:fs');
       mkdirSync(work);
       const run = await codexExec(
         [
@@ -130,7 +128,7 @@ enabled = false
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
       if (process.env.SWITCHYARD_CODEX_DEBUG === '1') process.stderr.write(`${run.stdout}\n${run.stderr}\n`);
-    const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
+      const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
       const command = events.find(
         (event) => event.type === 'item.completed' && event.item?.type === 'command_execution',
       );

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI, { AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { assertResponsesEventOrder, parseResponsesEvents } from '../support/responses-events.js';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // Issue 20: the OpenAI Responses API through Switchyard with the official client, on a
 // simulated node of each protocol (chat completions, Anthropic, Gemini): create, stream,
@@ -236,5 +237,96 @@ keys:
       }),
       (error: unknown) => error instanceof BadRequestError && error.param === 'tool_choice',
     );
+  });
+});
+
+describe('the Responses API passed through to a node that serves it (apis: [chat, responses])', () => {
+  let gateway: TestGateway;
+  let node: SimulatedNode;
+  let client: OpenAI;
+
+  before(async () => {
+    node = await startSimulator({
+      scripts: {
+        '*': [
+          {
+            when: { tools_offered: true, last_role: 'user' },
+            call: { tool: 'get_weather', arguments: { city: 'Oslo' } },
+          },
+          { when: { last_role: 'tool' }, answer: 'The weather: {{tool_result}}' },
+        ],
+      },
+    });
+    gateway = await startTestGateway(`
+nodes:
+  - { id: native, provider: openai, base_url: "${node.baseUrl}", apis: [chat, responses] }
+models:
+  - { id: native-model, context_length: 32000, max_output_tokens: 2000, routes: [{ node: native, model: upstream-name }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+    client = new OpenAI({ apiKey: API_KEY, baseURL: gateway.baseUrl, maxRetries: 0, timeout: 10_000 });
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await node?.close();
+  });
+
+  test(
+    "the body goes through unchanged except model and the output cap; the reply keeps the node's id and is stored",
+    TIMEOUT,
+    async () => {
+      const created = await client.responses.create({
+        model: 'native-model',
+        input: 'Say hello.',
+        max_output_tokens: 500,
+        // A field only OpenAI knows: passed through to the node as is (PRODUCT.md decision 8).
+        ...({ client_metadata: { session: 's1' } } as object),
+      });
+      const seen = node.stats().lastRequest;
+      assert.equal(seen?.path, '/v1/responses');
+      const body = seen?.body as Record<string, unknown>;
+      assert.equal(body.model, 'upstream-name');
+      assert.equal(body.max_output_tokens, 500);
+      assert.deepEqual(body.client_metadata, { session: 's1' });
+      assert.equal(body.input, 'Say hello.');
+      assert.equal(created.model, 'native-model', "the client's model id is put back");
+      assert.match(created.id, /^resp_0+\d+$/, "the node's own response id");
+      assert.ok(created.output_text.length > 0);
+      assert.ok((created.usage?.output_tokens ?? 0) > 0);
+      const stored = await client.responses.retrieve(created.id);
+      assert.equal(stored.id, created.id);
+    },
+  );
+
+  test("a stream relays the node's events; finalResponse() reads them", TIMEOUT, async () => {
+    const response = await fetch(`${gateway.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'native-model', input: 'Weather?', tools: [WEATHER], stream: true }),
+    });
+    const final = assertResponsesEventOrder(parseResponsesEvents(await response.text()));
+    assert.equal(final.model, 'native-model');
+    assert.equal((node.stats().lastRequest?.body as Record<string, unknown>).stream, true);
+
+    const stream = client.responses.stream({ model: 'native-model', input: 'Tell me a story.' });
+    let text = '';
+    for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+    assert.equal((await stream.finalResponse()).output_text, text);
+  });
+
+  test('a two-turn tool loop replayed with store: false', TIMEOUT, async () => {
+    const input: ResponseInputItem[] = [{ role: 'user', content: 'Weather in Oslo?' }];
+    const first = await client.responses.create({ model: 'native-model', input, tools: [WEATHER], store: false });
+    const call = first.output.find((item) => item.type === 'function_call');
+    assert.ok(call?.type === 'function_call');
+    const second = await client.responses.create({
+      model: 'native-model',
+      store: false,
+      tools: [WEATHER],
+      input: [...input, call, { type: 'function_call_output', call_id: call.call_id, output: 'fog' }],
+    });
+    assert.equal(second.output_text, 'The weather: fog');
   });
 });

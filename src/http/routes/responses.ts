@@ -114,7 +114,8 @@ export function responsesRoute(
         ? () => undefined
         : ({ response: finished, node }) =>
             services.responses.save({
-              id,
+              // A native node's reply keeps its own id (the one the client got).
+              id: typeof finished.id === 'string' ? finished.id : id,
               accountId: owner,
               createdAt,
               model: parsed.model,
