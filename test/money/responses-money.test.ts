@@ -2,14 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
-import {
-  accountWithKey,
-  AdminClient,
-  expectedCostNano,
-  gatewayYaml,
-  openaiClient,
-  usdToNano,
-} from '../support/money.js';
+import { accountWithKey, AdminClient, expectedCostNano, gatewayYaml, openaiClient } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { waitFor } from '../support/wait-for.js';
