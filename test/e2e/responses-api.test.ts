@@ -202,6 +202,27 @@ keys:
     },
   );
 
+  test('POST /v1/responses/input_tokens counts the prompt, the stored conversation included', TIMEOUT, async () => {
+    const count = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${gateway.baseUrl}/responses/input_tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 200);
+      assert.ok(response.headers.get('x-request-id'));
+      const answer = (await response.json()) as { object: string; input_tokens: number };
+      assert.equal(answer.object, 'response.input_tokens');
+      return answer.input_tokens;
+    };
+    const short = await count({ model: 'agent-openai', input: 'Hello.' });
+    const longer = await count({ model: 'agent-openai', input: 'Hello. '.repeat(50) });
+    assert.ok(short > 0 && longer > short + 40, `${short} < ${longer}`);
+    const first = await client.responses.create({ model: 'agent-openai', input: 'Hello. '.repeat(50) });
+    const continued = await count({ model: 'agent-openai', input: 'Hello.', previous_response_id: first.id });
+    assert.ok(continued > longer, 'the stored conversation counts too');
+  });
+
   test("errors come in OpenAI's shape, as the client's own classes", TIMEOUT, async () => {
     await assert.rejects(
       client.responses.create({ model: 'agent-openai', input: 'x', temperature: 5 }),
