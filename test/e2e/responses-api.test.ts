@@ -351,3 +351,93 @@ keys:
     assert.equal(second.output_text, 'The weather: fog');
   });
 });
+
+describe('reasoning replayed with store: false goes back only to the node that made it', () => {
+  let gateway: TestGateway;
+  let claude: SimulatedNode;
+  let otherClaude: SimulatedNode;
+  let client: OpenAI;
+
+  before(async () => {
+    const scripts = {
+      '*': [
+        {
+          when: { tools_offered: true, last_role: 'user' as const },
+          call: { tool: 'get_weather', arguments: { city: 'Oslo' } },
+        },
+        { when: { last_role: 'tool' as const }, answer: 'The weather: {{tool_result}}' },
+      ],
+    };
+    claude = await startSimulator({ protocol: 'anthropic', scripts });
+    otherClaude = await startSimulator({ protocol: 'anthropic', scripts });
+    gateway = await startTestGateway(`
+nodes:
+  - { id: claude, provider: anthropic, base_url: "${claude.baseUrl}", api_key: k }
+  - { id: other-claude, provider: anthropic, base_url: "${otherClaude.baseUrl}", api_key: k }
+models:
+  - { id: thinker, default_max_tokens: 4000, reasoning: { default_effort: low }, routes: [{ node: claude, model: claude-sim }] }
+  - { id: other-thinker, default_max_tokens: 4000, reasoning: { default_effort: low }, routes: [{ node: other-claude, model: claude-sim }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+    client = new OpenAI({ apiKey: API_KEY, baseURL: gateway.baseUrl, maxRetries: 0, timeout: 10_000 });
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await claude?.close();
+    await otherClaude?.close();
+  });
+
+  /** The assistant turn the node was sent in the request after the first one. */
+  const replayedTurn = (node: SimulatedNode) => {
+    const body = node.stats().lastRequest?.body as {
+      messages: { role: string; content: { type: string; signature?: string }[] }[];
+    };
+    return body.messages.find((message) => message.role === 'assistant');
+  };
+
+  test(
+    "Anthropic thinking comes back signed to its node, in the envelope; another node's request goes without it",
+    TIMEOUT,
+    async () => {
+      const input: ResponseInputItem[] = [{ role: 'user', content: 'Weather in Oslo?' }];
+      const first = await client.responses.create({
+        model: 'thinker',
+        input,
+        tools: [WEATHER],
+        store: false,
+        reasoning: { summary: 'auto' },
+        include: ['reasoning.encrypted_content'],
+      });
+      const reasoning = first.output.find((item) => item.type === 'reasoning');
+      assert.ok(reasoning?.type === 'reasoning');
+      assert.match(reasoning.encrypted_content ?? '', /^swy1\./, "Switchyard's envelope, not the node's signature");
+      const call = first.output.find((item) => item.type === 'function_call');
+      assert.ok(call?.type === 'function_call');
+      const replay: ResponseInputItem[] = [
+        ...input,
+        reasoning,
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: 'sun' },
+      ];
+
+      const second = await client.responses.create({ model: 'thinker', input: replay, tools: [WEATHER], store: false });
+      assert.equal(second.output_text, 'The weather: sun');
+      const turn = replayedTurn(claude);
+      assert.equal(turn?.content[0]?.type, 'thinking', 'the thinking block leads the assistant turn again');
+      assert.ok(
+        (turn?.content[0]?.signature ?? '').length > 0 && !turn?.content[0]?.signature?.startsWith('swy1.'),
+        "the node's own signature",
+      );
+
+      await client.responses.create({ model: 'other-thinker', input: replay, tools: [WEATHER], store: false });
+      const elsewhere = replayedTurn(otherClaude);
+      assert.ok(elsewhere !== undefined);
+      assert.ok(
+        !elsewhere.content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking'),
+        'no foreign thinking',
+      );
+    },
+  );
+});

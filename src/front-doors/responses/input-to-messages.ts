@@ -31,14 +31,15 @@ const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
  * Maps Responses input items to chat messages (inbound-protocols 3.5): messages keep their
  * role, tool calls join the assistant message before them, tool outputs become `tool`
  * messages, reasoning in Switchyard's envelope goes back to the next assistant message when
- * it was made by a translated node (any other reasoning is dropped: its owner alone could
- * read it), `item_reference`s are replaced by the items they name, and hosted-tool replays
+ * the node that made it will be asked (`readsReasoning`; any other reasoning is dropped:
+ * its owner alone could read it), `item_reference`s are replaced by the items they name, and hosted-tool replays
  * are dropped for a translated node.
  */
 export function inputToMessages(
   items: readonly LocatedItem[],
   references: ReadonlyMap<string, Item>,
   envelope: ReasoningEnvelope,
+  readsReasoning: (node: string) => boolean,
 ): TranslatedInput {
   const messages: ChatMessage[] = [];
   let pendingReasoning: ReasoningArtifact | undefined;
@@ -106,7 +107,7 @@ export function inputToMessages(
       }
       case 'reasoning': {
         const opened = typeof item.encrypted_content === 'string' ? envelope.open(item.encrypted_content) : undefined;
-        if (opened !== undefined) {
+        if (opened !== undefined && readsReasoning(opened.node)) {
           pendingReasoning = mergeArtifacts(pendingReasoning, opened.artifact);
           reasoningNode = opened.node;
         }

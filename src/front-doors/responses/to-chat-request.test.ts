@@ -8,7 +8,8 @@ import { toChatRequest, type ConversationContext } from './to-chat-request.js';
 
 const CAPS = { maxMessages: 100, maxChoices: 1, maxJsonDepth: 64 };
 const envelope = new ReasoningEnvelope();
-const none: ConversationContext = { history: [], references: new Map(), envelope };
+const readsReasoning = (node: string) => node !== 'node-elsewhere';
+const none: ConversationContext = { history: [], references: new Map(), envelope, readsReasoning };
 
 function translate(body: Record<string, unknown>, conversation: ConversationContext = none) {
   return toChatRequest(parseCreateResponse(JSON.stringify({ model: 'm', ...body }), CAPS), conversation);
@@ -174,6 +175,15 @@ test('reasoning in our envelope goes back to the next assistant turn with its no
     thinking_blocks: [{ type: 'thinking', thinking: 't', signature: 's' }],
     tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
   });
+  const elsewhere = envelope.seal('node-elsewhere', { reasoning_content: 'r' });
+  const notServing = translate({
+    input: [
+      { type: 'reasoning', summary: [], encrypted_content: elsewhere },
+      { role: 'assistant', content: 'a' },
+    ],
+  });
+  assert.equal(notServing.reasoningNode, undefined, 'a node that will not be asked gets nothing back');
+  assert.deepEqual(notServing.chat.messages[0], { role: 'assistant', content: 'a' });
   const forged = `${sealed.slice(0, -3)}abc`;
   const dropped = translate({
     input: [
@@ -188,6 +198,7 @@ test('reasoning in our envelope goes back to the next assistant turn with its no
 
 test('the stored conversation comes before the input, item references are resolved, unknown ones are 404', () => {
   const conversation: ConversationContext = {
+    readsReasoning,
     history: [
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] },
       { type: 'message', role: 'assistant', id: 'msg_1', content: [{ type: 'output_text', text: 'answer' }] },

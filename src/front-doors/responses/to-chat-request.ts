@@ -15,6 +15,8 @@ export interface ConversationContext {
   /** Stored items an `item_reference` may name, by id. */
   readonly references: ReadonlyMap<string, Item>;
   readonly envelope: ReasoningEnvelope;
+  /** Whether a node may be given back reasoning it made: it serves the model and is available (it is then tried first). */
+  readonly readsReasoning: (node: string) => boolean;
 }
 
 /** A Responses request as the pipeline takes it, with what the reply mapping needs to know. */
@@ -42,7 +44,12 @@ export function toChatRequest(
   } else {
     request.input.forEach((item, index) => located.push({ item: item as Item, path: `input[${index}]` }));
   }
-  const { messages, reasoningNode } = inputToMessages(located, conversation.references, conversation.envelope);
+  const { messages, reasoningNode } = inputToMessages(
+    located,
+    conversation.references,
+    conversation.envelope,
+    conversation.readsReasoning,
+  );
   if (typeof request.instructions === 'string' && request.instructions !== '') {
     messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
   }

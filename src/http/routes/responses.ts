@@ -67,7 +67,10 @@ async function readResponsesRequest(
       ? { items: [], node: null }
       : await conversationBefore(services.responses, owner, previousId);
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
-  const translated = toChatRequest(parsed, { history: history.items, references, envelope });
+  const readsReasoning = (node: string): boolean =>
+    services.routes.routes(parsed.model).some((route) => route.nodeId === node) &&
+    services.nodes.get(node)?.isAvailable() === true;
+  const translated = toChatRequest(parsed, { history: history.items, references, envelope, readsReasoning });
   const gatewayRequest: GatewayRequest = {
     frontDoor: 'responses',
     chat: translated.chat,
