@@ -11,7 +11,7 @@ import { errorEnvelopeJson } from './error-envelope.js';
 import { BodyBudget } from './body-budget.js';
 import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
-import type { ErrorShape } from './error-shape.js';
+import { RESPONSES_ERROR_SHAPE, type ErrorShape } from './error-shape.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
@@ -100,11 +100,11 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     ],
     [
       '/v1/responses',
-      { method: 'POST', handler: responsesRoute(services, logger, bodies, envelope), frontDoor: 'responses' },
+      { method: 'POST', handler: responsesRoute(services, logger, bodies, envelope), frontDoor: 'responses', errors: RESPONSES_ERROR_SHAPE },
     ],
     [
       '/v1/responses/input_tokens',
-      { method: 'POST', handler: responsesInputTokensRoute(services, bodies, envelope), frontDoor: 'responses' },
+      { method: 'POST', handler: responsesInputTokensRoute(services, bodies, envelope), frontDoor: 'responses', errors: RESPONSES_ERROR_SHAPE },
     ],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
