@@ -100,11 +100,21 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     ],
     [
       '/v1/responses',
-      { method: 'POST', handler: responsesRoute(services, logger, bodies, envelope), frontDoor: 'responses', errors: RESPONSES_ERROR_SHAPE },
+      {
+        method: 'POST',
+        handler: responsesRoute(services, logger, bodies, envelope),
+        frontDoor: 'responses',
+        errors: RESPONSES_ERROR_SHAPE,
+      },
     ],
     [
       '/v1/responses/input_tokens',
-      { method: 'POST', handler: responsesInputTokensRoute(services, bodies, envelope), frontDoor: 'responses', errors: RESPONSES_ERROR_SHAPE },
+      {
+        method: 'POST',
+        handler: responsesInputTokensRoute(services, bodies, envelope),
+        frontDoor: 'responses',
+        errors: RESPONSES_ERROR_SHAPE,
+      },
     ],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],

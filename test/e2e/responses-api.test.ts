@@ -440,4 +440,22 @@ keys:
       );
     },
   );
+  test(
+    "an Anthropic node's own 400 reaches the client in OpenAI's shape, with the node's status",
+    TIMEOUT,
+    async () => {
+      claude.setFaults({ failFirst: { count: 1, status: 400 } });
+      const response = await fetch(`${gateway.baseUrl}/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'thinker', input: 'Hi' }),
+      });
+      claude.setFaults({});
+      assert.equal(response.status, 400);
+      const body = (await response.json()) as { type?: string; error: Record<string, unknown> };
+      assert.equal(body.type, undefined, "not Anthropic's envelope");
+      assert.equal(typeof body.error.message, 'string');
+      assert.ok('param' in body.error && 'code' in body.error && 'type' in body.error);
+    },
+  );
 });
