@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
+import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // Issue 20: the Vercel AI SDK's default OpenAI provider (`createOpenAI()(model)` calls
 // /v1/responses, with `store` true and earlier assistant turns replayed as item
@@ -22,8 +23,17 @@ const SCRIPT = `
 describe('the AI SDK default OpenAI provider through the Responses door', () => {
   let gateway: TestGateway;
   let openai: ReturnType<typeof createOpenAI>;
+  let native: SimulatedNode;
 
   before(async () => {
+    native = await startSimulator({
+      scripts: {
+        '*': [
+          { when: { tools_offered: true, last_role: 'user' }, call: { tool: 'weather', arguments: { city: 'Oslo' } } },
+          { when: { last_role: 'tool' }, answer: 'Forecast: {{tool_result}}' },
+        ],
+      },
+    });
     gateway = await startTestGateway(`
 nodes:
   - id: sim-openai
@@ -37,7 +47,9 @@ nodes:
     provider: simulated
     simulated:
       protocol: gemini${SCRIPT}
+  - { id: native, provider: openai, base_url: "${native.baseUrl}", apis: [chat, responses] }
 models:
+  - { id: sdk-native, routes: [{ node: native }] }
   - { id: sdk-openai, reasoning: { default_effort: low }, routes: [{ node: sim-openai }] }
   - { id: sdk-claude, default_max_tokens: 4000, reasoning: { default_effort: low }, routes: [{ node: sim-claude, model: claude-sim }] }
   - { id: sdk-gemini, routes: [{ node: sim-gemini, model: gemini-sim }] }
@@ -49,6 +61,7 @@ keys:
 
   after(async () => {
     await gateway?.close();
+    await native?.close();
   });
 
   const weather = tool({
@@ -60,6 +73,27 @@ keys:
     }),
     execute: ({ city }) => Promise.resolve(`${city}: 18 °C and clear`),
   });
+
+  test(
+    'a node that serves the Responses API itself: generateText, streamText and a store: false tool loop pass through',
+    TIMEOUT,
+    async () => {
+      const generated = await generateText({ model: openai('sdk-native'), prompt: 'Say hello.', maxRetries: 0 });
+      assert.ok(generated.text.length > 0);
+      assert.equal(native.stats().lastRequest?.path, '/v1/responses');
+      const streamed = streamText({ model: openai('sdk-native'), prompt: 'Tell me a story.', maxRetries: 0 });
+      assert.ok((await streamed.text).length > 0);
+      const looped = await generateText({
+        model: openai('sdk-native'),
+        prompt: 'What is the weather in Oslo?',
+        tools: { weather },
+        stopWhen: stepCountIs(3),
+        providerOptions: { openai: { store: false } },
+        maxRetries: 0,
+      });
+      assert.equal(looped.text, 'Forecast: Oslo: 18 °C and clear');
+    },
+  );
 
   for (const model of ['sdk-openai', 'sdk-claude', 'sdk-gemini']) {
     test(`${model}: generateText and streamText with the default provider`, TIMEOUT, async () => {
