@@ -337,6 +337,21 @@ keys:
     assert.equal((await stream.finalResponse()).output_text, text);
   });
 
+  test('an item_reference to nothing stored here goes to the node, which answers for it', TIMEOUT, async () => {
+    await assert.rejects(
+      client.responses.create({
+        model: 'native-model',
+        input: [
+          { type: 'item_reference', id: 'msg_kept_by_openai' },
+          { role: 'user', content: 'Go on.' },
+        ],
+      }),
+      (error: unknown) => error instanceof BadRequestError && /msg_kept_by_openai/.test(error.message),
+    );
+    const input = (node.stats().lastRequest?.body as { input: { type?: string; id?: string }[] }).input;
+    assert.deepEqual(input[0], { type: 'item_reference', id: 'msg_kept_by_openai' });
+  });
+
   test('a two-turn tool loop replayed with store: false', TIMEOUT, async () => {
     const input: ResponseInputItem[] = [{ role: 'user', content: 'Weather in Oslo?' }];
     const first = await client.responses.create({ model: 'native-model', input, tools: [WEATHER], store: false });

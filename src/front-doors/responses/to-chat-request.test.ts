@@ -226,6 +226,16 @@ test('the stored conversation comes before the input, item references are resolv
     { role: 'user', content: 'next' },
   ]);
   rejects(() => translate({ input: [{ type: 'item_reference', id: 'rs_unknown' }] }), 404, 'input[0]');
+  const forNative = translate(
+    {
+      input: [
+        { type: 'item_reference', id: 'msg_openai_own' },
+        { role: 'user', content: 'next' },
+      ],
+    },
+    { ...none, unresolvedReferencesAllowed: true },
+  );
+  assert.deepEqual(forNative.chat.messages, [{ role: 'user', content: 'next' }], 'left for the native node to resolve');
 });
 
 test('bad input is a 400 naming the parameter', () => {

@@ -17,6 +17,8 @@ export interface ConversationContext {
   readonly envelope: ReasoningEnvelope;
   /** Whether a node may be given back reasoning it made: it serves the model and is available (it is then tried first). */
   readonly readsReasoning: (node: string) => boolean;
+  /** A node of the model serves the Responses API natively: item references it may hold need not be stored here. */
+  readonly unresolvedReferencesAllowed?: boolean;
 }
 
 /** A Responses request as the pipeline takes it, with what the reply mapping needs to know. */
@@ -49,6 +51,7 @@ export function toChatRequest(
     conversation.references,
     conversation.envelope,
     conversation.readsReasoning,
+    conversation.unresolvedReferencesAllowed === true,
   );
   if (typeof request.instructions === 'string' && request.instructions !== '') {
     messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);

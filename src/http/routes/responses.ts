@@ -70,7 +70,17 @@ async function readResponsesRequest(
   const readsReasoning = (node: string): boolean =>
     services.routes.routes(parsed.model).some((route) => route.nodeId === node) &&
     services.nodes.get(node)?.isAvailable() === true;
-  const translated = toChatRequest(parsed, { history: history.items, references, envelope, readsReasoning });
+  const routes = services.routes.routes(parsed.model);
+  const unresolvedReferencesAllowed = routes.some(
+    (route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('responses') === true,
+  );
+  const translated = toChatRequest(parsed, {
+    history: history.items,
+    references,
+    envelope,
+    readsReasoning,
+    unresolvedReferencesAllowed,
+  });
   const gatewayRequest: GatewayRequest = {
     frontDoor: 'responses',
     chat: translated.chat,
