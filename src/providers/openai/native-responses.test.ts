@@ -10,7 +10,7 @@ import { nativeResponsesAdapter } from './native-responses.js';
 // model and output cap, the node's events relayed whole and split with only the model id
 // changed, the usage read for booking.
 
-const STREAM = readFileSync(new URL('./__fixtures__/responses-native.sse', import.meta.url), 'utf8');
+const STREAM = readFileSync(new URL('../../../test/fixtures/responses-native-stream.sse', import.meta.url), 'utf8');
 const node = fixtureNode('openai');
 
 function context(stream: boolean): CallContext {
