@@ -337,6 +337,19 @@ keys:
     assert.equal((await stream.finalResponse()).output_text, text);
   });
 
+  test('hosted tools, even a forced one, reach the node that can run them', TIMEOUT, async () => {
+    const created = await client.responses.create({
+      model: 'native-model',
+      input: 'Search the news.',
+      tools: [{ type: 'web_search_preview' }],
+      tool_choice: { type: 'web_search_preview' },
+    });
+    assert.equal(created.status, 'completed');
+    const body = node.stats().lastRequest?.body as Record<string, unknown>;
+    assert.deepEqual(body.tools, [{ type: 'web_search_preview' }]);
+    assert.deepEqual(body.tool_choice, { type: 'web_search_preview' });
+  });
+
   test('an item_reference to nothing stored here goes to the node, which answers for it', TIMEOUT, async () => {
     await assert.rejects(
       client.responses.create({

@@ -40,8 +40,8 @@ export function inputToMessages(
   references: ReadonlyMap<string, Item>,
   envelope: ReasoningEnvelope,
   readsReasoning: (node: string) => boolean,
-  /** A reference to nothing stored here is left out (a node serving the API natively may hold it) rather than a 404. */
-  unresolvedReferencesAllowed: boolean,
+  /** A node of the model serves the API natively: a reference to nothing stored here is left out (that node may hold it) rather than a 404. */
+  servedNatively: boolean,
 ): TranslatedInput {
   const messages: ChatMessage[] = [];
   let pendingReasoning: ReasoningArtifact | undefined;
@@ -118,7 +118,7 @@ export function inputToMessages(
       case 'item_reference': {
         const id = requiredString(item.id, `${path}.id`);
         const referenced = references.get(id);
-        if (referenced === undefined && unresolvedReferencesAllowed && depth === 0) return;
+        if (referenced === undefined && servedNatively && depth === 0) return;
         if (referenced === undefined || depth > 0) {
           throw gatewayError('not_found', { param: path, params: { kind: 'item', id } });
         }

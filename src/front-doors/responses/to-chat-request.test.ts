@@ -233,7 +233,7 @@ test('the stored conversation comes before the input, item references are resolv
         { role: 'user', content: 'next' },
       ],
     },
-    { ...none, unresolvedReferencesAllowed: true },
+    { ...none, servedNatively: true },
   );
   assert.deepEqual(forNative.chat.messages, [{ role: 'user', content: 'next' }], 'left for the native node to resolve');
 });

@@ -17,8 +17,12 @@ export interface ConversationContext {
   readonly envelope: ReasoningEnvelope;
   /** Whether a node may be given back reasoning it made: it serves the model and is available (it is then tried first). */
   readonly readsReasoning: (node: string) => boolean;
-  /** A node of the model serves the Responses API natively: item references it may hold need not be stored here. */
-  readonly unresolvedReferencesAllowed?: boolean;
+  /**
+   * A node of the model serves the Responses API natively (and gets the request as it
+   * came): item references it may hold need not be stored here, and a `tool_choice`
+   * forcing a hosted tool is its to honour; the translation leaves both out.
+   */
+  readonly servedNatively?: boolean;
 }
 
 /** A Responses request as the pipeline takes it, with what the reply mapping needs to know. */
@@ -51,7 +55,7 @@ export function toChatRequest(
     conversation.references,
     conversation.envelope,
     conversation.readsReasoning,
-    conversation.unresolvedReferencesAllowed === true,
+    conversation.servedNatively === true,
   );
   if (typeof request.instructions === 'string' && request.instructions !== '') {
     messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
@@ -62,7 +66,7 @@ export function toChatRequest(
       'must hold at least one message',
       'должен содержать хотя бы одно сообщение',
     );
-  const tools = toolsToChat(request.tools, request.tool_choice);
+  const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
   const chat: ChatRequest = { model: request.model, messages };
   if (tools.tools !== undefined) {
     chat.tools = tools.tools;

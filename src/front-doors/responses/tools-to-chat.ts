@@ -26,7 +26,12 @@ export interface TranslatedTools {
  * their functions with prefixed names; hosted tools (web search, file search, MCP…) are
  * withdrawn from the offer, unless `tool_choice` forces one (400 naming it).
  */
-export function toolsToChat(tools: readonly Item[] | null | undefined, toolChoice: unknown): TranslatedTools {
+export function toolsToChat(
+  tools: readonly Item[] | null | undefined,
+  toolChoice: unknown,
+  /** A node of the model serves the Responses API natively: a forced hosted tool is its to run, not a 400. */
+  servedNatively = false,
+): TranslatedTools {
   const names = new ToolNames();
   const offered: Typed[] = [];
   const functionNames = new Set<string>();
@@ -61,7 +66,7 @@ export function toolsToChat(tools: readonly Item[] | null | undefined, toolChoic
   });
   return {
     tools: offered.length === 0 ? undefined : offered,
-    toolChoice: chatToolChoice(toolChoice, functionNames, offered.length > 0),
+    toolChoice: chatToolChoice(toolChoice, functionNames, offered.length > 0, servedNatively),
     names,
   };
 }
@@ -93,6 +98,7 @@ function chatToolChoice(
   choice: unknown,
   functionNames: ReadonlySet<string>,
   anyTools: boolean,
+  servedNatively: boolean,
 ): ChatRequest['tool_choice'] {
   if (choice === undefined || choice === null) return undefined;
   if (typeof choice === 'string') return anyTools ? choice : undefined;
@@ -112,6 +118,7 @@ function chatToolChoice(
     const mode = object.mode === 'required' ? 'required' : 'auto';
     return anyTools ? mode : undefined;
   }
+  if (servedNatively) return undefined;
   throw invalidResponsesParameter(
     'tool_choice',
     `it forces the hosted tool '${String(object.type)}', which the node serving this model cannot run`,

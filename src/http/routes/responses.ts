@@ -71,7 +71,7 @@ async function readResponsesRequest(
     services.routes.routes(parsed.model).some((route) => route.nodeId === node) &&
     services.nodes.get(node)?.isAvailable() === true;
   const routes = services.routes.routes(parsed.model);
-  const unresolvedReferencesAllowed = routes.some(
+  const servedNatively = routes.some(
     (route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('responses') === true,
   );
   const translated = toChatRequest(parsed, {
@@ -79,7 +79,7 @@ async function readResponsesRequest(
     references,
     envelope,
     readsReasoning,
-    unresolvedReferencesAllowed,
+    servedNatively,
   });
   const gatewayRequest: GatewayRequest = {
     frontDoor: 'responses',
