@@ -5,7 +5,7 @@
 
 import type { WireProtocol } from './wire-protocols.js';
 import type { HealthSettings } from './node-health-settings.js';
-import type { SimulatorScriptsFile } from '../simulator/simulator-script.js';
+import type { SimulatorScriptsFile } from './simulator-scripts.js';
 
 import type { ReasoningEffort } from './reasoning-efforts.js';
 

@@ -148,7 +148,7 @@ export const ERROR_CODES = {
   },
   /** `previous_response_id` names no stored response of this account (param previous_response_id). */
   previous_response_not_found: {
-    status: 404,
+    status: 400,
     type: 'invalid_request_error',
     retryable: false,
     message: {

@@ -8,7 +8,7 @@ export const MAX_CHAIN_LENGTH = 1000;
 /**
  * The whole conversation before a new turn (inbound-protocols.md 2.12): every stored
  * ancestor's input items then output items, oldest first; and the node that made the last
- * one. 404 previous_response_not_found when `previousResponseId` is not this account's (or
+ * one. 400 previous_response_not_found (OpenAI's status) when `previousResponseId` is not this account's (or
  * expired, or deleted). An older ancestor that is gone ends the chain there. A chain longer
  * than MAX_CHAIN_LENGTH is refused with 400 rather than cut.
  */

@@ -247,7 +247,9 @@ keys:
         previous_response_id: 'resp_000000000000000000000000',
       }),
       (error: unknown) =>
-        error instanceof OpenAI.APIError && error.status === 404 && error.param === 'previous_response_id',
+        error instanceof BadRequestError &&
+        error.code === 'previous_response_not_found' &&
+        error.param === 'previous_response_id',
     );
     await assert.rejects(
       client.responses.create({

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { AuthenticationError, NotFoundError } from 'openai';
+import { hashKeyHex } from '../../src/auth/key-registry.js';
 import type { StoredResponse } from '../../src/responses-state/stored-response.js';
 import { expectError } from '../support/http-assertions.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
@@ -12,6 +13,8 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 const ACME_KEY = 'sk-e2e-stored-responses-acme-0123';
 const ACME_OTHER_KEY = 'sk-e2e-stored-responses-acme-4567';
 const GLOBEX_KEY = 'sk-e2e-stored-responses-globex-01';
+const LONE_KEY = 'sk-e2e-stored-responses-lone-0123';
+const LONE_OTHER_KEY = 'sk-e2e-stored-responses-lone-4567';
 const TIMEOUT = { timeout: 10_000 };
 const DAY_S = 24 * 60 * 60;
 
@@ -75,6 +78,8 @@ keys:
   - { key: ${ACME_KEY}, account: acme }
   - { key: ${ACME_OTHER_KEY}, account: acme }
   - { key: ${GLOBEX_KEY}, account: globex }
+  - { key: ${LONE_KEY} }
+  - { key: ${LONE_OTHER_KEY} }
 `);
   });
   after(() => gateway?.close());
@@ -118,6 +123,15 @@ keys:
     });
     assert.equal(body.error.message, "Response with id 'resp_scoped1' not found.");
     assert.equal((await client(ACME_KEY).responses.retrieve('resp_scoped1')).id, 'resp_scoped1');
+  });
+
+  test('a key without an account owns its responses alone', TIMEOUT, async () => {
+    const keyId = gateway.running.services.accounts.findHashed(hashKeyHex(LONE_KEY))?.keyId;
+    assert.ok(keyId);
+    await save({ ...storedResponse('resp_lone1', 1), accountId: `key:${keyId}` });
+    assert.equal((await client(LONE_KEY).responses.retrieve('resp_lone1')).id, 'resp_lone1');
+    await assert.rejects(client(LONE_OTHER_KEY).responses.retrieve('resp_lone1'), isNotFound);
+    await assert.rejects(client(ACME_KEY).responses.retrieve('resp_lone1'), isNotFound);
   });
 
   test('responses.delete() deletes it once; then it is 404 everywhere', TIMEOUT, async () => {

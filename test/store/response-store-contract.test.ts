@@ -128,8 +128,11 @@ for (const backend of cases) {
       assert.equal(await responses.get('acme', 'resp_old'), undefined);
       assert.equal(await responses.delete('acme', 'resp_old'), false);
       assert.ok(await responses.get('acme', 'resp_young'), 'within a day it is readable');
-      assert.ok((await store.responseRows.sweep(100)) >= 1, 'the expired row is deleted by a sweep');
-      assert.equal(await store.responseRows.sweep(100), 0, 'nothing expired is left');
+      await responses.save(stored('resp_old2', { createdAt: nowS() - 3 * DAY_S }));
+      await responses.save(stored('resp_old3', { createdAt: nowS() - 4 * DAY_S }));
+      assert.equal(await store.responseRows.sweep(1), 1, 'a sweep deletes expired rows, at most `limit` of them');
+      await responses.sweep();
+      assert.equal(await store.responseRows.sweep(100), 0, 'the gateway sweep deleted every expired row');
       assert.ok(await responses.get('acme', 'resp_young'), 'the sweep leaves live rows alone');
       // Retention is fixed when a response is saved: a longer one later does not revive it.
       settings = { ...settings, retentionDays: 30 };
@@ -179,7 +182,7 @@ for (const backend of cases) {
       );
     });
 
-    test("conversationBefore: an unknown, deleted or other account's id is 404 previous_response_not_found", async () => {
+    test("conversationBefore: an unknown, deleted or other account's id is 400 previous_response_not_found (as OpenAI answers)", async () => {
       for (const [account, id] of [
         ['acme', 'resp_unknown'],
         ['acme', 'resp_c2'],
@@ -187,7 +190,7 @@ for (const backend of cases) {
       ] as const) {
         await assert.rejects(conversationBefore(responses, account, id), (error: unknown) => {
           assert.ok(error instanceof GatewayError);
-          assert.equal(error.status, 404);
+          assert.equal(error.status, 400);
           assert.equal(error.code, 'previous_response_not_found');
           assert.equal(error.type, 'invalid_request_error');
           assert.equal(error.param, 'previous_response_id');

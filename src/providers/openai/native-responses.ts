@@ -7,10 +7,9 @@ import {
   type NativeAdapter,
   type NativeRequest,
   type ReplySummary,
-  type SseRecord,
-  type StreamMapper,
   type UpstreamCall,
 } from '../types.js';
+import type { SseRecord, StreamMapper } from '../../streaming/stream-mapper.js';
 
 type Item = Record<string, unknown>;
 

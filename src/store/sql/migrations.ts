@@ -160,7 +160,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Every row booked before came through the only door there was.
     sql: `
       ALTER TABLE usage_ledger ADD COLUMN front_door text NOT NULL DEFAULT 'chat';
-      `,
+    `,
   },
   {
     version: 7,
@@ -168,7 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // The Response object and the input items are kept as the JSON text the client got
     // (text, not jsonb: the same bytes come back, and a \u0000 escape in model output is
     // legal JSON that jsonb refuses). account_id is an account id or key:<key id>, so no
-    // foreign key. Version 6 is the front door column of the usage ledger.
+    // foreign key.
     sql: `
       CREATE TABLE responses (
         id                    text PRIMARY KEY,
