@@ -20,6 +20,7 @@ import {
 import { ConfigFileSchema } from '../src/config/config-schema.js';
 import { AddNodeSchema } from '../src/http/admin/add-node-schema.js';
 import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js';
+import { CreateResponseSchema } from '../src/protocol/responses/create-response-schema.js';
 
 /** Where the generated files live, relative to the repository root. */
 export const GENERATED_DIRECTORY = 'src/validation/generated';
@@ -68,6 +69,12 @@ const MODULES: readonly GeneratedModule[] = [
     options: REQUEST_OPTIONS,
     typeImports: ["import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';"],
     exports: [{ name: 'validateChatRequestShape', schema: ChatRequestSchema, type: 'ChatRequest' }],
+  },
+  {
+    file: 'validate-create-response-shape.js',
+    options: REQUEST_OPTIONS,
+    typeImports: ["import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';"],
+    exports: [{ name: 'validateCreateResponseShape', schema: CreateResponseSchema, type: 'CreateResponseRequest' }],
   },
   {
     file: 'validate-admin-bodies.js',

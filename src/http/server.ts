@@ -11,10 +11,12 @@ import { errorEnvelopeJson } from './error-envelope.js';
 import { BodyBudget } from './body-budget.js';
 import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
-import type { ErrorShape } from './error-shape.js';
+import { RESPONSES_ERROR_SHAPE, type ErrorShape } from './error-shape.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
+import { responsesInputTokensRoute, responsesRoute } from './routes/responses.js';
+import { ReasoningEnvelope } from '../front-doors/responses/reasoning-envelope.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
@@ -91,10 +93,29 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   let shuttingDown = false;
   const http = services.config.http;
   const bodies = new BodyBudget(() => services.config.http);
+  const envelope = new ReasoningEnvelope();
   const routes = new Map<string, Route>([
     [
       '/v1/chat/completions',
       { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies), frontDoor: 'chat' },
+    ],
+    [
+      '/v1/responses',
+      {
+        method: 'POST',
+        handler: responsesRoute(services, logger, bodies, envelope),
+        frontDoor: 'responses',
+        errors: RESPONSES_ERROR_SHAPE,
+      },
+    ],
+    [
+      '/v1/responses/input_tokens',
+      {
+        method: 'POST',
+        handler: responsesInputTokensRoute(services, bodies, envelope),
+        frontDoor: 'responses',
+        errors: RESPONSES_ERROR_SHAPE,
+      },
     ],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],

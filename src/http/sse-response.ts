@@ -19,7 +19,8 @@ export class SseResponse {
     private readonly response: ServerResponse,
     private readonly context: RequestContext,
     private readonly keepaliveMs: number,
-    private readonly keepaliveText: string = SSE_COMMENT_KEEPALIVE,
+    /** The keep-alive to send, or what makes it (a protocol whose keep-alive is a numbered event). */
+    private readonly keepaliveText: string | (() => string) = SSE_COMMENT_KEEPALIVE,
   ) {}
 
   get started(): boolean {
@@ -66,7 +67,7 @@ export class SseResponse {
   private readonly sendKeepalive = (): void => {
     if (this.response.writableEnded || this.response.destroyed) return;
     this.startHeaders();
-    this.response.write(this.keepaliveText);
+    this.response.write(typeof this.keepaliveText === 'string' ? this.keepaliveText : this.keepaliveText());
     this.timer?.refresh();
   };
 

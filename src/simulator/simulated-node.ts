@@ -9,6 +9,7 @@ import { DEFAULT_FAILURE_BODY, FaultInjector, type FaultDecision } from './fault
 import { parseFaultSettings, type FaultSettings } from './fault-settings.js';
 import { geminiResponseBody, geminiStreamEvents, parseGeminiRequest } from './gemini-wire.js';
 import { openaiControls } from './openai-controls.js';
+import { chatBodyOfResponsesRequest, completionUsage, responsesBody, responsesStreamEvents } from './responses-wire.js';
 import { parseChatRequest } from './parse-chat-request.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { errorBody, type SimulatedProtocol } from './protocol-errors.js';
@@ -215,6 +216,10 @@ export class SimulatedNode {
       }
     };
 
+    if (this.#protocol === 'openai' && path.endsWith('/responses')) {
+      allow('POST');
+      return this.#chatCompletion(request, response, path, requestNumber);
+    }
     if (this.#protocol === 'openai' && path.endsWith('/chat/completions')) {
       allow('POST');
       return this.#chatCompletion(request, response, path, requestNumber);
@@ -353,16 +358,28 @@ export class SimulatedNode {
         ? { plan, events }
         : { plan, json: () => geminiResponseBody(plan, identity, parsed.includeThoughts), events };
     }
-    const chatRequest = parseChatRequest(body);
+    // The Responses API (an OpenAI node configured `apis: [chat, responses]`): the same plan, in its shapes.
+    const responses = url.split('?', 1)[0]?.endsWith('/responses') === true;
+    const chatBody = responses ? chatBodyOfResponsesRequest(body) : body;
+    const chatRequest = parseChatRequest(chatBody);
     this.#modelsSeen.add(chatRequest.model);
-    const controls = openaiControls(body, chatRequest.messages);
+    const controls = openaiControls(chatBody, chatRequest.messages);
     const plan = planCompletion(chatRequest, controls, scriptFor(this.#scripts, chatRequest.model));
     const identity = {
       id: `chatcmpl-sim-${requestNumber}`,
       created: Math.floor(Date.now() / 1000),
       model: chatRequest.model,
-      reasoningField: this.#reasoningField,
+      reasoningField: responses ? ('reasoning_content' as const) : this.#reasoningField,
     };
+    if (responses) {
+      const request = body as Record<string, unknown>;
+      const usage = completionUsage(plan);
+      const events = () =>
+        responsesStreamEvents(request, requestNumber, chatStreamEvents(plan, identity, false), usage);
+      return chatRequest.stream
+        ? { plan, events }
+        : { plan, json: () => responsesBody(request, requestNumber, completionBody(plan, identity), usage), events };
+    }
     const events = () => chatStreamEvents(plan, identity, chatRequest.includeUsage);
     return chatRequest.stream ? { plan, events } : { plan, json: () => completionBody(plan, identity), events };
   }

@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from '../types.js';
 import { toError } from './errors.js';
 import { fromUpstream } from './from-upstream.js';
+import { nativeResponsesAdapter } from './native-responses.js';
 import { createStreamMapper } from './stream-mapper.js';
 import { toUpstream } from './to-upstream.js';
 
@@ -10,5 +11,6 @@ export const openaiAdapter: ProviderAdapter = {
   toUpstream,
   fromUpstream,
   streamMapper: createStreamMapper,
+  native: { responses: nativeResponsesAdapter },
   toError,
 };

@@ -1,0 +1,123 @@
+import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import { inputToMessages, type LocatedItem } from './input-to-messages.js';
+import type { ReasoningEnvelope } from './reasoning-envelope.js';
+import type { ToolNames } from './tool-names.js';
+import { toolsToChat } from './tools-to-chat.js';
+import { invalidResponsesParameter } from './translation-error.js';
+
+type Item = Record<string, unknown>;
+
+/** What a Responses request brings besides its own body. */
+export interface ConversationContext {
+  /** The stored conversation before this request (`previous_response_id`), oldest first. */
+  readonly history: readonly Item[];
+  /** Stored items an `item_reference` may name, by id. */
+  readonly references: ReadonlyMap<string, Item>;
+  readonly envelope: ReasoningEnvelope;
+  /** Whether a node may be given back reasoning it made: it serves the model and is available (it is then tried first). */
+  readonly readsReasoning: (node: string) => boolean;
+  /**
+   * A node of the model serves the Responses API natively (and gets the request as it
+   * came): item references it may hold need not be stored here, and a `tool_choice`
+   * forcing a hosted tool is its to honour; the translation leaves both out.
+   */
+  readonly servedNatively?: boolean;
+}
+
+/** A Responses request as the pipeline takes it, with what the reply mapping needs to know. */
+export interface TranslatedResponsesRequest {
+  readonly chat: ChatRequest;
+  /** The client's custom and namespaced tools, to give their calls back in their shape. */
+  readonly toolNames: ToolNames;
+  /** The node that made the reasoning replayed in the input, to be tried first (PRODUCT.md decision 17). */
+  readonly reasoningNode: string | undefined;
+}
+
+/**
+ * Maps a Responses request to the internal chat request (inbound-protocols 3.5):
+ * `instructions` first as a system message, then the stored conversation, then `input`;
+ * tools per PRODUCT.md decision 15; the sampling and output settings by their chat names.
+ * Gateway-owned fields (`store`, `metadata`, `include`, `truncation`) stay with the door.
+ */
+export function toChatRequest(
+  request: CreateResponseRequest,
+  conversation: ConversationContext,
+): TranslatedResponsesRequest {
+  const located: LocatedItem[] = conversation.history.map((item) => ({ item, path: 'previous_response_id' }));
+  if (typeof request.input === 'string') {
+    located.push({ item: { type: 'message', role: 'user', content: request.input }, path: 'input' });
+  } else {
+    request.input.forEach((item, index) => located.push({ item: item as Item, path: `input[${index}]` }));
+  }
+  const { messages, reasoningNode } = inputToMessages(
+    located,
+    conversation.references,
+    conversation.envelope,
+    conversation.readsReasoning,
+    conversation.servedNatively === true,
+  );
+  if (typeof request.instructions === 'string' && request.instructions !== '') {
+    messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
+  }
+  if (messages.length === 0)
+    throw invalidResponsesParameter(
+      'input',
+      'must hold at least one message',
+      'должен содержать хотя бы одно сообщение',
+    );
+  const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
+  const chat: ChatRequest = { model: request.model, messages };
+  if (tools.tools !== undefined) {
+    chat.tools = tools.tools;
+    if (tools.toolChoice !== undefined) chat.tool_choice = tools.toolChoice;
+    if (typeof request.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  const effort = request.reasoning?.effort;
+  if (effort !== undefined && effort !== null) chat.reasoning_effort = effort;
+  const format = responseFormat(request.text?.format);
+  if (format !== undefined) chat.response_format = format;
+  if (typeof request.max_output_tokens === 'number') chat.max_completion_tokens = request.max_output_tokens;
+  if (typeof request.temperature === 'number') chat.temperature = request.temperature;
+  if (typeof request.top_p === 'number') chat.top_p = request.top_p;
+  if (typeof request.top_logprobs === 'number' && request.include?.includes('message.output_text.logprobs') === true) {
+    chat.logprobs = true;
+    chat.top_logprobs = request.top_logprobs;
+  }
+  for (const field of ['prompt_cache_key', 'safety_identifier', 'user'] as const) {
+    const value = request[field];
+    if (typeof value === 'string') chat[field] = value;
+  }
+  if (request.stream === true) {
+    chat.stream = true;
+    chat.stream_options = { include_usage: true };
+  }
+  return { chat, toolNames: tools.names, reasoningNode };
+}
+
+/** `text.format` as `response_format` (rule B10); undefined for plain text. */
+function responseFormat(format: Item | null | undefined): ChatRequest['response_format'] {
+  if (format === undefined || format === null || format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    if (typeof format.name !== 'string' || format.name === '') {
+      throw invalidResponsesParameter('text.format.name', 'is required for json_schema', 'обязателен для json_schema');
+    }
+    if (format.schema === null || typeof format.schema !== 'object') {
+      throw invalidResponsesParameter(
+        'text.format.schema',
+        'must be a JSON schema object',
+        'должен быть объектом JSON-схемы',
+      );
+    }
+    const jsonSchema: Item = { name: format.name, schema: format.schema };
+    if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
+    if (typeof format.description === 'string') jsonSchema.description = format.description;
+    return { type: 'json_schema', json_schema: jsonSchema } as ChatRequest['response_format'];
+  }
+  throw invalidResponsesParameter(
+    'text.format.type',
+    `the format '${String(format.type)}' is not supported`,
+    `формат '${String(format.type)}' не поддерживается`,
+  );
+}

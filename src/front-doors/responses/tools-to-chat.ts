@@ -1,0 +1,127 @@
+import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { namespacedFunctionName, ToolNames } from './tool-names.js';
+import { invalidResponsesParameter } from './translation-error.js';
+
+type Item = Record<string, unknown>;
+type Typed = { type: string } & Record<string, unknown>;
+
+/** The string parameter a custom (freeform) tool becomes (inbound-protocols 3.5). */
+const CUSTOM_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'The raw input of the tool.' } },
+  required: ['input'],
+  additionalProperties: false,
+};
+
+/** What the tools of a Responses request become for a translated node. */
+export interface TranslatedTools {
+  readonly tools: Typed[] | undefined;
+  readonly toolChoice: ChatRequest['tool_choice'];
+  readonly names: ToolNames;
+}
+
+/**
+ * Maps Responses tools for a chat-protocol node (PRODUCT.md decision 15): `function` tools
+ * become chat function tools, `custom` tools functions of one string, `namespace` tools
+ * their functions with prefixed names; hosted tools (web search, file search, MCP…) are
+ * withdrawn from the offer, unless `tool_choice` forces one (400 naming it).
+ */
+export function toolsToChat(
+  tools: readonly Item[] | null | undefined,
+  toolChoice: unknown,
+  /** A node of the model serves the Responses API natively: a forced hosted tool is its to run, not a 400. */
+  servedNatively = false,
+): TranslatedTools {
+  const names = new ToolNames();
+  const offered: Typed[] = [];
+  const functionNames = new Set<string>();
+  (tools ?? []).forEach((tool, index) => {
+    const path = `tools[${index}]`;
+    if (tool.type === 'function') {
+      offered.push(functionTool(tool, tool.name, path));
+      functionNames.add(tool.name as string);
+    } else if (tool.type === 'custom') {
+      const name = toolName(tool.name, `${path}.name`);
+      offered.push({ type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } });
+      names.add(name, { kind: 'custom', name });
+      functionNames.add(name);
+    } else if (tool.type === 'namespace') {
+      const namespace = toolName(tool.name, `${path}.name`);
+      if (!Array.isArray(tool.tools))
+        throw invalidResponsesParameter(
+          `${path}.tools`,
+          'must be an array of function tools',
+          'должен быть массивом function-инструментов',
+        );
+      (tool.tools as Item[]).forEach((inner, innerIndex) => {
+        const innerPath = `${path}.tools[${innerIndex}]`;
+        const name = toolName(inner?.name, `${innerPath}.name`);
+        const functionName = namespacedFunctionName(namespace, name);
+        offered.push(functionTool(inner, functionName, innerPath));
+        names.add(functionName, { kind: 'namespaced', namespace, name });
+        functionNames.add(functionName);
+      });
+    }
+    // Any other type is a hosted tool or an OpenAI client protocol: withdrawn for this node.
+  });
+  return {
+    tools: offered.length === 0 ? undefined : offered,
+    toolChoice: chatToolChoice(toolChoice, functionNames, offered.length > 0, servedNatively),
+    names,
+  };
+}
+
+function toolName(name: unknown, path: string): string {
+  if (typeof name !== 'string' || name === '' || name.length > 128) {
+    throw invalidResponsesParameter(
+      path,
+      'must be a non-empty string of at most 128 characters',
+      'должен быть непустой строкой не длиннее 128 символов',
+    );
+  }
+  return name;
+}
+
+function described(tool: Item): Item {
+  return typeof tool.description === 'string' ? { description: tool.description } : {};
+}
+
+function functionTool(tool: Item, name: unknown, path: string): Typed {
+  const fn: Item = { name: toolName(name, `${path}.name`), ...described(tool) };
+  if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
+  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+/** `tool_choice` for the chat request; undefined when no tool is left to choose from. */
+function chatToolChoice(
+  choice: unknown,
+  functionNames: ReadonlySet<string>,
+  anyTools: boolean,
+  servedNatively: boolean,
+): ChatRequest['tool_choice'] {
+  if (choice === undefined || choice === null) return undefined;
+  if (typeof choice === 'string') return anyTools ? choice : undefined;
+  const object = choice as Item;
+  if (object.type === 'function' || object.type === 'custom') {
+    const name = toolName(object.name, 'tool_choice.name');
+    if (!functionNames.has(name)) {
+      throw invalidResponsesParameter(
+        'tool_choice.name',
+        `no ${String(object.type)} tool named '${name}' is offered`,
+        `инструмент ${String(object.type)} с именем '${name}' не предложен`,
+      );
+    }
+    return { type: 'function', function: { name } } as ChatRequest['tool_choice'];
+  }
+  if (object.type === 'allowed_tools') {
+    const mode = object.mode === 'required' ? 'required' : 'auto';
+    return anyTools ? mode : undefined;
+  }
+  if (servedNatively) return undefined;
+  throw invalidResponsesParameter(
+    'tool_choice',
+    `it forces the hosted tool '${String(object.type)}', which the node serving this model cannot run`,
+    `он требует встроенный инструмент '${String(object.type)}', который узел этой модели не выполняет`,
+  );
+}

@@ -1,0 +1,177 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../../context/request-context.js';
+import { ReasoningEnvelope } from '../../front-doors/responses/reasoning-envelope.js';
+import { newResponseId } from '../../front-doors/responses/response-ids.js';
+import { ResponseObject, reasoningSummary } from '../../front-doors/responses/response-object.js';
+import { referencedItems, storedInputItems } from '../../front-doors/responses/stored-items.js';
+import { toChatRequest } from '../../front-doors/responses/to-chat-request.js';
+import type { GatewayServices } from '../../gateway-services.js';
+import type { Logger } from '../../observability/logger.js';
+import { admit } from '../../pipeline/admit.js';
+import { authorize } from '../../pipeline/authorize.js';
+import { countPromptTokens } from '../../billing/estimate-request.js';
+import { tokenCounter } from '../../billing/token-counter.js';
+import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { runRequest } from '../../pipeline/run-request.js';
+import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
+import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import { conversationBefore } from '../../responses-state/conversation.js';
+import { responseOwner } from '../../responses-state/response-owner.js';
+import type { BodyBudget } from '../body-budget.js';
+import { sendJson } from '../admin/send-json.js';
+import { credentialsOf } from '../credentials.js';
+import { readBody } from '../read-body.js';
+import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
+
+/**
+ * The body a node serving the Responses API natively is sent: the client's, unless it
+ * continues a response such a node did not make (a translated one, stored here only): then
+ * the stored conversation goes in `input` instead of the id the node would not know.
+ */
+function nativeBody(
+  services: GatewayServices,
+  parsed: CreateResponseRequest,
+  history: { readonly items: readonly Record<string, unknown>[]; readonly node: string | null },
+): Record<string, unknown> {
+  if (parsed.previous_response_id === undefined || parsed.previous_response_id === null) return parsed;
+  const maker = history.node === null ? undefined : services.nodes.get(history.node)?.node;
+  if (maker?.nativeApis.has('responses') === true) return parsed;
+  const input = typeof parsed.input === 'string' ? [{ role: 'user', content: parsed.input }] : parsed.input;
+  return { ...parsed, previous_response_id: undefined, input: [...history.items, ...input] };
+}
+
+/** A Responses request read, checked and translated, with what its reply needs. */
+async function readResponsesRequest(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  envelope: ReasoningEnvelope,
+  request: IncomingMessage,
+  context: RequestContext,
+) {
+  const { config } = services;
+  const admitted = admit(services, credentialsOf(request, services), context);
+  const admission = admitted instanceof Promise ? await admitted : admitted;
+  const body = await readBody(
+    request,
+    config.http.bodyLimitBytes,
+    config.http.bodyIdleTimeoutMs,
+    bodies,
+    admission.key.record.id,
+  );
+  if (config.log.bodies) context.record.requestBody = body;
+  const parsed = parseCreateResponse(body, config.http);
+  const owner = responseOwner(admission);
+  const previousId = parsed.previous_response_id ?? undefined;
+  const history =
+    previousId === undefined
+      ? { items: [], node: null }
+      : await conversationBefore(services.responses, owner, previousId);
+  const references = await referencedItems(services.responses, owner, parsed.input, history.items);
+  const readsReasoning = (node: string): boolean =>
+    services.routes.routes(parsed.model).some((route) => route.nodeId === node) &&
+    services.nodes.get(node)?.isAvailable() === true;
+  const routes = services.routes.routes(parsed.model);
+  const servedNatively = routes.some(
+    (route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('responses') === true,
+  );
+  const translated = toChatRequest(parsed, {
+    history: history.items,
+    references,
+    envelope,
+    readsReasoning,
+    servedNatively,
+  });
+  const gatewayRequest: GatewayRequest = {
+    frontDoor: 'responses',
+    chat: translated.chat,
+    native: { api: 'responses', body: nativeBody(services, parsed, history), headers: {} },
+    affinityNode: translated.reasoningNode ?? history.node ?? undefined,
+    stream: parsed.stream === true,
+    effortParam:
+      parsed.reasoning?.effort === undefined || parsed.reasoning.effort === null ? undefined : 'reasoning.effort',
+  };
+  return { admission, parsed, owner, previousId, history, references, translated, gatewayRequest };
+}
+
+/**
+ * POST /v1/responses (PRODUCT.md decisions 15, 17; inbound-protocols 2): admission from the
+ * headers (401, 429), the body read within the budgets and validated (400), the stored
+ * conversation of `previous_response_id` and the stored items of `item_reference`s fetched
+ * for the key's account (404), the request translated to the internal chat form, then the
+ * pipeline; the reply goes out as a Response or its event stream (ResponsesReplySink), and
+ * is stored (unless `store: false`) before its last bytes leave.
+ */
+export function responsesRoute(
+  services: GatewayServices,
+  logger: Logger,
+  bodies: BodyBudget,
+  envelope: ReasoningEnvelope,
+) {
+  return async function handleResponses(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
+    const { admission, parsed, owner, previousId, references, translated, gatewayRequest } = await readResponsesRequest(
+      services,
+      bodies,
+      envelope,
+      request,
+      context,
+    );
+    const id = newResponseId();
+    const createdAt = Math.floor(Date.now() / 1000);
+    const object = new ResponseObject(id, createdAt, parsed.model, parsed);
+    const onFinished: OnResponseFinished =
+      parsed.store === false
+        ? () => undefined
+        : ({ response: finished, node }) =>
+            services.responses.save({
+              // A native node's reply keeps its own id (the one the client got).
+              id: typeof finished.id === 'string' ? finished.id : id,
+              accountId: owner,
+              createdAt,
+              model: parsed.model,
+              node: node ?? null,
+              response: finished,
+              inputItems: storedInputItems(parsed.input, references, id),
+              previousResponseId: previousId ?? null,
+            });
+    const shaping = {
+      responseId: id,
+      toolNames: translated.toolNames,
+      summaryMode: reasoningSummary(parsed) !== undefined,
+      includeEncrypted: parsed.include?.includes('reasoning.encrypted_content') === true,
+      envelope,
+    };
+    const sink = new ResponsesReplySink(
+      response,
+      context,
+      services.config.http.sseKeepaliveMs,
+      object,
+      shaping,
+      onFinished,
+    );
+    await runRequest(services, logger, context, admission, gatewayRequest, sink);
+  };
+}
+
+/**
+ * POST /v1/responses/input_tokens (inbound-protocols 2.11): the same request counted, not
+ * run — its whole prompt (stored conversation included) as the gateway's tokenizer counts
+ * it for reservations. The model must exist and be allowed for the key.
+ */
+export function responsesInputTokensRoute(services: GatewayServices, bodies: BodyBudget, envelope: ReasoningEnvelope) {
+  return async function handleInputTokens(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
+    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope, request, context);
+    authorize(services.models, admission, gatewayRequest);
+    const counter = tokenCounter();
+    const count = counter instanceof Promise ? await counter : counter;
+    const inputTokens = countPromptTokens(gatewayRequest.chat, count);
+    sendJson(response, context, 200, { object: 'response.input_tokens', input_tokens: inputTokens });
+  };
+}

@@ -1,0 +1,41 @@
+import { parseJsonBody } from '../../validation/parse-json-body.js';
+import { validateCreateResponseShape as validateShape } from '../../validation/generated/validate-create-response-shape.js';
+import { schemaValidationFailed, validationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
+
+/** Fields of the Responses API that Switchyard does not serve: a 400 naming them (inbound-protocols 2.3). */
+const UNSUPPORTED = ['conversation', 'prompt'] as const;
+
+/**
+ * Parses and checks a POST /v1/responses body (inbound-protocols 2.3). Throws GatewayError
+ * validation_failed with `param` set to the offending field; the item count is checked
+ * against `http.max_messages` before the schema walks the items.
+ */
+export function parseCreateResponse(body: string, caps: ChatRequestCaps): CreateResponseRequest {
+  const parsed = parseJsonBody(body, caps.maxJsonDepth);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+  }
+  const record = parsed as Record<string, unknown>;
+  if (Array.isArray(record.input) && record.input.length > caps.maxMessages) {
+    throw validationFailed(
+      'input',
+      `Too many input items: ${record.input.length}; at most ${caps.maxMessages} are accepted.`,
+      `Слишком много элементов input: ${record.input.length}; допускается не более ${caps.maxMessages}.`,
+    );
+  }
+  if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
+  for (const field of UNSUPPORTED) {
+    if (record[field] !== undefined && record[field] !== null) throw unsupported(field);
+  }
+  if (record.background === true) throw unsupported('background');
+  return parsed;
+}
+
+function unsupported(field: string) {
+  return validationFailed(
+    field,
+    `Unsupported parameter '${field}': this gateway does not serve it.`,
+    `Неподдерживаемый параметр '${field}': шлюз его не обслуживает.`,
+  );
+}

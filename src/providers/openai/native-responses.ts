@@ -1,0 +1,119 @@
+import type { Usage } from '../../protocol/openai/chat-response-types.js';
+import { parseNodeObject } from '../translated-reply.js';
+import {
+  emptySummary,
+  type CallContext,
+  type MappedCompletion,
+  type NativeAdapter,
+  type NativeRequest,
+  type ReplySummary,
+  type UpstreamCall,
+} from '../types.js';
+import type { SseRecord, StreamMapper } from '../../streaming/stream-mapper.js';
+
+type Item = Record<string, unknown>;
+
+/** Lifecycle events carry the whole Response; the terminal ones end the stream. */
+const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * The Responses API passed through to an OpenAI-protocol node configured
+ * `apis: [chat, responses]` (OpenAI, vLLM; PRODUCT.md decision 15): the client's body
+ * unchanged except `model` and the reserved output cap (`max_output_tokens`, decision 20);
+ * the node's reply and events unchanged except the client's model id; the usage read from
+ * the Response (inbound-protocols 3.9) for booking.
+ */
+export const nativeResponsesAdapter: NativeAdapter = {
+  toUpstream(request: NativeRequest, context: CallContext): UpstreamCall {
+    const body: Item = { ...request.body, model: context.upstreamModel };
+    if (!context.outputCap.contextBound) body.max_output_tokens = context.outputCap.tokens;
+    if (context.stream) body.stream = true;
+    else delete body.stream;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: context.stream ? 'text/event-stream' : 'application/json',
+      'x-request-id': context.requestId,
+      'x-correlation-id': context.correlationId,
+    };
+    if (context.node.apiKey !== undefined) headers.authorization = `Bearer ${context.node.apiKey}`;
+    return { path: '/responses', headers, body: JSON.stringify(body) };
+  },
+
+  fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
+    const response = parseNodeObject(bodyText, context, 'reply');
+    const summary = emptySummary();
+    summarize(response, summary);
+    if (response.model === context.clientModel) return { body: bodyText, summary };
+    response.model = context.clientModel;
+    return { body: JSON.stringify(response), summary };
+  },
+
+  streamMapper(context: CallContext): StreamMapper {
+    const summary = emptySummary();
+    const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
+    return {
+      summary,
+      identity,
+      map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void) {
+        const name = record.event === undefined ? '' : `event: ${record.event}\n`;
+        // Only lifecycle events name the model (and carry usage): the deltas pass as they came.
+        if (!record.data.includes('"response":{')) {
+          countDelta(record.data, summary);
+          write(`${name}data: ${record.data}\n\n`);
+          return 'more';
+        }
+        const event = parseNodeObject(record.data, context, 'event');
+        const response = event.response as Item;
+        if (typeof response.id === 'string') identity.id = response.id;
+        response.model = context.clientModel;
+        write(`${name}data: ${JSON.stringify(event)}\n\n`);
+        if (!TERMINAL_EVENTS.has(String(event.type))) return 'more';
+        summarize(response, summary);
+        return 'end';
+      },
+    };
+  },
+};
+
+/** Characters of text and reasoning deltas, for a usage estimate when a stream is cut. */
+function countDelta(data: string, summary: ReplySummary): void {
+  if (data.includes('"response.output_text.delta"')) summary.contentCharacters += data.length;
+  else if (data.includes('_text.delta"')) summary.reasoningCharacters += data.length;
+}
+
+/** The usage (in chat terms) and finish reason a Response tells (inbound-protocols 3.9, 3.10). */
+function summarize(response: Item, summary: ReplySummary): void {
+  const usage = response.usage as Item | null | undefined;
+  if (usage !== null && typeof usage === 'object') summary.usage = chatUsage(usage);
+  const output = Array.isArray(response.output) ? (response.output as Item[]) : [];
+  for (const item of output) {
+    for (const part of Array.isArray(item.content) ? (item.content as Item[]) : []) {
+      if (typeof part.text === 'string') {
+        if (item.type === 'reasoning') summary.reasoningCharacters += part.text.length;
+        else summary.contentCharacters += part.text.length;
+      }
+    }
+  }
+  const reason = (response.incomplete_details as Item | null | undefined)?.reason;
+  if (response.status === 'incomplete')
+    summary.finishReason = reason === 'content_filter' ? 'content_filter' : 'length';
+  else if (output.some((item) => item.type === 'function_call' || item.type === 'custom_tool_call'))
+    summary.finishReason = 'tool_calls';
+  else if (response.status === 'completed') summary.finishReason = 'stop';
+}
+
+function chatUsage(usage: Item): Usage {
+  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens : 0;
+  const output = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
+  const inputDetails = (usage.input_tokens_details ?? {}) as Item;
+  const outputDetails = (usage.output_tokens_details ?? {}) as Item;
+  const chat: Usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  if (typeof inputDetails.cached_tokens === 'number') {
+    chat.prompt_tokens_details = { cached_tokens: inputDetails.cached_tokens };
+    if (typeof inputDetails.cache_write_tokens === 'number')
+      chat.prompt_tokens_details.cache_write_tokens = inputDetails.cache_write_tokens;
+  }
+  if (typeof outputDetails.reasoning_tokens === 'number')
+    chat.completion_tokens_details = { reasoning_tokens: outputDetails.reasoning_tokens };
+  return chat;
+}

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
+
+// Issue 20, done-when: the real agent. Codex CLI (`@openai/codex`, installed from the npm
+// registry into a cache directory outside the repository, not as a dependency) runs
+// `codex exec` against Switchyard with `wire_api = "responses"`, and finishes a turn that
+// runs a shell tool call through the gateway to a simulated node speaking chat completions
+// (scripted: call Codex's shell tool `exec_command`, then answer with the tool's output).
+
+const API_KEY = 'sk-e2e-codex-cli-0123456789abcdef';
+const CODEX_DIR = process.env.SWITCHYARD_CODEX_DIR ?? join(homedir(), '.cache', 'switchyard', 'codex');
+const CODEX_BIN = join(CODEX_DIR, 'node_modules', '.bin', 'codex');
+const INSTALL_TIMEOUT_MS = 300_000;
+const RUN_TIMEOUT_MS = 90_000;
+const MARKER = 'switchyard-codex-e2e';
+
+/** Installs the CLI into the cache directory when it is not there yet (a fresh CI machine). */
+async function ensureCodex(): Promise<void> {
+  if (existsSync(CODEX_BIN)) return;
+  await promisify(execFile)('npm', ['install', '--prefix', CODEX_DIR, '--no-audit', '--no-fund', '@openai/codex'], {
+    timeout: INSTALL_TIMEOUT_MS,
+  });
+  assert.ok(existsSync(CODEX_BIN), `codex installed at ${CODEX_BIN}`);
+}
+
+/** Runs `codex exec --json`; resolves with its exit code and output once it exits (killed at the time limit). */
+function codexExec(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CODEX_BIN, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('Codex CLI through Switchyard', () => {
+  let gateway: TestGateway;
+  let home: string;
+
+  before(async () => {
+    await ensureCodex();
+    gateway = await startTestGateway(`
+nodes:
+  - id: sim-chat
+    provider: simulated
+    simulated:
+      scripts:
+        "*":
+          - when: { tools_offered: true, last_role: user }
+            call: { tool: "exec_command|shell", arguments: { cmd: "echo ${MARKER}-$((20+22))", command: ["echo", "${MARKER}-42"] } }
+          - when: { last_role: tool }
+            answer: "The command printed: {{tool_result}}"
+models:
+  - { id: sim-agent, routes: [{ node: sim-chat }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+    home = mkdtempSync(join(tmpdir(), 'switchyard-codex-'));
+    writeFileSync(
+      join(home, 'config.toml'),
+      `model = "sim-agent"
+model_provider = "switchyard"
+
+[model_providers.switchyard]
+name = "Switchyard"
+base_url = "${gateway.baseUrl}"
+env_key = "SWITCHYARD_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+# Offline: no usage analytics, no update check.
+[analytics]
+enabled = false
+`,
+    );
+  });
+
+  after(async () => {
+    await gateway?.close();
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
+  });
+
+  test(
+    'codex exec finishes a turn that runs a shell tool call',
+    { timeout: INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
+    async () => {
+      const work = join(home, 'work');
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: home,
+        CODEX_HOME: home,
+        SWITCHYARD_API_KEY: API_KEY,
+        RUST_LOG: 'error',
+        CODEX_DISABLE_UPDATE_CHECK: '1',
+      };
+      mkdirSync(work);
+      const run = await codexExec(
+        [
+          'exec',
+          '--json',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Run the marker command.',
+        ],
+        env,
+        work,
+      );
+      const events = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
+      if (process.env.SWITCHYARD_CODEX_DEBUG === '1') process.stderr.write(`${run.stdout}\n${run.stderr}\n`);
+      const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
+      const command = events.find(
+        (event) => event.type === 'item.completed' && event.item?.type === 'command_execution',
+      );
+      assert.ok(command, `a shell command ran\n${detail}`);
+      assert.match(String(command.item?.aggregated_output), new RegExp(`${MARKER}-42`), detail);
+      const message = events.find((event) => event.type === 'item.completed' && event.item?.type === 'agent_message');
+      assert.match(String(message?.item?.text), new RegExp(`The command printed: .*${MARKER}-42`, 's'), detail);
+      assert.ok(
+        events.some((event) => event.type === 'turn.completed'),
+        detail,
+      );
+      assert.equal(run.code, 0, detail);
+    },
+  );
+});
