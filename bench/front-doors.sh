@@ -6,7 +6,8 @@
 # and OpenAI Responses with the same reply (the kit's 6 reasoning and 12 answer pieces).
 # wrk (core 1, the kit's chat.lua with a door's body) loads one door at a time, round
 # after round; the gateway's CPU time over each window over the requests served gives
-# µs per request. Reported per door: the median over rounds. The chat door is the
+# µs per request. Reported per door: the median over rounds. BENCH_DOORS picks doors
+# (default "chat messages responses"). The chat door is the
 # reference the pass-through doors must not cost more than (issues 19 and 20).
 # Needs wrk; uses ports 18140-18141.
 set -euo pipefail
@@ -27,7 +28,7 @@ pids+=($gateway)
 KEY=sk-bench-0123456789abcdef0123456789abcdef
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$GATEWAY_PORT/v1/models" -H "authorization: Bearer $KEY" && break; sleep 0.1; done
 declare -A PATHS=([chat]=/v1/chat/completions [messages]=/v1/messages [responses]=/v1/responses)
-DOORS=(chat messages responses)
+read -r -a DOORS <<<"${BENCH_DOORS:-chat messages responses}"
 load() {
   local door=$1 secs=$2
   BENCH_BODY_FILE="$ROOT/bench/front-doors/$door-$MODE.json" BENCH_API_KEY=$KEY \

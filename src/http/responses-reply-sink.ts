@@ -46,23 +46,25 @@ export class ResponsesReplySink implements ReplySink {
     private readonly keepaliveMs: number,
     private readonly object: ResponseObject,
     private readonly shaping: OutputShaping,
-    private readonly onFinished: OnResponseFinished,
+    /** Keeps a finished response (the store); undefined when nothing is kept (`store: false`). */
+    private readonly onFinished: OnResponseFinished | undefined,
   ) {}
 
   json(reply: GatewayReply): void {
     const { node } = reply;
     let body: string;
-    let response: Item;
+    let response: Item | undefined;
     if (reply.format === 'native') {
-      // A node that serves the Responses API: its own Response, as it sent it (model id put back).
+      // A node that serves the Responses API: its own Response, as it sent it (model id put
+      // back); read again only when it is to be kept.
       body = reply.body;
-      response = JSON.parse(body) as Item;
+      if (this.onFinished !== undefined) response = JSON.parse(body) as Item;
     } else {
       const completion = JSON.parse(reply.body) as ChatCompletion;
       response = responseFromCompletion(completion, reply.usage, this.object, this.shaping, node);
       body = JSON.stringify(response);
     }
-    afterFinished(this.onFinished({ response, node }), () => {
+    afterFinished(response === undefined ? undefined : this.onFinished?.({ response, node }), () => {
       this.response.writeHead(
         200,
         withResponseHeaders(this.context, {
@@ -86,7 +88,7 @@ class ResponsesStreamSink implements StreamSink {
     private readonly sse: SseResponse,
     private readonly events: ResponseStreamEvents,
     private readonly context: RequestContext,
-    private readonly onFinished: OnResponseFinished,
+    private readonly onFinished: OnResponseFinished | undefined,
   ) {}
 
   get started(): boolean {
@@ -108,22 +110,22 @@ class ResponsesStreamSink implements StreamSink {
 
   write(events: string, format: ReplyFormat): Promise<void> | undefined {
     if (format === 'internal') return this.sse.write(this.events.write(events));
-    this.noteNativeTerminal(events);
+    if (this.onFinished !== undefined) this.noteNativeTerminal(events);
     this.nativeEvents += countEvents(events);
     return this.sse.write(events);
   }
 
   end(end: StreamEnd): void {
     if (end.format === 'native') {
-      this.noteNativeTerminal(end.lastEvents);
+      if (this.onFinished !== undefined) this.noteNativeTerminal(end.lastEvents);
       const response = this.nativeResponse;
       const send = () => this.sse.end(end.lastEvents);
       if (response === undefined) send();
-      else afterFinished(this.onFinished({ response, node: end.node }), send);
+      else afterFinished(this.onFinished?.({ response, node: end.node }), send);
       return;
     }
     const { events, response } = this.events.end(end.lastEvents, end.usage);
-    afterFinished(this.onFinished({ response, node: end.node }), () => this.sse.end(events));
+    afterFinished(this.onFinished?.({ response, node: end.node }), () => this.sse.end(events));
   }
 
   private noteNativeTerminal(events: string): void {

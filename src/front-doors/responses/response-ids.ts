@@ -1,12 +1,16 @@
-import { randomBytes } from 'node:crypto';
-
 const RESPONSE_PREFIX = 'resp_';
-/** An output item id: its kind, the response's own part, its index (`msg_<hex>_1`). */
-const ITEM_ID = /^[a-z]+_([0-9a-f]{24})_\d+$/;
+const REQUEST_PREFIX = 'req_';
+/** An output item id: its kind, the response's own part, its index (`msg_<part>_1`). */
+const ITEM_ID = /^[a-z]+_([0-9A-Z]{24})_\d+$/;
 
-/** A fresh response id, `resp_` and 24 hex digits. */
-export function newResponseId(): string {
-  return `${RESPONSE_PREFIX}${randomBytes(12).toString('hex')}`;
+/**
+ * The id of the response a request makes: `resp_` and the request id's own part (24
+ * Crockford base-32 characters, time-ordered and unique like the request id), so one id
+ * leads to the other in the logs, the ledger and the store (inbound-protocols rule C3), at
+ * no cost of its own.
+ */
+export function newResponseId(requestId: string): string {
+  return `${RESPONSE_PREFIX}${requestId.slice(REQUEST_PREFIX.length)}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { assertResponsesEventOrder, parseResponsesEvents } from '../../../test/support/responses-events.js';
 import type { OutputShaping } from './output-items.js';
 import { ReasoningEnvelope } from './reasoning-envelope.js';
+import { newRequestId } from '../../http/request-ids.js';
 import { newResponseId } from './response-ids.js';
 import { ResponseObject } from './response-object.js';
 import { ResponseStreamEvents } from './response-stream-events.js';
@@ -46,7 +47,7 @@ for (const file of readdirSync(FIXTURES).filter((name) => name.endsWith('.sse'))
   const text = readFileSync(new URL(file, FIXTURES), 'utf8');
   for (const summaryMode of [true, false]) {
     test(`${file} (${summaryMode ? 'summary' : 'raw reasoning'}): the same ordered events whole and split`, () => {
-      const id = newResponseId();
+      const id = newResponseId(newRequestId());
       const whole = run([text, ''], summaryMode, id);
       assertResponsesEventOrder(parseResponsesEvents(whole));
       for (let seed = 1; seed <= 25; seed++) {
@@ -62,7 +63,7 @@ for (const file of readdirSync(FIXTURES).filter((name) => name.endsWith('.sse'))
 
 test('reasoning, text and interleaved parallel calls become their items, with usage and a custom call in its own shape', () => {
   const text = readFileSync(new URL('reasoning-text-parallel-calls.sse', FIXTURES), 'utf8');
-  const events = parseResponsesEvents(run([text, ''], true, newResponseId()));
+  const events = parseResponsesEvents(run([text, ''], true, newResponseId(newRequestId())));
   const response = assertResponsesEventOrder(events);
   assert.equal(response.status, 'completed');
   const output = response.output as Record<string, unknown>[];
@@ -100,14 +101,18 @@ test('reasoning, text and interleaved parallel calls become their items, with us
 
 test('a reply cut at the output cap ends with response.incomplete, reason max_output_tokens', () => {
   const text = readFileSync(new URL('cut-at-length.sse', FIXTURES), 'utf8');
-  const response = assertResponsesEventOrder(parseResponsesEvents(run([text, ''], false, newResponseId())));
+  const response = assertResponsesEventOrder(
+    parseResponsesEvents(run([text, ''], false, newResponseId(newRequestId()))),
+  );
   assert.equal(response.status, 'incomplete');
   assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
 });
 
 test('Anthropic thinking blocks travel in the envelope for the node that made them', () => {
   const text = readFileSync(new URL('anthropic-thinking.sse', FIXTURES), 'utf8');
-  const response = assertResponsesEventOrder(parseResponsesEvents(run([text, ''], false, newResponseId())));
+  const response = assertResponsesEventOrder(
+    parseResponsesEvents(run([text, ''], false, newResponseId(newRequestId()))),
+  );
   const reasoning = (response.output as Record<string, unknown>[])[0] as Record<string, unknown>;
   assert.deepEqual(reasoning.content, [{ type: 'reasoning_text', text: 'Plan.' }]);
   assert.deepEqual(envelope.open(reasoning.encrypted_content as string)?.artifact, {
@@ -121,7 +126,7 @@ test('Anthropic thinking blocks travel in the envelope for the node that made th
 });
 
 test('a failure mid-stream is an error event in both forms, then response.failed with the output so far', () => {
-  const id = newResponseId();
+  const id = newResponseId(newRequestId());
   const shaping: OutputShaping = {
     responseId: id,
     toolNames: new ToolNames(),

@@ -119,12 +119,12 @@ export function responsesRoute(
       request,
       context,
     );
-    const id = newResponseId();
+    const id = newResponseId(context.requestId);
     const createdAt = Math.floor(Date.now() / 1000);
     const object = new ResponseObject(id, createdAt, parsed.model, parsed);
-    const onFinished: OnResponseFinished =
+    const onFinished: OnResponseFinished | undefined =
       parsed.store === false
-        ? () => undefined
+        ? undefined
         : ({ response: finished, node }) =>
             services.responses.save({
               // A native node's reply keeps its own id (the one the client got).

@@ -1,5 +1,6 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
+import { modelField, replaceModelField } from './replace-model-field.js';
 import {
   emptySummary,
   type CallContext,
@@ -43,9 +44,7 @@ export const nativeResponsesAdapter: NativeAdapter = {
     const response = parseNodeObject(bodyText, context, 'reply');
     const summary = emptySummary();
     summarize(response, summary);
-    if (response.model === context.clientModel) return { body: bodyText, summary };
-    response.model = context.clientModel;
-    return { body: JSON.stringify(response), summary };
+    return { body: withClientModel(bodyText, response, response, context.clientModel), summary };
   },
 
   streamMapper(context: CallContext): StreamMapper {
@@ -65,8 +64,7 @@ export const nativeResponsesAdapter: NativeAdapter = {
         const event = parseNodeObject(record.data, context, 'event');
         const response = event.response as Item;
         if (typeof response.id === 'string') identity.id = response.id;
-        response.model = context.clientModel;
-        write(`${name}data: ${JSON.stringify(event)}\n\n`);
+        write(`${name}data: ${withClientModel(record.data, event, response, context.clientModel)}\n\n`);
         if (!TERMINAL_EVENTS.has(String(event.type))) return 'more';
         summarize(response, summary);
         return 'end';
@@ -74,6 +72,23 @@ export const nativeResponsesAdapter: NativeAdapter = {
     };
   },
 };
+
+/**
+ * A Response (or an event carrying one) as the node wrote it, with the client's model id in
+ * place of the node's: swapped in the text where it can be (the way chat replies are),
+ * else `response` (the Response in `parsed`, the text parsed) changed and `parsed`
+ * serialized again.
+ */
+function withClientModel(text: string, parsed: Item, response: Item, clientModel: string): string {
+  if (response.model === clientModel) return text;
+  const swapped =
+    typeof response.model === 'string'
+      ? replaceModelField(text, modelField(response.model), modelField(clientModel), '"output"')
+      : undefined;
+  if (swapped !== undefined) return swapped;
+  response.model = clientModel;
+  return JSON.stringify(parsed);
+}
 
 /** Characters of text and reasoning deltas, for a usage estimate when a stream is cut. */
 function countDelta(data: string, summary: ReplySummary): void {
