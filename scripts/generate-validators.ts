@@ -20,6 +20,7 @@ import {
 import { ConfigFileSchema } from '../src/config/config-schema.js';
 import { AddNodeSchema } from '../src/http/admin/add-node-schema.js';
 import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js';
+import { CountTokensRequestSchema, MessagesRequestSchema } from '../src/protocol/anthropic/messages-request-schema.js';
 
 /** Where the generated files live, relative to the repository root. */
 export const GENERATED_DIRECTORY = 'src/validation/generated';
@@ -68,6 +69,17 @@ const MODULES: readonly GeneratedModule[] = [
     options: REQUEST_OPTIONS,
     typeImports: ["import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';"],
     exports: [{ name: 'validateChatRequestShape', schema: ChatRequestSchema, type: 'ChatRequest' }],
+  },
+  {
+    file: 'validate-messages-request.js',
+    options: REQUEST_OPTIONS,
+    typeImports: [
+      "import type { CountTokensRequest, MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';",
+    ],
+    exports: [
+      { name: 'validateMessagesRequestShape', schema: MessagesRequestSchema, type: 'MessagesRequest' },
+      { name: 'validateCountTokensRequestShape', schema: CountTokensRequestSchema, type: 'CountTokensRequest' },
+    ],
   },
   {
     file: 'validate-admin-bodies.js',
