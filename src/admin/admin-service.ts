@@ -104,6 +104,7 @@ function usageView(row: UsageRow) {
     first_byte_ms: row.firstByteMs,
     stream: row.stream,
     finish_reason: row.finishReason,
+    front_door: row.frontDoor,
     created_at: row.createdAt,
   };
 }

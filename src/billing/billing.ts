@@ -123,6 +123,7 @@ export class RequestCharge {
       firstByteMs: record.firstByteMs ?? null,
       stream: record.stream,
       finishReason: record.finishReason ?? null,
+      frontDoor: record.frontDoor,
       createdAt: isoNow(),
     };
   }

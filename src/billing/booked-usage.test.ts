@@ -7,7 +7,7 @@ import { emptySummary } from '../providers/types.js';
 import { bookUsage, countedUsage } from './booked-usage.js';
 
 const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(40) }] } as ChatRequest;
-const record = (): RequestRecord => ({ stream: false, attempts: [], clientAborted: false });
+const record = (): RequestRecord => ({ frontDoor: 'chat', stream: false, attempts: [], clientAborted: false });
 const usage = (fields: Record<string, unknown>) =>
   ({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, ...fields }) as Usage;
 

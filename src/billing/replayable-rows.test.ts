@@ -27,6 +27,7 @@ function row(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     firstByteMs: 1,
     stream: true,
     finishReason: 'stop',
+    frontDoor: 'chat',
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };

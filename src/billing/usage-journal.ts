@@ -144,11 +144,13 @@ export class UsageJournal {
         // A line cut by a crash in the middle of a write is the only kind that fails to parse.
         if (line.trim() === '') continue;
         try {
-          // Lines written before cache writes were booked have none: they were billed without.
+          // Lines written before cache writes were booked have none: they were billed without;
+          // lines written before there were several front doors came through the chat one.
           rows.push({
             cacheWriteTokens: 0,
             cacheWrite1hTokens: 0,
-            ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens'>),
+            frontDoor: 'chat',
+            ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'frontDoor'>),
           });
         } catch {
           // Incomplete last line: its request never finished sending, so it was never committed.

@@ -98,6 +98,10 @@ export const NodeSchema = Type.Object(
     reasoning_param: Type.Optional(Type.Union([Type.Literal('reasoning_effort'), Type.Literal('reasoning')])),
     /** The field an OpenAI-protocol node is sent the output cap in when the client named none: `max_tokens` (default) or `max_completion_tokens`. */
     max_tokens_field: Type.Optional(Type.Union([Type.Literal('max_tokens'), Type.Literal('max_completion_tokens')])),
+    /** The OpenAI APIs an OpenAI-protocol node serves: `[chat]` (default) or `[chat, responses]` (OpenAI, vLLM): Responses requests then pass through natively. */
+    apis: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('responses')]), { minItems: 1, maxItems: 2 }),
+    ),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
   },
   { additionalProperties: false },

@@ -27,6 +27,9 @@ export interface NodeReplyLimits {
   readonly maxEventBytes: number;
 }
 
+/** A client-facing API that some nodes serve in its own wire format. */
+export type NativeApi = 'messages' | 'responses';
+
 /** One configured upstream endpoint. */
 export interface NodeConfig {
   readonly id: string;
@@ -44,6 +47,12 @@ export interface NodeConfig {
   readonly reasoningParam: 'reasoning_effort' | 'reasoning';
   /** Where an OpenAI-protocol node gets the output cap when the client named no field (PRODUCT.md decision 20). */
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * The client-facing APIs other than Chat Completions this node serves in their own wire
+   * format, so such requests pass through natively (PRODUCT.md decision 15): `messages` for
+   * every Anthropic node, `responses` for an OpenAI node configured `apis: [chat, responses]`.
+   */
+  readonly nativeApis: ReadonlySet<NativeApi>;
   readonly simulated: SimulatedNodeSettings | undefined;
 }
 

@@ -125,6 +125,18 @@ const BAD: Array<[string, string, string, RegExp]> = [
     'nodes[0].max_tokens_field',
     /one of "max_tokens", "max_completion_tokens"/,
   ],
+  [
+    'apis on an anthropic node',
+    `nodes: [{ id: c, provider: anthropic, apis: [chat, responses] }]\nmodels: [{ id: m, routes: [{ node: c }] }]`,
+    'nodes[0].apis',
+    /only to OpenAI-protocol nodes/,
+  ],
+  [
+    'apis without chat',
+    `nodes: [{ id: o, provider: openai, base_url: "http://127.0.0.1:1/v1", apis: [responses] }]\nmodels: [{ id: m, routes: [{ node: o }] }]`,
+    'nodes[0].apis',
+    /must include chat/,
+  ],
 ];
 
 for (const [name, text, path, problem] of BAD) {
@@ -134,3 +146,17 @@ for (const [name, text, path, problem] of BAD) {
     assert.match(error.problem, problem);
   });
 }
+
+test('a node serves natively: messages on every Anthropic node, responses on an OpenAI node that lists it', () => {
+  const config = parseConfigText(
+    `nodes:
+  - { id: c, provider: anthropic }
+  - { id: o, provider: openai, base_url: "http://127.0.0.1:1/v1" }
+  - { id: r, provider: openai, base_url: "http://127.0.0.1:1/v1", apis: [chat, responses] }
+  - { id: g, provider: gemini }
+models: [{ id: m, routes: [{ node: c }, { node: o }, { node: r }, { node: g }] }]`,
+    'test.yaml',
+  );
+  const native = Object.fromEntries(config.nodes.map((node) => [node.id, [...node.nativeApis]]));
+  assert.deepEqual(native, { c: ['messages'], o: [], r: ['responses'], g: [] });
+});

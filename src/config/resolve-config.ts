@@ -6,12 +6,14 @@ import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from '../simulator/simulator-script.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
+import type { WireProtocol } from './wire-protocols.js';
 import type {
   GatewayConfig,
   KeyConfig,
   LimitSettings,
   ModelConfig,
   ModelReasoningSettings,
+  NativeApi,
   NodeConfig,
   NodeReplyLimits,
   PolicyConfig,
@@ -126,6 +128,12 @@ export function resolveNode(
   if (node.max_tokens_field !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.max_tokens_field`, 'applies only to OpenAI-protocol nodes');
   }
+  if (node.apis !== undefined && protocol !== 'openai') {
+    throw new ConfigError(source, `${path}.apis`, 'applies only to OpenAI-protocol nodes');
+  }
+  if (node.apis !== undefined && !node.apis.includes('chat')) {
+    throw new ConfigError(source, `${path}.apis`, 'must include chat: every node serves Chat Completions');
+  }
   return {
     id: node.id,
     provider: node.provider,
@@ -138,6 +146,7 @@ export function resolveNode(
     replies: resolveReplyLimits(node.replies, replies),
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
     maxTokensField: node.max_tokens_field ?? 'max_tokens',
+    nativeApis: nativeApisOf(protocol, node.apis),
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,
@@ -365,4 +374,13 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     accounts,
     keys,
   };
+}
+
+/** The APIs a node serves natively besides Chat Completions (NodeConfig.nativeApis). */
+function nativeApisOf(
+  protocol: WireProtocol,
+  apis: readonly ('chat' | 'responses')[] | undefined,
+): ReadonlySet<NativeApi> {
+  if (protocol === 'anthropic') return new Set(['messages']);
+  return new Set(apis?.includes('responses') === true ? ['responses'] : []);
 }

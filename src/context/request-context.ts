@@ -2,6 +2,9 @@ import type { Language } from '../errors/codes.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { Cancellation } from '../upstream/cancellation.js';
 
+/** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
+export type FrontDoorName = 'chat' | 'messages' | 'responses';
+
 /** One try of one node, as logged (issue: failover observability). */
 export interface AttemptRecord {
   readonly node: string;
@@ -12,6 +15,8 @@ export interface AttemptRecord {
 
 /** What the request's log line reports; filled in by the stages as they run. */
 export interface RequestRecord {
+  /** The client-facing protocol the request came through (its route's; `chat` for the others). */
+  frontDoor: FrontDoorName;
   keyPrefix?: string;
   accountId?: string;
   model?: string;

@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode, type ErrorType, type Language, type MessageParams } from './codes.js';
 import { MAX_DISPLAY_CHARS, truncateForDisplay } from './truncate-for-display.js';
+import type { WireProtocol } from '../config/wire-protocols.js';
 
 /** Params that hold a whole sentence composed by our code (which may quote client input), not one value. */
 const SENTENCE_PARAMS = new Set(['detail_en', 'detail_ru', 'reason_en', 'reason_ru', 'reason']);
@@ -27,6 +28,8 @@ function boundedParams(params: MessageParams): MessageParams {
 /** What we know about a node's failure, kept for logs and for passing client errors through. */
 export interface UpstreamFailure {
   readonly nodeId: string;
+  /** The node's wire protocol: a front door passes the node's own body through only in its own protocol. */
+  readonly protocol?: WireProtocol;
   readonly status?: number;
   /** The node's own body, verbatim: passed through unchanged for client-side errors (spec 7.3). */
   readonly body?: Buffer;

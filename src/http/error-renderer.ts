@@ -2,13 +2,14 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
 import { canDrain, endAfterDrain, type DrainLimits } from './end-after-drain.js';
-import { errorEnvelopeJson } from './error-envelope.js';
+import { OPENAI_ERROR_SHAPE, type ErrorShape } from './error-shape.js';
 import { responseHeaders } from './response-headers.js';
 
 /**
  * The only place a thrown error becomes an HTTP response. A node's client-side error is
- * sent as the node sent it (status and body, spec 7.3); everything else in the spec's
- * envelope. Both carry the request ids. An error answered before the request body was
+ * sent as the node sent it (status and body, spec 7.3) when the front door's shape lets it
+ * through; everything else in the door's error shape (the spec's envelope on the OpenAI
+ * doors), with the node's status. Both carry the request ids. An error answered before the request body was
  * read in full is ended after draining the rest within `drain` (see `endAfterDrain`), or
  * closes the connection when it cannot be drained.
  */
@@ -17,16 +18,19 @@ export function renderError(
   error: GatewayError,
   context: RequestContext,
   drain?: DrainLimits,
+  shape: ErrorShape = OPENAI_ERROR_SHAPE,
 ): void {
-  context.record.status = error.upstream?.passThrough ? error.upstream.status : error.status;
-  context.record.errorCode = error.upstream?.passThrough ? `upstream_${error.upstream.status}` : error.code;
+  const upstream = error.upstream;
+  const nodeStatus = upstream?.passThrough === true ? upstream.status : undefined;
+  const status = nodeStatus ?? error.status;
+  context.record.status = status;
+  context.record.errorCode = nodeStatus === undefined ? error.code : `upstream_${nodeStatus}`;
   if (response.headersSent) {
     response.destroy();
     return;
   }
-  const upstream = error.upstream;
-  if (upstream?.passThrough && upstream.status !== undefined && upstream.body !== undefined) {
-    response.writeHead(upstream.status, {
+  if (nodeStatus !== undefined && upstream?.body !== undefined && shape.passesThrough(upstream)) {
+    response.writeHead(nodeStatus, {
       ...responseHeaders(context),
       'content-type': upstream.contentType ?? 'application/json',
       'content-length': upstream.body.length,
@@ -34,7 +38,7 @@ export function renderError(
     response.end(upstream.body);
     return;
   }
-  const body = errorEnvelopeJson(error, context);
+  const body = shape.body(error, context);
   const headers: Record<string, string | number> = {
     ...error.headers,
     ...responseHeaders(context),
@@ -48,7 +52,7 @@ export function renderError(
     drain !== undefined && error.status !== 408 && error.code !== 'shutting_down' && canDrain(request, drain);
   // The rest of the body will not be read, or the gateway is stopping: do not reuse the connection.
   if (!drained && (!request.complete || error.code === 'shutting_down')) headers.connection = 'close';
-  response.writeHead(error.status, headers);
+  response.writeHead(status, headers);
   if (drained) endAfterDrain(request, response, body, drain);
   else response.end(body);
 }

@@ -5,12 +5,13 @@ import { asGatewayError, gatewayError, isClientGone, type GatewayError } from '.
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
-import type { RequestContext } from '../context/request-context.js';
+import type { FrontDoorName, RequestContext } from '../context/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { BodyBudget } from './body-budget.js';
 import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
+import type { ErrorShape } from './error-shape.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
@@ -25,9 +26,13 @@ export type RouteHandler = (
   context: RequestContext,
 ) => Promise<void>;
 
-interface Route {
+export interface Route {
   readonly method: string;
   readonly handler: RouteHandler;
+  /** The front door the route belongs to (the request record's label); `chat` when absent. */
+  readonly frontDoor?: FrontDoorName;
+  /** How the route's errors look (the door's shape); the OpenAI envelope when absent. */
+  readonly errors?: ErrorShape;
 }
 
 /** Probe and scrape paths: logged at debug, not counted in the request metrics, served while shutting down. */
@@ -69,7 +74,7 @@ export function newRequestContext(
     startedAt: performance.now(),
     cancellation,
     abortCause: undefined,
-    record: { stream: false, attempts: [], clientAborted: false },
+    record: { frontDoor: 'chat', stream: false, attempts: [], clientAborted: false },
   };
 }
 
@@ -85,7 +90,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   const http = services.config.http;
   const bodies = new BodyBudget(() => services.config.http);
   const routes = new Map<string, Route>([
-    ['/v1/chat/completions', { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies) }],
+    [
+      '/v1/chat/completions',
+      { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies), frontDoor: 'chat' },
+    ],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],
@@ -107,9 +115,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     response: ServerResponse,
     context: RequestContext,
     path: string,
+    route: Route | undefined,
   ): Promise<void> {
     if (shuttingDown && !OPS_PATHS.has(path)) throw gatewayError('shutting_down', { retryAfter: 1 });
-    const route = routes.get(path);
     if (route === undefined) {
       if (path.startsWith('/admin/v1/')) {
         admin ??= import('./admin/admin-route.js').then(
@@ -165,6 +173,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const context = newRequestContext(request);
       const { cancellation } = context;
       const path = pathOf(request.url);
+      const route = routes.get(path);
+      if (route?.frontDoor !== undefined) context.record.frontDoor = route.frontDoor;
       const entry: InFlightRequest = { context, response };
       const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;
@@ -200,7 +210,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error')
             logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
-          renderError(response, gatewayFailure, context, http);
+          renderError(response, gatewayFailure, context, http, route?.errors);
         } catch (renderFailure) {
           logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
           response.destroy();
@@ -210,7 +220,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       };
       try {
         // One reaction for both outcomes (not .catch().finally(): two promises more per request).
-        dispatch(request, response, context, path).then(partDone, failed);
+        dispatch(request, response, context, path, route).then(partDone, failed);
       } catch (error) {
         failed(error);
       }
@@ -311,7 +321,14 @@ function answerClientError(
     startedAt: performance.now(),
     cancellation: Cancellation.aborted(undefined),
     abortCause: undefined,
-    record: { stream: false, attempts: [], clientAborted: false, status: failure.status, errorCode: failure.code },
+    record: {
+      frontDoor: 'chat',
+      stream: false,
+      attempts: [],
+      clientAborted: false,
+      status: failure.status,
+      errorCode: failure.code,
+    },
   };
   const body = errorEnvelopeJson(failure, context);
   socket.end(

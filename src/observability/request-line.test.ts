@@ -14,7 +14,7 @@ function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): 
     startedAt: 0,
     cancellation: new Cancellation(),
     abortCause: undefined,
-    record: { stream: false, attempts: [], clientAborted: false, ...record },
+    record: { frontDoor: 'chat', stream: false, attempts: [], clientAborted: false, ...record },
   };
 }
 
@@ -54,6 +54,7 @@ test('a served request: every field, in order, as JSON', () => {
     },
     costUsd: 0.000123,
     finishReason: 'stop',
+    frontDoor: 'chat',
     firstByteMs: 31.75,
   });
   const line = written({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 40.5 });
@@ -65,6 +66,7 @@ test('a served request: every field, in order, as JSON', () => {
     ['status', 200],
     ['key_prefix', 'sk-abc'],
     ['account', 'acct-1'],
+    ['front_door', 'chat'],
     ['model', 'gpt-4o-mini'],
     ['stream', true],
     ['node', 'b'],
@@ -93,6 +95,7 @@ test('a refused request leaves out what it never had; cost_usd is null until boo
     path: '/v1/chat/completions',
     status: 401,
     error_code: 'invalid_api_key',
+    front_door: 'chat',
     stream: false,
     cost_usd: null,
     total_ms: 0.3,

@@ -40,6 +40,8 @@ export interface RequestLineFields {
   error_code?: string;
   key_prefix?: string;
   account?: string;
+  /** The client-facing protocol: chat, messages or responses. */
+  front_door: string;
   model?: string;
   stream: boolean;
   node?: string;
@@ -74,6 +76,7 @@ export function requestLineFields({ context, method, path, totalMs }: RequestLin
     error_code: record.errorCode,
     key_prefix: record.keyPrefix,
     account: record.accountId,
+    front_door: record.frontDoor,
     model: record.model === undefined ? undefined : truncateForDisplay(record.model),
     stream: record.stream,
     node: last?.node,

@@ -4,7 +4,8 @@ import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway
 import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
-import type { CallContext, ReplySummary } from '../providers/types.js';
+import type { CallContext, NativeRequest, ReplySummary } from '../providers/types.js';
+import type { ReplyFormat } from './front-door.js';
 import { withoutReasoningBody, withoutReasoningStream } from '../providers/without-reasoning-text.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
@@ -15,6 +16,8 @@ import type { RequestContext } from '../context/request-context.js';
 /** A node's stream, committed: its first events mapped, ready to relay. */
 export interface StreamExecution {
   readonly kind: 'stream';
+  /** `native`: the node's own events, in the client's protocol; `internal`: chat chunks. */
+  readonly format: ReplyFormat;
   readonly reader: UpstreamEventReader;
   readonly first: MappedBatch;
   /** The node that is streaming. */
@@ -25,10 +28,20 @@ export interface StreamExecution {
 
 /** How a request reached a node and what came back, ready to relay. */
 export type Execution =
-  { readonly kind: 'json'; readonly body: string; readonly summary: ReplySummary } | StreamExecution;
+  | {
+      readonly kind: 'json';
+      readonly format: ReplyFormat;
+      readonly body: string;
+      readonly summary: ReplySummary;
+      /** The node that answered. */
+      readonly node: NodeConfig;
+    }
+  | StreamExecution;
 
 export interface ExecuteOptions {
   readonly request: ChatRequest;
+  /** The client's request in its own protocol, for nodes that serve it natively. */
+  readonly native: NativeRequest | undefined;
   readonly clientModel: string;
   /** The model as configured; adapters read its reasoning settings. */
   readonly model: ModelConfig;
@@ -106,8 +119,13 @@ async function attempt(
     retryOnStatus: options.retryOnStatus,
   };
   const adapter = adapterFor(node.protocol);
+  // A node that serves the client's own protocol gets the client's request as it came (decision 15).
+  const { native } = options;
+  const nativeAdapter =
+    native !== undefined && node.nativeApis.has(native.api) ? adapter.native?.[native.api] : undefined;
+  const format: ReplyFormat = nativeAdapter === undefined ? 'internal' : 'native';
   // `reasoning.exclude` (PRODUCT.md decision 19): the reply goes out without reasoning text, billed with it.
-  const excludeReasoning = options.request.reasoning?.exclude === true;
+  const excludeReasoning = nativeAdapter === undefined && options.request.reasoning?.exclude === true;
   const cancellation =
     node.timeouts.totalMs < options.totalTimeoutMs
       ? context.cancellation.withTimeout(node.timeouts.totalMs)
@@ -116,7 +134,11 @@ async function attempt(
   let firstByteMs: number | undefined;
   let keepSlot = false;
   try {
-    const upstreamCall = ownCode(() => adapter.toUpstream(options.request, callContext));
+    const upstreamCall = ownCode(() =>
+      nativeAdapter === undefined
+        ? adapter.toUpstream(options.request, callContext)
+        : nativeAdapter.toUpstream(native as NativeRequest, callContext),
+    );
     const response = await candidate.client.send(upstreamCall, cancellation);
     status = response.statusCode;
     firstByteMs = performance.now() - started;
@@ -127,15 +149,21 @@ async function attempt(
     }
     if (!options.stream) {
       const text = await readReply(response, node);
-      const mapped = ownCode(() => adapter.fromUpstream(text, callContext));
+      const mapped = ownCode(() => (nativeAdapter ?? adapter).fromUpstream(text, callContext));
       const body = excludeReasoning ? ownCode(() => withoutReasoningBody(mapped.body)) : mapped.body;
-      return succeed(context, candidate, started, status, firstByteMs, { kind: 'json', body, summary: mapped.summary });
+      return succeed(context, candidate, started, status, firstByteMs, {
+        kind: 'json',
+        format,
+        body,
+        summary: mapped.summary,
+        node,
+      });
     }
     if (!contentType?.includes('text/event-stream')) {
       response.body.dump().catch(() => undefined);
       throw invalidReply(node.id, `asked for a stream, got ${contentType ?? 'no content type'}`);
     }
-    const mapper = ownCode(() => adapter.streamMapper(callContext));
+    const mapper = ownCode(() => (nativeAdapter ?? adapter).streamMapper(callContext));
     const reader = new UpstreamEventReader(
       response.body,
       excludeReasoning ? withoutReasoningStream(mapper) : mapper,
@@ -147,6 +175,7 @@ async function attempt(
       keepSlot = true;
       return succeed(context, candidate, started, status, firstByteMs, {
         kind: 'stream',
+        format,
         reader,
         first,
         node,

@@ -1,6 +1,8 @@
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
-import type { ReplySummary } from '../providers/types.js';
+import type { FrontDoorName } from '../context/request-context.js';
+import type { NativeApi } from '../config/gateway-config.js';
+import type { NativeRequest, ReplySummary } from '../providers/types.js';
 
 /**
  * The seam between a front door (a client-facing protocol) and the one pipeline that runs
@@ -11,23 +13,45 @@ import type { ReplySummary } from '../providers/types.js';
  * The internal request is a chat-completions request (`ChatRequest`): every node adapter
  * translates from it. The internal reply is a `chat.completion` (JSON text), and an
  * internal stream is a sequence of `chat.completion.chunk` events (`data: <json>\n\n`
- * text): a chat front door sends them as they are, another door maps them.
+ * text): a chat front door sends them as they are, another door maps them. A door whose
+ * protocol the chosen node speaks natively also hands its request as it came
+ * (`NativeRequest`); the node's reply then comes back `native`, in the door's protocol.
  */
-export type FrontDoorName = 'chat';
+export type { FrontDoorName, NativeApi, NativeRequest };
 
 /** A request as a front door hands it to the pipeline. */
 export interface GatewayRequest {
   readonly frontDoor: FrontDoorName;
-  /** The request in the internal form. */
+  /**
+   * The request in the internal form: what a translated node is sent, and what the
+   * reservation, the policy and the usage estimates read, whichever node answers.
+   */
   readonly chat: ChatRequest;
+  /** The request in the client's own protocol, for nodes that serve it natively. */
+  readonly native?: NativeRequest;
   readonly stream: boolean;
   /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
   readonly effortParam: string | undefined;
+  /**
+   * A node to try first while it is healthy and serves the model: the one that made a
+   * provider-owned artifact the request carries back (a thinking signature, encrypted
+   * reasoning, a previous response), PRODUCT.md decision 17.
+   */
+  readonly affinityNode?: string;
 }
+
+/**
+ * What a reply or stream is written in: `internal` (a `chat.completion` and its chunks, for
+ * the door to map) or `native` (the node's own reply in the door's protocol: sent as it is).
+ */
+export type ReplyFormat = 'internal' | 'native';
 
 /** A whole reply: the internal `chat.completion` as JSON text, and what it told. */
 export interface GatewayReply {
+  readonly format: ReplyFormat;
   readonly body: string;
+  /** The node that answered. */
+  readonly node: string;
   readonly summary: ReplySummary;
   /** The usage booked for the reply. */
   readonly usage: Usage;
@@ -37,6 +61,9 @@ export interface GatewayReply {
 
 /** How a stream ends, for the front door to frame its last events. */
 export interface StreamEnd {
+  readonly format: ReplyFormat;
+  /** The node that streamed. */
+  readonly node: string;
   /** Internal stream events still to send before the closing ones. */
   readonly lastEvents: string;
   /** The usage booked for the stream. */
@@ -57,8 +84,13 @@ export interface StreamSink {
   /** Sends keep-alives while the node is silent; call when the request is about to go to a node. */
   startKeepalive(): void;
   stopKeepalive(): void;
-  /** Internal stream events (`chat.completion.chunk`s); returns a promise when the client is slow, to await before writing more. */
-  write(events: string): Promise<void> | undefined;
+  /**
+   * Stream events: `internal` ones are `chat.completion.chunk`s (`data: <json>\n\n` each),
+   * `native` ones are the node's own events in the door's protocol, framed. One stream's
+   * events all have one format. Returns a promise when the client is slow, to await before
+   * writing more.
+   */
+  write(events: string, format: ReplyFormat): Promise<void> | undefined;
   /** The stream is over: its closing events (usage, end marker), and the end of the response. */
   end(end: StreamEnd): void;
   /** The stream failed after it started: the usage so far, one error event in the door's format, the end (PRODUCT.md decision 4). */

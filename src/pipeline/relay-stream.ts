@@ -33,7 +33,7 @@ export async function relayStream(
   try {
     let batch = execution.first;
     while (!batch.done) {
-      const pending = sink.write(batch.text);
+      const pending = sink.write(batch.text, execution.format);
       if (pending !== undefined) await pending;
       if (context.cancellation.aborted) throw context.cancellation.reason;
       batch = await reader.read();
@@ -68,5 +68,12 @@ function streamEnd(
   const { summary, identity } = execution.reader.mapper;
   context.record.finishReason = summary.finishReason;
   const usage = bookUsage(context.record, request, summary);
-  return { lastEvents, usage, usageSent: countedUsage(summary.usage) !== undefined, identity };
+  return {
+    format: execution.format,
+    node: execution.node.id,
+    lastEvents,
+    usage,
+    usageSent: countedUsage(summary.usage) !== undefined,
+    identity,
+  };
 }

@@ -32,6 +32,7 @@ export async function runRequest(
   sink: ReplySink,
 ): Promise<void> {
   const { chat } = request;
+  context.record.frontDoor = request.frontDoor;
   context.record.model = chat.model;
   context.record.stream = request.stream;
   const { model, effort } = authorize(services.models, admission, request);
@@ -49,12 +50,13 @@ export async function runRequest(
     }
     const execution = await execute(context, {
       request: chat,
+      native: request.native,
       clientModel: model.id,
       model,
       outputCap: charge.outputCap,
       effort,
       stream: request.stream,
-      candidates: route(services, model),
+      candidates: route(services, model, request.affinityNode),
       maxAttempts: config.failover.maxAttempts,
       retryOnStatus: config.failover.retryOnStatus,
       totalTimeoutMs: config.timeouts.totalMs,
@@ -65,7 +67,15 @@ export async function runRequest(
       context.record.finishReason = execution.summary.finishReason;
       context.record.status = 200;
       context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
-      lastBytes = () => sink.json({ body: execution.body, summary: execution.summary, usage, usageSent });
+      const reply = {
+        format: execution.format,
+        body: execution.body,
+        node: execution.node.id,
+        summary: execution.summary,
+        usage,
+        usageSent,
+      };
+      lastBytes = () => sink.json(reply);
       return;
     }
     const streamSink = stream as StreamSink;

@@ -18,7 +18,15 @@ export function classifyNodeError(
   return gatewayError('bad_gateway', {
     retryable,
     params: { reason: `node ${context.node.id} answered ${status}` },
-    upstream: { nodeId: context.node.id, status, body, contentType, passThrough: !retryable, upstreamRequestId },
+    upstream: {
+      nodeId: context.node.id,
+      protocol: context.node.protocol,
+      status,
+      body,
+      contentType,
+      passThrough: !retryable,
+      upstreamRequestId,
+    },
   });
 }
 

@@ -1,5 +1,5 @@
 import type { OutputCap } from '../billing/estimate-request.js';
-import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
+import type { ModelConfig, NativeApi, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
@@ -25,6 +25,20 @@ export interface CallContext {
   readonly stream: boolean;
   /** Node statuses that mean "try another node" (PRODUCT.md decision 1). */
   readonly retryOnStatus: ReadonlySet<number>;
+}
+
+/**
+ * The client's request in its own protocol, for a node that serves that protocol natively
+ * (an Anthropic node for `messages`, an OpenAI node configured `apis: [chat, responses]`
+ * for `responses`): such a node is sent the client's body unchanged except the model name
+ * and the fields the gateway owns (the reserved output cap), PRODUCT.md decision 15.
+ */
+export interface NativeRequest {
+  readonly api: NativeApi;
+  /** The client's body, parsed and validated. */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** Client headers forwarded unchanged to a native node (e.g. `anthropic-version`, `anthropic-beta`), names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** The HTTP request to send to a node; the executor performs it. */
@@ -64,10 +78,11 @@ export type StreamSignal = 'more' | 'end';
 /** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
 export interface StreamMapper {
   /**
-   * Maps one event, handing each resulting chunk (serialized) to `emit`. Throws a
+   * Maps one event, handing each resulting chunk (serialized) to `emit`, or text already
+   * framed for the client to `write` (a native relay: the node's own events). Throws a
    * GatewayError when the node reports an error inside the stream.
    */
-  map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal;
+  map(record: SseRecord, emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal;
   /**
    * Optional, for a node that speaks the client's own protocol: relays a run of whole
    * events in the plain framing (`data: <data>\n\n` each) to `write` as the client's SSE
@@ -108,8 +123,27 @@ export interface ProviderAdapter {
   /** Maps a non-streaming 2xx body; throws bad_gateway for a body that is not a valid reply. */
   fromUpstream(bodyText: string, context: CallContext): MappedCompletion;
   streamMapper(context: CallContext): StreamMapper;
+  /**
+   * The client-facing APIs this protocol serves natively, for nodes whose `nativeApis` list
+   * them: the client's request passes through (PRODUCT.md decision 15).
+   */
+  readonly native?: { readonly [api in NativeApi]?: NativeAdapter };
   /** Classifies a non-2xx node reply: retryable (try another node) or passed through to the client. */
   toError(status: number, body: Buffer, contentType: string | undefined, context: CallContext): GatewayError;
+}
+
+/**
+ * Passes a client's request in the node's own protocol through (a front door's native
+ * path): the same contract as ProviderAdapter's, but the reply and the stream stay in that
+ * protocol; only the summary (usage in chat terms, finish reason) is read for the gateway.
+ */
+export interface NativeAdapter {
+  /** The client's body unchanged except `model` (`context.upstreamModel`) and the reserved output cap (`context.outputCap`); the node's credentials; the client's forwarded headers. */
+  toUpstream(request: NativeRequest, context: CallContext): UpstreamCall;
+  /** The node's reply with the client's model id put back (`MappedCompletion.body`), and what it told. */
+  fromUpstream(bodyText: string, context: CallContext): MappedCompletion;
+  /** Relays the node's events (framed, through `write`), filling `summary` from its usage events. */
+  streamMapper(context: CallContext): StreamMapper;
 }
 
 /** A fresh, empty summary. */

@@ -83,7 +83,7 @@ export function withoutReasoningStream(mapper: StreamMapper): StreamMapper {
     };
   const finish = mapper.finish?.bind(mapper);
   return {
-    map: (record, emit) => mapper.map(record, filtered(emit)),
+    map: (record, emit, write) => mapper.map(record, filtered(emit), write),
     ...(finish === undefined ? {} : { finish: (emit: (chunkJson: string) => void) => finish(filtered(emit)) }),
     get summary() {
       return mapper.summary;

@@ -104,6 +104,8 @@ export interface UsageRow {
   readonly firstByteMs: number | null;
   readonly stream: boolean;
   readonly finishReason: string | null;
+  /** The client-facing protocol the request came through (`chat`, `messages`, `responses`). */
+  readonly frontDoor: string;
   readonly createdAt: string;
 }
 

@@ -47,10 +47,10 @@ function failingMapper(): StreamMapper {
   const echo = echoMapper();
   return {
     ...echo,
-    map(record, emit) {
+    map(record, emit, write) {
       if (record.data.startsWith('{"error"'))
         throw gatewayError('bad_gateway', { params: { reason: `node error: ${record.data}` } });
-      return echo.map(record, emit);
+      return echo.map(record, emit, write);
     },
   };
 }

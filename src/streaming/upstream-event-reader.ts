@@ -45,7 +45,7 @@ export class UpstreamEventReader {
   };
   private readonly onRecord = (record: { event: string | undefined; data: string }): void => {
     if (this.done) return;
-    if (this.mapper.map(record, this.emit) === 'end') this.done = true;
+    if (this.mapper.map(record, this.emit, this.write) === 'end') this.done = true;
   };
   private readonly onPlainEvents: OnPlainEvents | undefined;
 

@@ -105,15 +105,28 @@ keys:
       await failedOver.arrayBuffer();
 
       const text = await metrics();
-      assert.equal(sample(text, 'switchyard_requests_total', { model: 'plain', status: '200', code: '' }), 2);
+      assert.equal(
+        sample(text, 'switchyard_requests_total', { front_door: 'chat', model: 'plain', status: '200', code: '' }),
+        2,
+      );
       // A body that failed validation names no model yet: model="".
       assert.equal(
-        sample(text, 'switchyard_requests_total', { model: '', status: '400', code: 'validation_failed' }),
+        sample(text, 'switchyard_requests_total', {
+          front_door: 'chat',
+          model: '',
+          status: '400',
+          code: 'validation_failed',
+        }),
         1,
       );
       // A model the configuration does not know never becomes a label value.
       assert.equal(
-        sample(text, 'switchyard_requests_total', { model: '_other', status: '404', code: 'model_unavailable' }),
+        sample(text, 'switchyard_requests_total', {
+          front_door: 'chat',
+          model: '_other',
+          status: '404',
+          code: 'model_unavailable',
+        }),
         1,
       );
       assert.doesNotMatch(text, /no-such-model-123/);
@@ -312,7 +325,12 @@ keys: [{ key: ${API_KEY} }]
         const scrape = await fetch(metricsUrl);
         assert.equal(scrape.status, 200);
         assert.equal(
-          sample(await scrape.text(), 'switchyard_requests_total', { model: 'm', status: '200', code: '' }),
+          sample(await scrape.text(), 'switchyard_requests_total', {
+            front_door: 'chat',
+            model: 'm',
+            status: '200',
+            code: '',
+          }),
           1,
         );
         assert.equal((await fetch(new URL('/readyz', metricsUrl))).status, 200);

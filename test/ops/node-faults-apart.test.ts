@@ -138,7 +138,7 @@ keys:
           startedAt: performance.now(),
           cancellation: new Cancellation(),
           abortCause: undefined,
-          record: { stream, attempts: [], clientAborted: false },
+          record: { frontDoor: 'chat', stream, attempts: [], clientAborted: false },
         };
         const request = {
           model: 'plain',
@@ -148,6 +148,7 @@ keys:
         await assert.rejects(
           execute(context, {
             request,
+            native: undefined,
             clientModel: 'plain',
             model,
             effort: undefined,

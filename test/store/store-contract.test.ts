@@ -49,6 +49,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     firstByteMs: 1,
     stream: false,
     finishReason: 'stop',
+    frontDoor: 'chat',
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };
@@ -234,7 +235,14 @@ for (const backend of cases) {
 
     test('usage queries: newest first, filters by key, account, model and time, totals past the row limit', async () => {
       await store.recordUsage([
-        usageRow('req_4', { createdAt: at(4), model: 'other', accountId: null, keyId: 'key_f', costNano: 0 }),
+        usageRow('req_4', {
+          createdAt: at(4),
+          model: 'other',
+          accountId: null,
+          keyId: 'key_f',
+          costNano: 0,
+          frontDoor: 'messages',
+        }),
       ]);
       const all = await store.queryUsage({ limit: 2 });
       assert.deepEqual(
@@ -251,6 +259,7 @@ for (const backend of cases) {
         costNano: 4_500,
       });
 
+      assert.equal(all.rows[0]?.frontDoor, 'messages', 'a row keeps the front door it came through');
       const row = all.rows[1] as UsageRow;
       assert.deepEqual(
         { ...row, createdAt: new Date(row.createdAt).toISOString() },

@@ -93,6 +93,7 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
     replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
     reasoningParam: 'reasoning_effort',
     maxTokensField: 'max_tokens',
+    nativeApis: new Set(),
     simulated: undefined,
   };
 }
@@ -122,7 +123,7 @@ export function mapStream(adapter: ProviderAdapter, context: CallContext, pieces
   };
   let ended = false;
   const onRecord = (record: { event: string | undefined; data: string }): void => {
-    if (!ended && mapper.map(record, emit) === 'end') ended = true;
+    if (!ended && mapper.map(record, emit, unexpectedWrite) === 'end') ended = true;
   };
   try {
     for (const piece of pieces) parser.push(piece, onRecord);
@@ -201,4 +202,9 @@ export function runFixtureCases(adapter: ProviderAdapter, directory: string): vo
       }
     });
   }
+}
+
+/** The `write` of a translating stream mapper, which only emits chunks: a framed write is a defect. */
+export function unexpectedWrite(text: string): never {
+  throw new Error(`a translating stream mapper wrote framed text: ${text.slice(0, 80)}`);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixtureContext, fixtureNode } from '../../../test/support/adapter-fixtures.js';
+import { fixtureContext, fixtureNode, unexpectedWrite } from '../../../test/support/adapter-fixtures.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { anthropicAdapter } from './adapter.js';
@@ -204,7 +204,11 @@ test('anthropic: cache reads and 5-minute and 1-hour writes map into prompt_toke
   ];
   const chunks: string[] = [];
   for (const [event, data] of events)
-    mapper.map({ event, data: JSON.stringify({ type: event, ...data }) }, (chunk) => chunks.push(chunk));
+    mapper.map(
+      { event, data: JSON.stringify({ type: event, ...data }) },
+      (chunk) => chunks.push(chunk),
+      unexpectedWrite,
+    );
   assert.deepEqual((JSON.parse(chunks.at(-1) as string) as { usage: unknown }).usage, MAPPED);
   assert.deepEqual(mapper.summary.usage, MAPPED);
 

@@ -8,6 +8,7 @@ import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { SseParser } from '../../streaming/sse-parser.js';
 import type { CallContext } from '../types.js';
 import { openaiAdapter } from './adapter.js';
+import { unexpectedWrite } from '../../../test/support/adapter-fixtures.js';
 
 const node: NodeConfig = {
   id: 'vllm-a',
@@ -21,6 +22,7 @@ const node: NodeConfig = {
   replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
   reasoningParam: 'reasoning_effort',
   maxTokensField: 'max_tokens',
+  nativeApis: new Set(),
   simulated: undefined,
 };
 
@@ -161,7 +163,7 @@ function mapFixture(pieces: string[]) {
   const out: string[] = [];
   let ended = false;
   const onRecord = (record: { event: string | undefined; data: string }) => {
-    if (mapper.map(record, (json) => out.push(json)) === 'end') ended = true;
+    if (mapper.map(record, (json) => out.push(json), unexpectedWrite) === 'end') ended = true;
   };
   for (const piece of pieces) parser.push(piece, onRecord);
   parser.end(onRecord);
@@ -198,11 +200,12 @@ test('stream mapper: an error event from the node is thrown as a gateway error',
       mapper.map(
         { event: undefined, data: '{"error":{"message":"The server had an error","type":"server_error"}}' },
         () => {},
+        unexpectedWrite,
       ),
     (error: unknown) => error instanceof GatewayError && /The server had an error/.test(error.message),
   );
   assert.throws(
-    () => mapper.map({ event: undefined, data: 'not json' }, () => {}),
+    () => mapper.map({ event: undefined, data: 'not json' }, () => {}, unexpectedWrite),
     (error: unknown) => error instanceof GatewayError && error.code === 'bad_gateway',
   );
 });

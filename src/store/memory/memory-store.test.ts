@@ -29,6 +29,7 @@ function usageRow(index: number, overrides: Partial<UsageRow> = {}): UsageRow {
     firstByteMs: 1,
     stream: false,
     finishReason: 'stop',
+    frontDoor: 'chat',
     createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString(),
     ...overrides,
   };

@@ -154,4 +154,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_ledger ADD COLUMN cache_write_1h_tokens integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 6,
+    name: 'the front door (client-facing protocol) of each usage row',
+    // Every row booked before came through the only door there was.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN front_door text NOT NULL DEFAULT 'chat';
+    `,
+  },
 ];

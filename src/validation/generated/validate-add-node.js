@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -611,70 +611,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.simulated !== undefined){
-let data16 = data.simulated;
+if(data.apis !== undefined){
+let data16 = data.apis;
 const _errs52 = errors;
 if(errors === _errs52){
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Array.isArray(data16)){
+if(data16.length > 2){
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.apis,data:data16}];
+return false;
+}
+else {
+if(data16.length < 1){
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.apis,data:data16}];
+return false;
+}
+else {
+var valid6 = true;
+const len0 = data16.length;
+for(let i0=0; i0<len0; i0++){
+let data17 = data16[i0];
 const _errs54 = errors;
-for(const key3 in data16){
-if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data16}];
-return false;
-break;
-}
-}
-if(_errs54 === errors){
-if(data16.first_byte_ms !== undefined){
-let data17 = data16.first_byte_ms;
 const _errs55 = errors;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data17}];
-return false;
-}
-if(errors === _errs55){
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data17}];
-return false;
-}
-}
-}
-var valid6 = _errs55 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.tokens_per_second !== undefined){
-let data18 = data16.tokens_per_second;
-const _errs57 = errors;
-if(errors === _errs57){
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 < 0 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data18}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data18}];
-return false;
-}
-}
-var valid6 = _errs57 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.reasoning_field !== undefined){
-let data19 = data16.reasoning_field;
-const _errs59 = errors;
-const _errs60 = errors;
 let valid7 = false;
-const _errs61 = errors;
-if(typeof data19 !== "string"){
-const err19 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data19};
+const _errs56 = errors;
+if(typeof data17 !== "string"){
+const err19 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.apis.items.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -683,8 +644,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if("reasoning_content" !== data19){
-const err20 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data19};
+if("chat" !== data17){
+const err20 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.apis.items.anyOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -693,12 +654,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid3 = _errs61 === errors;
+var _valid3 = _errs56 === errors;
 valid7 = valid7 || _valid3;
 if(!valid7){
-const _errs63 = errors;
-if(typeof data19 !== "string"){
-const err21 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data19};
+const _errs58 = errors;
+if(typeof data17 !== "string"){
+const err21 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.apis.items.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -707,8 +668,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if("reasoning" !== data19){
-const err22 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data19};
+if("responses" !== data17){
+const err22 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.apis.items.anyOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -717,11 +678,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid3 = _errs63 === errors;
+var _valid3 = _errs58 === errors;
 valid7 = valid7 || _valid3;
 }
 if(!valid7){
-const err23 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data19};
+const err23 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.apis.items.anyOf,parentSchema:schema11.properties.apis.items,data:data17};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -733,57 +694,99 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs60;
+errors = _errs55;
 if(vErrors !== null){
-if(_errs60){
-vErrors.length = _errs60;
+if(_errs55){
+vErrors.length = _errs55;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid6 = _errs59 === errors;
+var valid6 = _errs54 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
 }
 else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.port !== undefined){
-let data20 = data16.port;
-const _errs65 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.apis.type,parentSchema:schema11.properties.apis,data:data16}];
 return false;
 }
+}
+var valid0 = _errs52 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.simulated !== undefined){
+let data18 = data.simulated;
+const _errs60 = errors;
+if(errors === _errs60){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+const _errs62 = errors;
+for(const key3 in data18){
+if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data18}];
+return false;
+break;
+}
+}
+if(_errs62 === errors){
+if(data18.first_byte_ms !== undefined){
+let data19 = data18.first_byte_ms;
+const _errs63 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data19}];
+return false;
+}
+if(errors === _errs63){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data19}];
+return false;
+}
+}
+}
+var valid8 = _errs63 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data18.tokens_per_second !== undefined){
+let data20 = data18.tokens_per_second;
+const _errs65 = errors;
 if(errors === _errs65){
 if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 65535 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
-return false;
-}
-else {
 if(data20 < 0 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data20}];
 return false;
 }
 }
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data20}];
+return false;
 }
 }
-var valid6 = _errs65 === errors;
+var valid8 = _errs65 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data16.protocol !== undefined){
-let data21 = data16.protocol;
+if(valid8){
+if(data18.reasoning_field !== undefined){
+let data21 = data18.reasoning_field;
 const _errs67 = errors;
 const _errs68 = errors;
-let valid8 = false;
+let valid9 = false;
 const _errs69 = errors;
 if(typeof data21 !== "string"){
-const err24 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data21};
+const err24 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -792,8 +795,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if("openai" !== data21){
-const err25 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data21};
+if("reasoning_content" !== data21){
+const err25 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data21};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -803,11 +806,11 @@ vErrors.push(err25);
 errors++;
 }
 var _valid4 = _errs69 === errors;
-valid8 = valid8 || _valid4;
-if(!valid8){
+valid9 = valid9 || _valid4;
+if(!valid9){
 const _errs71 = errors;
 if(typeof data21 !== "string"){
-const err26 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data21};
+const err26 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data21};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -816,8 +819,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if("anthropic" !== data21){
-const err27 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data21};
+if("reasoning" !== data21){
+const err27 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data21};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -827,40 +830,15 @@ vErrors.push(err27);
 errors++;
 }
 var _valid4 = _errs71 === errors;
-valid8 = valid8 || _valid4;
-if(!valid8){
-const _errs73 = errors;
-if(typeof data21 !== "string"){
-const err28 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data21};
+valid9 = valid9 || _valid4;
+}
+if(!valid9){
+const err28 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data21};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
-}
-errors++;
-}
-if("gemini" !== data21){
-const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data21};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid4 = _errs73 === errors;
-valid8 = valid8 || _valid4;
-}
-}
-if(!valid8){
-const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data21};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
 }
 errors++;
 validate10.errors = vErrors;
@@ -877,80 +855,71 @@ vErrors = null;
 }
 }
 }
-var valid6 = _errs67 === errors;
+var valid8 = _errs67 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data16.scripts !== undefined){
-let data22 = data16.scripts;
+if(valid8){
+if(data18.port !== undefined){
+let data22 = data18.port;
+const _errs73 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
+return false;
+}
+if(errors === _errs73){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 65535 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
+return false;
+}
+else {
+if(data22 < 0 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
+return false;
+}
+}
+}
+}
+var valid8 = _errs73 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data18.protocol !== undefined){
+let data23 = data18.protocol;
 const _errs75 = errors;
-if(errors === _errs75){
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-var valid9 = true;
-for(const key4 in data22){
-if(pattern2.test(key4)){
-let data23 = data22[key4];
+const _errs76 = errors;
+let valid10 = false;
 const _errs77 = errors;
-if(errors === _errs77){
-if(Array.isArray(data23)){
-if(data23.length < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data23}];
-return false;
+if(typeof data23 !== "string"){
+const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err29];
 }
 else {
-var valid10 = true;
-const len0 = data23.length;
-for(let i0=0; i0<len0; i0++){
-let data24 = data23[i0];
+vErrors.push(err29);
+}
+errors++;
+}
+if("openai" !== data23){
+const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid5 = _errs77 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
 const _errs79 = errors;
-if(errors === _errs79){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-const _errs81 = errors;
-for(const key5 in data24){
-if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data24}];
-return false;
-break;
-}
-}
-if(_errs81 === errors){
-if(data24.when !== undefined){
-let data25 = data24.when;
-const _errs82 = errors;
-if(errors === _errs82){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs84 = errors;
-for(const key6 in data25){
-if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data25}];
-return false;
-break;
-}
-}
-if(_errs84 === errors){
-if(data25.tools_offered !== undefined){
-let data26 = data25.tools_offered;
-const _errs85 = errors;
-if(typeof data26 !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data26}];
-return false;
-}
-var valid12 = _errs85 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data25.last_role !== undefined){
-let data27 = data25.last_role;
-const _errs87 = errors;
-const _errs88 = errors;
-let valid13 = false;
-const _errs89 = errors;
-if(typeof data27 !== "string"){
-const err31 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data27};
+if(typeof data23 !== "string"){
+const err31 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -959,8 +928,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if("user" !== data27){
-const err32 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data27};
+if("anthropic" !== data23){
+const err32 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -969,12 +938,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid5 = _errs89 === errors;
-valid13 = valid13 || _valid5;
-if(!valid13){
-const _errs91 = errors;
-if(typeof data27 !== "string"){
-const err33 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data27};
+var _valid5 = _errs79 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
+const _errs81 = errors;
+if(typeof data23 !== "string"){
+const err33 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data23};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -983,8 +952,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if("assistant" !== data27){
-const err34 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data27};
+if("gemini" !== data23){
+const err34 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data23};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -993,12 +962,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid5 = _errs91 === errors;
-valid13 = valid13 || _valid5;
-if(!valid13){
-const _errs93 = errors;
-if(typeof data27 !== "string"){
-const err35 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data27};
+var _valid5 = _errs81 === errors;
+valid10 = valid10 || _valid5;
+}
+}
+if(!valid10){
+const err35 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data23};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1006,9 +975,94 @@ else {
 vErrors.push(err35);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-if("tool" !== data27){
-const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data27};
+else {
+errors = _errs76;
+if(vErrors !== null){
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid8 = _errs75 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data18.scripts !== undefined){
+let data24 = data18.scripts;
+const _errs83 = errors;
+if(errors === _errs83){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+var valid11 = true;
+for(const key4 in data24){
+if(pattern2.test(key4)){
+let data25 = data24[key4];
+const _errs85 = errors;
+if(errors === _errs85){
+if(Array.isArray(data25)){
+if(data25.length < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data25}];
+return false;
+}
+else {
+var valid12 = true;
+const len1 = data25.length;
+for(let i1=0; i1<len1; i1++){
+let data26 = data25[i1];
+const _errs87 = errors;
+if(errors === _errs87){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+const _errs89 = errors;
+for(const key5 in data26){
+if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data26}];
+return false;
+break;
+}
+}
+if(_errs89 === errors){
+if(data26.when !== undefined){
+let data27 = data26.when;
+const _errs90 = errors;
+if(errors === _errs90){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+const _errs92 = errors;
+for(const key6 in data27){
+if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data27}];
+return false;
+break;
+}
+}
+if(_errs92 === errors){
+if(data27.tools_offered !== undefined){
+let data28 = data27.tools_offered;
+const _errs93 = errors;
+if(typeof data28 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data28}];
+return false;
+}
+var valid14 = _errs93 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data27.last_role !== undefined){
+let data29 = data27.last_role;
+const _errs95 = errors;
+const _errs96 = errors;
+let valid15 = false;
+const _errs97 = errors;
+if(typeof data29 !== "string"){
+const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data29};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1017,12 +1071,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-var _valid5 = _errs93 === errors;
-valid13 = valid13 || _valid5;
-if(!valid13){
-const _errs95 = errors;
-if(typeof data27 !== "string"){
-const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data27};
+if("user" !== data29){
+const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data29};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1031,8 +1081,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-if("system" !== data27){
-const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data27};
+var _valid6 = _errs97 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs99 = errors;
+if(typeof data29 !== "string"){
+const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data29};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1041,13 +1095,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-var _valid5 = _errs95 === errors;
-valid13 = valid13 || _valid5;
-}
-}
-}
-if(!valid13){
-const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data27};
+if("assistant" !== data29){
+const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data29};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1055,112 +1104,105 @@ else {
 vErrors.push(err39);
 }
 errors++;
+}
+var _valid6 = _errs99 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs101 = errors;
+if(typeof data29 !== "string"){
+const err40 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data29};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if("tool" !== data29){
+const err41 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data29};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid6 = _errs101 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs103 = errors;
+if(typeof data29 !== "string"){
+const err42 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data29};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if("system" !== data29){
+const err43 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data29};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid6 = _errs103 === errors;
+valid15 = valid15 || _valid6;
+}
+}
+}
+if(!valid15){
+const err44 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data29};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs88;
+errors = _errs96;
 if(vErrors !== null){
-if(_errs88){
-vErrors.length = _errs88;
+if(_errs96){
+vErrors.length = _errs96;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid12 = _errs87 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data25.last_message_matches !== undefined){
-let data28 = data25.last_message_matches;
-const _errs97 = errors;
-if(errors === _errs97){
-if(typeof data28 === "string"){
-if(func3(data28) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data28}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data28}];
-return false;
-}
-}
-var valid12 = _errs97 === errors;
-}
-else {
-var valid12 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data25}];
-return false;
-}
-}
-var valid11 = _errs82 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data24.call !== undefined){
-let data29 = data24.call;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-let missing1;
-if((data29.tool === undefined) && (missing1 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
-return false;
-}
-else {
-const _errs101 = errors;
-for(const key7 in data29){
-if(!((key7 === "tool") || (key7 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
-return false;
-break;
-}
-}
-if(_errs101 === errors){
-if(data29.tool !== undefined){
-let data30 = data29.tool;
-const _errs102 = errors;
-if(errors === _errs102){
-if(typeof data30 === "string"){
-if(func3(data30) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data30}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data30}];
-return false;
-}
-}
-var valid14 = _errs102 === errors;
+var valid14 = _errs95 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data29.arguments !== undefined){
-let data31 = data29.arguments;
-const _errs104 = errors;
-if(errors === _errs104){
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data31}];
+if(data27.last_message_matches !== undefined){
+let data30 = data27.last_message_matches;
+const _errs105 = errors;
+if(errors === _errs105){
+if(typeof data30 === "string"){
+if(func3(data30) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data30}];
 return false;
 }
 }
-var valid14 = _errs104 === errors;
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data30}];
+return false;
+}
+}
+var valid14 = _errs105 === errors;
 }
 else {
 var valid14 = true;
@@ -1170,65 +1212,135 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data27}];
 return false;
 }
 }
-var valid11 = _errs99 === errors;
+var valid13 = _errs90 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-if(valid11){
-if(data24.answer !== undefined){
-let data32 = data24.answer;
-const _errs106 = errors;
-if(typeof data32 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data32}];
+if(valid13){
+if(data26.call !== undefined){
+let data31 = data26.call;
+const _errs107 = errors;
+if(errors === _errs107){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+let missing1;
+if((data31.tool === undefined) && (missing1 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
 return false;
 }
-var valid11 = _errs106 === errors;
-}
 else {
-var valid11 = true;
+const _errs109 = errors;
+for(const key7 in data31){
+if(!((key7 === "tool") || (key7 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
+return false;
+break;
 }
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data24}];
+if(_errs109 === errors){
+if(data31.tool !== undefined){
+let data32 = data31.tool;
+const _errs110 = errors;
+if(errors === _errs110){
+if(typeof data32 === "string"){
+if(func3(data32) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data32}];
 return false;
 }
 }
-var valid10 = _errs79 === errors;
-if(!valid10){
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data32}];
+return false;
+}
+}
+var valid16 = _errs110 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data31.arguments !== undefined){
+let data33 = data31.arguments;
+const _errs112 = errors;
+if(errors === _errs112){
+if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data33}];
+return false;
+}
+}
+var valid16 = _errs112 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
+return false;
+}
+}
+var valid13 = _errs107 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data26.answer !== undefined){
+let data34 = data26.answer;
+const _errs114 = errors;
+if(typeof data34 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data34}];
+return false;
+}
+var valid13 = _errs114 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data26}];
+return false;
+}
+}
+var valid12 = _errs87 === errors;
+if(!valid12){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data23}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data25}];
 return false;
 }
 }
-var valid9 = _errs77 === errors;
-if(!valid9){
+var valid11 = _errs85 === errors;
+if(!valid11){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data24}];
 return false;
 }
 }
-var valid6 = _errs75 === errors;
+var valid8 = _errs83 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
 }
 }
@@ -1238,158 +1350,159 @@ var valid6 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data16}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data18}];
 return false;
 }
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs60 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data33 = data.models;
-const _errs108 = errors;
-if(errors === _errs108){
-if(Array.isArray(data33)){
-if(data33.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data33}];
+let data35 = data.models;
+const _errs116 = errors;
+if(errors === _errs116){
+if(Array.isArray(data35)){
+if(data35.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data35}];
 return false;
 }
 else {
-var valid15 = true;
-const len1 = data33.length;
-for(let i1=0; i1<len1; i1++){
-let data34 = data33[i1];
-const _errs110 = errors;
-if(errors === _errs110){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+var valid17 = true;
+const len2 = data35.length;
+for(let i2=0; i2<len2; i2++){
+let data36 = data35[i2];
+const _errs118 = errors;
+if(errors === _errs118){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 let missing2;
-if((data34.model === undefined) && (missing2 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data34}];
+if((data36.model === undefined) && (missing2 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data36}];
 return false;
 }
 else {
-const _errs112 = errors;
-for(const key8 in data34){
+const _errs120 = errors;
+for(const key8 in data36){
 if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data36}];
 return false;
 break;
 }
 }
-if(_errs112 === errors){
-if(data34.model !== undefined){
-let data35 = data34.model;
-const _errs113 = errors;
-if(errors === _errs113){
-if(typeof data35 === "string"){
-if(func3(data35) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data35}];
+if(_errs120 === errors){
+if(data36.model !== undefined){
+let data37 = data36.model;
+const _errs121 = errors;
+if(errors === _errs121){
+if(typeof data37 === "string"){
+if(func3(data37) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data37}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data37}];
 return false;
 }
 }
-var valid16 = _errs113 === errors;
+var valid18 = _errs121 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
-if(valid16){
-if(data34.upstream_model !== undefined){
-let data36 = data34.upstream_model;
-const _errs115 = errors;
-if(errors === _errs115){
-if(typeof data36 === "string"){
-if(func3(data36) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data36}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data36}];
-return false;
-}
-}
-var valid16 = _errs115 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data34.weight !== undefined){
-let data37 = data34.weight;
-const _errs117 = errors;
-if(errors === _errs117){
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 <= 0 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data37}];
+if(valid18){
+if(data36.upstream_model !== undefined){
+let data38 = data36.upstream_model;
+const _errs123 = errors;
+if(errors === _errs123){
+if(typeof data38 === "string"){
+if(func3(data38) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data38}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data38}];
 return false;
 }
 }
-var valid16 = _errs117 === errors;
+var valid18 = _errs123 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
-if(valid16){
-if(data34.priority !== undefined){
-let data38 = data34.priority;
-const _errs119 = errors;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data38}];
+if(valid18){
+if(data36.weight !== undefined){
+let data39 = data36.weight;
+const _errs125 = errors;
+if(errors === _errs125){
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 <= 0 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data39}];
 return false;
-}
-if(errors === _errs119){
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 < 0 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i1+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data38}];
-return false;
-}
-}
-}
-var valid16 = _errs119 === errors;
-}
-else {
-var valid16 = true;
-}
-}
-}
-}
-}
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data39}];
 return false;
 }
 }
-var valid15 = _errs110 === errors;
-if(!valid15){
+var valid18 = _errs125 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data36.priority !== undefined){
+let data40 = data36.priority;
+const _errs127 = errors;
+if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data40}];
+return false;
+}
+if(errors === _errs127){
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 < 0 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data40}];
+return false;
+}
+}
+}
+var valid18 = _errs127 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data36}];
+return false;
+}
+}
+var valid17 = _errs118 === errors;
+if(!valid17){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data35}];
 return false;
 }
 }
-var valid0 = _errs108 === errors;
+var valid0 = _errs116 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

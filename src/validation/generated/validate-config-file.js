@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -3996,112 +3996,41 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data74.simulated !== undefined){
-let data91 = data74.simulated;
+if(data74.apis !== undefined){
+let data91 = data74.apis;
 const _errs238 = errors;
 if(errors === _errs238){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-const _errs240 = errors;
-for(const key19 in data91){
-if(!((((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol")) || (key19 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
+if(Array.isArray(data91)){
+if(data91.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
 return false;
-break;
 }
+else {
+if(data91.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
+return false;
 }
-if(_errs240 === errors){
-if(data91.first_byte_ms !== undefined){
-let data92 = data91.first_byte_ms;
+else {
+var valid27 = true;
+const len3 = data91.length;
+for(let i3=0; i3<len3; i3++){
+let data92 = data91[i3];
+const _errs240 = errors;
 const _errs241 = errors;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+let valid28 = false;
+const _errs242 = errors;
+if(typeof data92 !== "string"){
 let dataType83 = typeof data92;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data92 === null
-              || (dataType83 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced83 = +data92;
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data92;
+}
+else if(data92 === null){
+coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data92 = coerced83;
-if(data91 !== undefined){
-data91["first_byte_ms"] = coerced83;
-}
-}
-}
-if(errors === _errs241){
-if(typeof data92 == "number"){
-if(data92 < 0 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data92}];
-return false;
-}
-}
-}
-var valid27 = _errs241 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data91.tokens_per_second !== undefined){
-let data93 = data91.tokens_per_second;
-const _errs243 = errors;
-if(!(typeof data93 == "number")){
-let dataType84 = typeof data93;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "boolean" || data93 === null
-              || (dataType84 == "string" && data93 && data93 == +data93)){
-coerced84 = +data93;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data93 = coerced84;
-if(data91 !== undefined){
-data91["tokens_per_second"] = coerced84;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data93 == "number"){
-if(data93 < 0 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data93}];
-return false;
-}
-}
-}
-var valid27 = _errs243 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data91.reasoning_field !== undefined){
-let data94 = data91.reasoning_field;
-const _errs245 = errors;
-const _errs246 = errors;
-let valid28 = false;
-const _errs247 = errors;
-if(typeof data94 !== "string"){
-let dataType85 = typeof data94;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data94;
-}
-else if(data94 === null){
-coerced85 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4111,15 +4040,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data94 = coerced85;
+if(coerced83 !== undefined){
+data92 = coerced83;
 if(data91 !== undefined){
-data91["reasoning_field"] = coerced85;
+data91[i3] = coerced83;
 }
 }
 }
-if("reasoning_content" !== data94){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data94};
+if("chat" !== data92){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data92};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4128,22 +4057,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs247 === errors;
+var _valid5 = _errs242 === errors;
 valid28 = valid28 || _valid5;
 if(!valid28){
-const _errs249 = errors;
-if(typeof data94 !== "string"){
-let dataType86 = typeof data94;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data94;
+const _errs244 = errors;
+if(typeof data92 !== "string"){
+let dataType84 = typeof data92;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data92;
 }
-else if(data94 === null){
-coerced86 = "";
+else if(data92 === null){
+coerced84 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4153,15 +4082,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data94 = coerced86;
+if(coerced84 !== undefined){
+data92 = coerced84;
 if(data91 !== undefined){
-data91["reasoning_field"] = coerced86;
+data91[i3] = coerced84;
 }
 }
 }
-if("reasoning" !== data94){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data94};
+if("responses" !== data92){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data92};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4170,11 +4099,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs249 === errors;
+var _valid5 = _errs244 === errors;
 valid28 = valid28 || _valid5;
 }
 if(!valid28){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data94};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data92};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4186,71 +4115,171 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs246;
+errors = _errs241;
 if(vErrors !== null){
-if(_errs246){
-vErrors.length = _errs246;
+if(_errs241){
+vErrors.length = _errs241;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs245 === errors;
+var valid27 = _errs240 === errors;
+if(!valid27){
+break;
+}
+}
+}
+}
 }
 else {
-var valid27 = true;
-}
-if(valid27){
-if(data91.port !== undefined){
-let data95 = data91.port;
-const _errs251 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType87 = typeof data95;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data95 === null
-              || (dataType87 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced87 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data95 = coerced87;
-if(data91 !== undefined){
-data91["port"] = coerced87;
+var valid21 = _errs238 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data74.simulated !== undefined){
+let data93 = data74.simulated;
+const _errs246 = errors;
+if(errors === _errs246){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+const _errs248 = errors;
+for(const key19 in data93){
+if(!((((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol")) || (key19 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data93}];
+return false;
+break;
+}
+}
+if(_errs248 === errors){
+if(data93.first_byte_ms !== undefined){
+let data94 = data93.first_byte_ms;
+const _errs249 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType85 = typeof data94;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data94 === null
+              || (dataType85 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced85 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data94}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data94 = coerced85;
+if(data93 !== undefined){
+data93["first_byte_ms"] = coerced85;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data94 == "number"){
+if(data94 < 0 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data94}];
+return false;
+}
+}
+}
+var valid29 = _errs249 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data93.tokens_per_second !== undefined){
+let data95 = data93.tokens_per_second;
+const _errs251 = errors;
+if(!(typeof data95 == "number")){
+let dataType86 = typeof data95;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "boolean" || data95 === null
+              || (dataType86 == "string" && data95 && data95 == +data95)){
+coerced86 = +data95;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data95}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data95 = coerced86;
+if(data93 !== undefined){
+data93["tokens_per_second"] = coerced86;
 }
 }
 }
 if(errors === _errs251){
 if(typeof data95 == "number"){
-if(data95 > 65535 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
-return false;
-}
-else {
 if(data95 < 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data95}];
 return false;
 }
 }
 }
-}
-var valid27 = _errs251 === errors;
+var valid29 = _errs251 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
-if(valid27){
-if(data91.protocol !== undefined){
-let data96 = data91.protocol;
+if(valid29){
+if(data93.reasoning_field !== undefined){
+let data96 = data93.reasoning_field;
 const _errs253 = errors;
 const _errs254 = errors;
-let valid29 = false;
+let valid30 = false;
 const _errs255 = errors;
+if(typeof data96 !== "string"){
+let dataType87 = typeof data96;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data96;
+}
+else if(data96 === null){
+coerced87 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data96};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced87 !== undefined){
+data96 = coerced87;
+if(data93 !== undefined){
+data93["reasoning_field"] = coerced87;
+}
+}
+}
+if("reasoning_content" !== data96){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data96};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs255 === errors;
+valid30 = valid30 || _valid6;
+if(!valid30){
+const _errs257 = errors;
 if(typeof data96 !== "string"){
 let dataType88 = typeof data96;
 let coerced88 = undefined;
@@ -4262,49 +4291,7 @@ else if(data96 === null){
 coerced88 = "";
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(coerced88 !== undefined){
-data96 = coerced88;
-if(data91 !== undefined){
-data91["protocol"] = coerced88;
-}
-}
-}
-if("openai" !== data96){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data96};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs255 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs257 = errors;
-if(typeof data96 !== "string"){
-let dataType89 = typeof data96;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data96;
-}
-else if(data96 === null){
-coerced89 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4314,15 +4301,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data96 = coerced89;
-if(data91 !== undefined){
-data91["protocol"] = coerced89;
+if(coerced88 !== undefined){
+data96 = coerced88;
+if(data93 !== undefined){
+data93["reasoning_field"] = coerced88;
 }
 }
 }
-if("anthropic" !== data96){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data96};
+if("reasoning" !== data96){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4332,58 +4319,15 @@ vErrors.push(err49);
 errors++;
 }
 var _valid6 = _errs257 === errors;
-valid29 = valid29 || _valid6;
-if(!valid29){
-const _errs259 = errors;
-if(typeof data96 !== "string"){
-let dataType90 = typeof data96;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data96;
+valid30 = valid30 || _valid6;
 }
-else if(data96 === null){
-coerced90 = "";
-}
-else {
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
+if(!valid30){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data96};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data96 = coerced90;
-if(data91 !== undefined){
-data91["protocol"] = coerced90;
-}
-}
-}
-if("gemini" !== data96){
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data96};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-var _valid6 = _errs259 === errors;
-valid29 = valid29 || _valid6;
-}
-}
-if(!valid29){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data96};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4400,107 +4344,115 @@ vErrors = null;
 }
 }
 }
-var valid27 = _errs253 === errors;
+var valid29 = _errs253 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
-if(valid27){
-if(data91.scripts !== undefined){
-let data97 = data91.scripts;
+if(valid29){
+if(data93.port !== undefined){
+let data97 = data93.port;
+const _errs259 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType89 = typeof data97;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 === "boolean" || data97 === null
+              || (dataType89 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced89 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data97 = coerced89;
+if(data93 !== undefined){
+data93["port"] = coerced89;
+}
+}
+}
+if(errors === _errs259){
+if(typeof data97 == "number"){
+if(data97 > 65535 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+return false;
+}
+else {
+if(data97 < 0 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+return false;
+}
+}
+}
+}
+var valid29 = _errs259 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data93.protocol !== undefined){
+let data98 = data93.protocol;
 const _errs261 = errors;
-if(errors === _errs261){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-var valid30 = true;
-for(const key20 in data97){
-if(pattern5.test(key20)){
-let data98 = data97[key20];
+const _errs262 = errors;
+let valid31 = false;
 const _errs263 = errors;
-if(errors === _errs263){
-if(Array.isArray(data98)){
-if(data98.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
-return false;
+if(typeof data98 !== "string"){
+let dataType90 = typeof data98;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data98;
+}
+else if(data98 === null){
+coerced90 = "";
 }
 else {
-var valid31 = true;
-const len3 = data98.length;
-for(let i3=0; i3<len3; i3++){
-let data99 = data98[i3];
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data98};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced90 !== undefined){
+data98 = coerced90;
+if(data93 !== undefined){
+data93["protocol"] = coerced90;
+}
+}
+}
+if("openai" !== data98){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data98};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs263 === errors;
+valid31 = valid31 || _valid7;
+if(!valid31){
 const _errs265 = errors;
-if(errors === _errs265){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-const _errs267 = errors;
-for(const key21 in data99){
-if(!(((key21 === "when") || (key21 === "call")) || (key21 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
-return false;
-break;
-}
-}
-if(_errs267 === errors){
-if(data99.when !== undefined){
-let data100 = data99.when;
-const _errs268 = errors;
-if(errors === _errs268){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-const _errs270 = errors;
-for(const key22 in data100){
-if(!(((key22 === "tools_offered") || (key22 === "last_role")) || (key22 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
-return false;
-break;
-}
-}
-if(_errs270 === errors){
-if(data100.tools_offered !== undefined){
-let data101 = data100.tools_offered;
-const _errs271 = errors;
-if(typeof data101 !== "boolean"){
+if(typeof data98 !== "string"){
+let dataType91 = typeof data98;
 let coerced91 = undefined;
 if(!(coerced91 !== undefined)){
-if(data101 === "false" || data101 === 0 || data101 === null){
-coerced91 = false;
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data98;
 }
-else if(data101 === "true" || data101 === 1){
-coerced91 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data101}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data101 = coerced91;
-if(data100 !== undefined){
-data100["tools_offered"] = coerced91;
-}
-}
-}
-var valid33 = _errs271 === errors;
+else if(data98 === null){
+coerced91 = "";
 }
 else {
-var valid33 = true;
-}
-if(valid33){
-if(data100.last_role !== undefined){
-let data102 = data100.last_role;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid34 = false;
-const _errs275 = errors;
-if(typeof data102 !== "string"){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data102;
-}
-else if(data102 === null){
-coerced92 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4510,15 +4462,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data100 !== undefined){
-data100["last_role"] = coerced92;
+if(coerced91 !== undefined){
+data98 = coerced91;
+if(data93 !== undefined){
+data93["protocol"] = coerced91;
 }
 }
 }
-if("user" !== data102){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data102};
+if("anthropic" !== data98){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4527,22 +4479,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs275 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs277 = errors;
-if(typeof data102 !== "string"){
-let dataType93 = typeof data102;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data102;
+var _valid7 = _errs265 === errors;
+valid31 = valid31 || _valid7;
+if(!valid31){
+const _errs267 = errors;
+if(typeof data98 !== "string"){
+let dataType92 = typeof data98;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data98;
 }
-else if(data102 === null){
-coerced93 = "";
+else if(data98 === null){
+coerced92 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data98};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4552,15 +4504,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data102 = coerced93;
-if(data100 !== undefined){
-data100["last_role"] = coerced93;
+if(coerced92 !== undefined){
+data98 = coerced92;
+if(data93 !== undefined){
+data93["protocol"] = coerced92;
 }
 }
 }
-if("assistant" !== data102){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data102};
+if("gemini" !== data98){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data98};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4569,22 +4521,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs277 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs279 = errors;
-if(typeof data102 !== "string"){
-let dataType94 = typeof data102;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data102;
+var _valid7 = _errs267 === errors;
+valid31 = valid31 || _valid7;
 }
-else if(data102 === null){
-coerced94 = "";
 }
-else {
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+if(!valid31){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data98};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4592,17 +4534,121 @@ else {
 vErrors.push(err57);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs262;
+if(vErrors !== null){
+if(_errs262){
+vErrors.length = _errs262;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced94 !== undefined){
-data102 = coerced94;
-if(data100 !== undefined){
-data100["last_role"] = coerced94;
+}
+var valid29 = _errs261 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data93.scripts !== undefined){
+let data99 = data93.scripts;
+const _errs269 = errors;
+if(errors === _errs269){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+var valid32 = true;
+for(const key20 in data99){
+if(pattern5.test(key20)){
+let data100 = data99[key20];
+const _errs271 = errors;
+if(errors === _errs271){
+if(Array.isArray(data100)){
+if(data100.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data100}];
+return false;
+}
+else {
+var valid33 = true;
+const len4 = data100.length;
+for(let i4=0; i4<len4; i4++){
+let data101 = data100[i4];
+const _errs273 = errors;
+if(errors === _errs273){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs275 = errors;
+for(const key21 in data101){
+if(!(((key21 === "when") || (key21 === "call")) || (key21 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data101}];
+return false;
+break;
+}
+}
+if(_errs275 === errors){
+if(data101.when !== undefined){
+let data102 = data101.when;
+const _errs276 = errors;
+if(errors === _errs276){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs278 = errors;
+for(const key22 in data102){
+if(!(((key22 === "tools_offered") || (key22 === "last_role")) || (key22 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data102}];
+return false;
+break;
+}
+}
+if(_errs278 === errors){
+if(data102.tools_offered !== undefined){
+let data103 = data102.tools_offered;
+const _errs279 = errors;
+if(typeof data103 !== "boolean"){
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(data103 === "false" || data103 === 0 || data103 === null){
+coerced93 = false;
+}
+else if(data103 === "true" || data103 === 1){
+coerced93 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data103}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data103 = coerced93;
+if(data102 !== undefined){
+data102["tools_offered"] = coerced93;
 }
 }
 }
-if("tool" !== data102){
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data102};
+var valid35 = _errs279 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data102.last_role !== undefined){
+let data104 = data102.last_role;
+const _errs281 = errors;
+const _errs282 = errors;
+let valid36 = false;
+const _errs283 = errors;
+if(typeof data104 !== "string"){
+let dataType94 = typeof data104;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data104;
+}
+else if(data104 === null){
+coerced94 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4611,22 +4657,16 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs281 = errors;
-if(typeof data102 !== "string"){
-let dataType95 = typeof data102;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data102;
 }
-else if(data102 === null){
-coerced95 = "";
+if(coerced94 !== undefined){
+data104 = coerced94;
+if(data102 !== undefined){
+data102["last_role"] = coerced94;
 }
-else {
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
+}
+}
+if("user" !== data104){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4635,16 +4675,22 @@ vErrors.push(err59);
 }
 errors++;
 }
+var _valid8 = _errs283 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs285 = errors;
+if(typeof data104 !== "string"){
+let dataType95 = typeof data104;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data104;
 }
-if(coerced95 !== undefined){
-data102 = coerced95;
-if(data100 !== undefined){
-data100["last_role"] = coerced95;
+else if(data104 === null){
+coerced95 = "";
 }
-}
-}
-if("system" !== data102){
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data102};
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4653,13 +4699,16 @@ vErrors.push(err60);
 }
 errors++;
 }
-var _valid7 = _errs281 === errors;
-valid34 = valid34 || _valid7;
+}
+if(coerced95 !== undefined){
+data104 = coerced95;
+if(data102 !== undefined){
+data102["last_role"] = coerced95;
 }
 }
 }
-if(!valid34){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data102};
+if("assistant" !== data104){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4667,148 +4716,159 @@ else {
 vErrors.push(err61);
 }
 errors++;
+}
+var _valid8 = _errs285 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs287 = errors;
+if(typeof data104 !== "string"){
+let dataType96 = typeof data104;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data104;
+}
+else if(data104 === null){
+coerced96 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced96 !== undefined){
+data104 = coerced96;
+if(data102 !== undefined){
+data102["last_role"] = coerced96;
+}
+}
+}
+if("tool" !== data104){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs287 === errors;
+valid36 = valid36 || _valid8;
+if(!valid36){
+const _errs289 = errors;
+if(typeof data104 !== "string"){
+let dataType97 = typeof data104;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data104;
+}
+else if(data104 === null){
+coerced97 = "";
+}
+else {
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(coerced97 !== undefined){
+data104 = coerced97;
+if(data102 !== undefined){
+data102["last_role"] = coerced97;
+}
+}
+}
+if("system" !== data104){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs289 === errors;
+valid36 = valid36 || _valid8;
+}
+}
+}
+if(!valid36){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data104};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs274;
+errors = _errs282;
 if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
+if(_errs282){
+vErrors.length = _errs282;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid33 = _errs273 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data100.last_message_matches !== undefined){
-let data103 = data100.last_message_matches;
-const _errs283 = errors;
-if(typeof data103 !== "string"){
-let dataType96 = typeof data103;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data103;
-}
-else if(data103 === null){
-coerced96 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data103 = coerced96;
-if(data100 !== undefined){
-data100["last_message_matches"] = coerced96;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data103 === "string"){
-if(func3(data103) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data103}];
-return false;
-}
-}
-}
-var valid33 = _errs283 === errors;
-}
-else {
-var valid33 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data100}];
-return false;
-}
-}
-var valid32 = _errs268 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data99.call !== undefined){
-let data104 = data99.call;
-const _errs285 = errors;
-if(errors === _errs285){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-let missing3;
-if((data104.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
-return false;
-}
-else {
-const _errs287 = errors;
-for(const key23 in data104){
-if(!((key23 === "tool") || (key23 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
-return false;
-break;
-}
-}
-if(_errs287 === errors){
-if(data104.tool !== undefined){
-let data105 = data104.tool;
-const _errs288 = errors;
-if(typeof data105 !== "string"){
-let dataType97 = typeof data105;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data105;
-}
-else if(data105 === null){
-coerced97 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data105 = coerced97;
-if(data104 !== undefined){
-data104["tool"] = coerced97;
-}
-}
-}
-if(errors === _errs288){
-if(typeof data105 === "string"){
-if(func3(data105) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data105}];
-return false;
-}
-}
-}
-var valid35 = _errs288 === errors;
+var valid35 = _errs281 === errors;
 }
 else {
 var valid35 = true;
 }
 if(valid35){
-if(data104.arguments !== undefined){
-let data106 = data104.arguments;
-const _errs290 = errors;
-if(errors === _errs290){
-if(!(data106 && typeof data106 == "object" && !Array.isArray(data106))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data106}];
+if(data102.last_message_matches !== undefined){
+let data105 = data102.last_message_matches;
+const _errs291 = errors;
+if(typeof data105 !== "string"){
+let dataType98 = typeof data105;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data105;
+}
+else if(data105 === null){
+coerced98 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data105}];
 return false;
 }
 }
-var valid35 = _errs290 === errors;
+if(coerced98 !== undefined){
+data105 = coerced98;
+if(data102 !== undefined){
+data102["last_message_matches"] = coerced98;
+}
+}
+}
+if(errors === _errs291){
+if(typeof data105 === "string"){
+if(func3(data105) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data105}];
+return false;
+}
+}
+}
+var valid35 = _errs291 === errors;
 }
 else {
 var valid35 = true;
@@ -4818,83 +4878,171 @@ var valid35 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data102}];
 return false;
 }
 }
-var valid32 = _errs285 === errors;
+var valid34 = _errs276 === errors;
 }
 else {
-var valid32 = true;
+var valid34 = true;
 }
-if(valid32){
-if(data99.answer !== undefined){
-let data107 = data99.answer;
-const _errs292 = errors;
+if(valid34){
+if(data101.call !== undefined){
+let data106 = data101.call;
+const _errs293 = errors;
+if(errors === _errs293){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+let missing3;
+if((data106.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
+return false;
+}
+else {
+const _errs295 = errors;
+for(const key23 in data106){
+if(!((key23 === "tool") || (key23 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
+return false;
+break;
+}
+}
+if(_errs295 === errors){
+if(data106.tool !== undefined){
+let data107 = data106.tool;
+const _errs296 = errors;
 if(typeof data107 !== "string"){
-let dataType98 = typeof data107;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data107;
+let dataType99 = typeof data107;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data107;
 }
 else if(data107 === null){
-coerced98 = "";
+coerced99 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data107}];
 return false;
 }
 }
-if(coerced98 !== undefined){
-data107 = coerced98;
-if(data99 !== undefined){
-data99["answer"] = coerced98;
+if(coerced99 !== undefined){
+data107 = coerced99;
+if(data106 !== undefined){
+data106["tool"] = coerced99;
 }
 }
 }
-var valid32 = _errs292 === errors;
-}
-else {
-var valid32 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data99}];
+if(errors === _errs296){
+if(typeof data107 === "string"){
+if(func3(data107) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data107}];
 return false;
 }
 }
-var valid31 = _errs265 === errors;
-if(!valid31){
+}
+var valid37 = _errs296 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data106.arguments !== undefined){
+let data108 = data106.arguments;
+const _errs298 = errors;
+if(errors === _errs298){
+if(!(data108 && typeof data108 == "object" && !Array.isArray(data108))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data108}];
+return false;
+}
+}
+var valid37 = _errs298 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
+return false;
+}
+}
+var valid34 = _errs293 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data101.answer !== undefined){
+let data109 = data101.answer;
+const _errs300 = errors;
+if(typeof data109 !== "string"){
+let dataType100 = typeof data109;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data109;
+}
+else if(data109 === null){
+coerced100 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data109}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data109 = coerced100;
+if(data101 !== undefined){
+data101["answer"] = coerced100;
+}
+}
+}
+var valid34 = _errs300 === errors;
+}
+else {
+var valid34 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data101}];
+return false;
+}
+}
+var valid33 = _errs273 === errors;
+if(!valid33){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data100}];
 return false;
 }
 }
-var valid30 = _errs263 === errors;
-if(!valid30){
+var valid32 = _errs271 === errors;
+if(!valid32){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data99}];
 return false;
 }
 }
-var valid27 = _errs261 === errors;
+var valid29 = _errs269 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
 }
 }
@@ -4904,14 +5052,15 @@ var valid27 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data93}];
 return false;
 }
 }
-var valid21 = _errs238 === errors;
+var valid21 = _errs246 === errors;
 }
 else {
 var valid21 = true;
+}
 }
 }
 }
@@ -4950,192 +5099,118 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data108 = data.models;
-const _errs294 = errors;
-if(errors === _errs294){
-if(Array.isArray(data108)){
-if(data108.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data108}];
+let data110 = data.models;
+const _errs302 = errors;
+if(errors === _errs302){
+if(Array.isArray(data110)){
+if(data110.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data110}];
 return false;
 }
 else {
-var valid36 = true;
-const len4 = data108.length;
-for(let i4=0; i4<len4; i4++){
-let data109 = data108[i4];
-const _errs296 = errors;
-if(errors === _errs296){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+var valid38 = true;
+const len5 = data110.length;
+for(let i5=0; i5<len5; i5++){
+let data111 = data110[i5];
+const _errs304 = errors;
+if(errors === _errs304){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
 let missing4;
-if(((data109.id === undefined) && (missing4 = "id")) || ((data109.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data109}];
+if(((data111.id === undefined) && (missing4 = "id")) || ((data111.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data111}];
 return false;
 }
 else {
-const _errs298 = errors;
-for(const key24 in data109){
+const _errs306 = errors;
+for(const key24 in data111){
 if(!((((((((key24 === "id") || (key24 === "owned_by")) || (key24 === "context_length")) || (key24 === "max_output_tokens")) || (key24 === "default_max_tokens")) || (key24 === "reasoning")) || (key24 === "pricing")) || (key24 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data111}];
 return false;
 break;
 }
 }
-if(_errs298 === errors){
-if(data109.id !== undefined){
-let data110 = data109.id;
-const _errs299 = errors;
-if(typeof data110 !== "string"){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data110;
-}
-else if(data110 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["id"] = coerced99;
-}
-}
-}
-if(errors === _errs299){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data110}];
-return false;
-}
-}
-}
-var valid37 = _errs299 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.owned_by !== undefined){
-let data111 = data109.owned_by;
-const _errs301 = errors;
-if(typeof data111 !== "string"){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data111;
-}
-else if(data111 === null){
-coerced100 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data109 !== undefined){
-data109["owned_by"] = coerced100;
-}
-}
-}
-if(errors === _errs301){
-if(typeof data111 === "string"){
-if(func3(data111) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data111}];
-return false;
-}
-}
-}
-var valid37 = _errs301 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.context_length !== undefined){
-let data112 = data109.context_length;
-const _errs303 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+if(_errs306 === errors){
+if(data111.id !== undefined){
+let data112 = data111.id;
+const _errs307 = errors;
+if(typeof data112 !== "string"){
 let dataType101 = typeof data112;
 let coerced101 = undefined;
 if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data112 === null
-              || (dataType101 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced101 = +data112;
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data112;
+}
+else if(data112 === null){
+coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data112}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data112 = coerced101;
-if(data109 !== undefined){
-data109["context_length"] = coerced101;
+if(data111 !== undefined){
+data111["id"] = coerced101;
 }
 }
 }
-if(errors === _errs303){
-if(typeof data112 == "number"){
-if(data112 < 1 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data112}];
+if(errors === _errs307){
+if(typeof data112 === "string"){
+if(func3(data112) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data112}];
 return false;
 }
 }
 }
-var valid37 = _errs303 === errors;
+var valid39 = _errs307 === errors;
 }
 else {
-var valid37 = true;
+var valid39 = true;
 }
-if(valid37){
-if(data109.max_output_tokens !== undefined){
-let data113 = data109.max_output_tokens;
-const _errs305 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+if(valid39){
+if(data111.owned_by !== undefined){
+let data113 = data111.owned_by;
+const _errs309 = errors;
+if(typeof data113 !== "string"){
 let dataType102 = typeof data113;
 let coerced102 = undefined;
 if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data113 === null
-              || (dataType102 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced102 = +data113;
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data113;
+}
+else if(data113 === null){
+coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data113}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data113 = coerced102;
-if(data109 !== undefined){
-data109["max_output_tokens"] = coerced102;
+if(data111 !== undefined){
+data111["owned_by"] = coerced102;
 }
 }
 }
-if(errors === _errs305){
-if(typeof data113 == "number"){
-if(data113 < 1 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data113}];
+if(errors === _errs309){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data113}];
 return false;
 }
 }
 }
-var valid37 = _errs305 === errors;
+var valid39 = _errs309 === errors;
 }
 else {
-var valid37 = true;
+var valid39 = true;
 }
-if(valid37){
-if(data109.default_max_tokens !== undefined){
-let data114 = data109.default_max_tokens;
-const _errs307 = errors;
+if(valid39){
+if(data111.context_length !== undefined){
+let data114 = data111.context_length;
+const _errs311 = errors;
 if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
 let dataType103 = typeof data114;
 let coerced103 = undefined;
@@ -5145,171 +5220,143 @@ if(dataType103 === "boolean" || data114 === null
 coerced103 = +data114;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data114}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data114 = coerced103;
-if(data109 !== undefined){
-data109["default_max_tokens"] = coerced103;
+if(data111 !== undefined){
+data111["context_length"] = coerced103;
 }
 }
 }
-if(errors === _errs307){
+if(errors === _errs311){
 if(typeof data114 == "number"){
 if(data114 < 1 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data114}];
 return false;
 }
 }
 }
-var valid37 = _errs307 === errors;
+var valid39 = _errs311 === errors;
 }
 else {
-var valid37 = true;
+var valid39 = true;
 }
-if(valid37){
-if(data109.reasoning !== undefined){
-let data115 = data109.reasoning;
-const _errs309 = errors;
-if(errors === _errs309){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-let missing5;
-if((data115.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
-return false;
-}
-else {
-const _errs311 = errors;
-for(const key25 in data115){
-if(!((((((key25 === "default_effort") || (key25 === "efforts")) || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels")) || (key25 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
-return false;
-break;
-}
-}
-if(_errs311 === errors){
-if(data115.default_effort !== undefined){
-let data116 = data115.default_effort;
-const _errs312 = errors;
+if(valid39){
+if(data111.max_output_tokens !== undefined){
+let data115 = data111.max_output_tokens;
 const _errs313 = errors;
-let valid39 = false;
-const _errs314 = errors;
-if(typeof data116 !== "string"){
-let dataType104 = typeof data116;
+if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+let dataType104 = typeof data115;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data116;
-}
-else if(data116 === null){
-coerced104 = "";
+if(dataType104 === "boolean" || data115 === null
+              || (dataType104 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
+coerced104 = +data115;
 }
 else {
-const err62 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data115}];
+return false;
 }
 }
 if(coerced104 !== undefined){
-data116 = coerced104;
-if(data115 !== undefined){
-data115["default_effort"] = coerced104;
+data115 = coerced104;
+if(data111 !== undefined){
+data111["max_output_tokens"] = coerced104;
 }
 }
 }
-if("none" !== data116){
-const err63 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data116};
-if(vErrors === null){
-vErrors = [err63];
+if(errors === _errs313){
+if(typeof data115 == "number"){
+if(data115 < 1 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data115}];
+return false;
+}
+}
+}
+var valid39 = _errs313 === errors;
 }
 else {
-vErrors.push(err63);
+var valid39 = true;
 }
-errors++;
-}
-var _valid8 = _errs314 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs316 = errors;
-if(typeof data116 !== "string"){
+if(valid39){
+if(data111.default_max_tokens !== undefined){
+let data116 = data111.default_max_tokens;
+const _errs315 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
 let dataType105 = typeof data116;
 let coerced105 = undefined;
 if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data116;
-}
-else if(data116 === null){
-coerced105 = "";
+if(dataType105 === "boolean" || data116 === null
+              || (dataType105 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced105 = +data116;
 }
 else {
-const err64 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data116}];
+return false;
 }
 }
 if(coerced105 !== undefined){
 data116 = coerced105;
-if(data115 !== undefined){
-data115["default_effort"] = coerced105;
+if(data111 !== undefined){
+data111["default_max_tokens"] = coerced105;
 }
 }
 }
-if("minimal" !== data116){
-const err65 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data116};
-if(vErrors === null){
-vErrors = [err65];
+if(errors === _errs315){
+if(typeof data116 == "number"){
+if(data116 < 1 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data116}];
+return false;
+}
+}
+}
+var valid39 = _errs315 === errors;
 }
 else {
-vErrors.push(err65);
+var valid39 = true;
 }
-errors++;
+if(valid39){
+if(data111.reasoning !== undefined){
+let data117 = data111.reasoning;
+const _errs317 = errors;
+if(errors === _errs317){
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+let missing5;
+if((data117.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
+return false;
 }
-var _valid8 = _errs316 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs318 = errors;
-if(typeof data116 !== "string"){
-let dataType106 = typeof data116;
+else {
+const _errs319 = errors;
+for(const key25 in data117){
+if(!((((((key25 === "default_effort") || (key25 === "efforts")) || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels")) || (key25 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
+return false;
+break;
+}
+}
+if(_errs319 === errors){
+if(data117.default_effort !== undefined){
+let data118 = data117.default_effort;
+const _errs320 = errors;
+const _errs321 = errors;
+let valid41 = false;
+const _errs322 = errors;
+if(typeof data118 !== "string"){
+let dataType106 = typeof data118;
 let coerced106 = undefined;
 if(!(coerced106 !== undefined)){
 if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data116;
+coerced106 = "" + data118;
 }
-else if(data116 === null){
+else if(data118 === null){
 coerced106 = "";
 }
 else {
-const err66 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(coerced106 !== undefined){
-data116 = coerced106;
-if(data115 !== undefined){
-data115["default_effort"] = coerced106;
-}
-}
-}
-if("low" !== data116){
-const err67 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data116};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5318,22 +5365,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid8 = _errs318 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs320 = errors;
-if(typeof data116 !== "string"){
-let dataType107 = typeof data116;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data116;
 }
-else if(data116 === null){
-coerced107 = "";
+if(coerced106 !== undefined){
+data118 = coerced106;
+if(data117 !== undefined){
+data117["default_effort"] = coerced106;
 }
-else {
-const err68 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
+}
+}
+if("none" !== data118){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5342,16 +5383,22 @@ vErrors.push(err68);
 }
 errors++;
 }
+var _valid9 = _errs322 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs324 = errors;
+if(typeof data118 !== "string"){
+let dataType107 = typeof data118;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data118;
 }
-if(coerced107 !== undefined){
-data116 = coerced107;
-if(data115 !== undefined){
-data115["default_effort"] = coerced107;
+else if(data118 === null){
+coerced107 = "";
 }
-}
-}
-if("medium" !== data116){
-const err69 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data116};
+else {
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5360,22 +5407,16 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid8 = _errs320 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs322 = errors;
-if(typeof data116 !== "string"){
-let dataType108 = typeof data116;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data116;
 }
-else if(data116 === null){
-coerced108 = "";
+if(coerced107 !== undefined){
+data118 = coerced107;
+if(data117 !== undefined){
+data117["default_effort"] = coerced107;
 }
-else {
-const err70 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+}
+}
+if("minimal" !== data118){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5384,16 +5425,22 @@ vErrors.push(err70);
 }
 errors++;
 }
+var _valid9 = _errs324 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs326 = errors;
+if(typeof data118 !== "string"){
+let dataType108 = typeof data118;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data118;
 }
-if(coerced108 !== undefined){
-data116 = coerced108;
-if(data115 !== undefined){
-data115["default_effort"] = coerced108;
+else if(data118 === null){
+coerced108 = "";
 }
-}
-}
-if("high" !== data116){
-const err71 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data116};
+else {
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5402,22 +5449,16 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid8 = _errs322 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs324 = errors;
-if(typeof data116 !== "string"){
-let dataType109 = typeof data116;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data116;
 }
-else if(data116 === null){
-coerced109 = "";
+if(coerced108 !== undefined){
+data118 = coerced108;
+if(data117 !== undefined){
+data117["default_effort"] = coerced108;
 }
-else {
-const err72 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+}
+}
+if("low" !== data118){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data118};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5426,16 +5467,22 @@ vErrors.push(err72);
 }
 errors++;
 }
+var _valid9 = _errs326 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs328 = errors;
+if(typeof data118 !== "string"){
+let dataType109 = typeof data118;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data118;
 }
-if(coerced109 !== undefined){
-data116 = coerced109;
-if(data115 !== undefined){
-data115["default_effort"] = coerced109;
+else if(data118 === null){
+coerced109 = "";
 }
-}
-}
-if("xhigh" !== data116){
-const err73 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data116};
+else {
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5444,22 +5491,16 @@ vErrors.push(err73);
 }
 errors++;
 }
-var _valid8 = _errs324 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs326 = errors;
-if(typeof data116 !== "string"){
-let dataType110 = typeof data116;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data116;
 }
-else if(data116 === null){
-coerced110 = "";
+if(coerced109 !== undefined){
+data118 = coerced109;
+if(data117 !== undefined){
+data117["default_effort"] = coerced109;
 }
-else {
-const err74 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+}
+}
+if("medium" !== data118){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data118};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5468,16 +5509,22 @@ vErrors.push(err74);
 }
 errors++;
 }
+var _valid9 = _errs328 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
+const _errs330 = errors;
+if(typeof data118 !== "string"){
+let dataType110 = typeof data118;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data118;
 }
-if(coerced110 !== undefined){
-data116 = coerced110;
-if(data115 !== undefined){
-data115["default_effort"] = coerced110;
+else if(data118 === null){
+coerced110 = "";
 }
-}
-}
-if("max" !== data116){
-const err75 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data116};
+else {
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5486,16 +5533,16 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid8 = _errs326 === errors;
-valid39 = valid39 || _valid8;
+}
+if(coerced110 !== undefined){
+data118 = coerced110;
+if(data117 !== undefined){
+data117["default_effort"] = coerced110;
 }
 }
 }
-}
-}
-}
-if(!valid39){
-const err76 = {instancePath:instancePath+"/models/" + i4+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data116};
+if("high" !== data118){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data118};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5503,43 +5550,10 @@ else {
 vErrors.push(err76);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs313;
-if(vErrors !== null){
-if(_errs313){
-vErrors.length = _errs313;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid38 = _errs312 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.efforts !== undefined){
-let data117 = data115.efforts;
-const _errs328 = errors;
-if(errors === _errs328){
-if(Array.isArray(data117)){
-if(data117.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
-return false;
-}
-else {
-var valid40 = true;
-const len5 = data117.length;
-for(let i5=0; i5<len5; i5++){
-let data118 = data117[i5];
-const _errs330 = errors;
-const _errs331 = errors;
-let valid41 = false;
+var _valid9 = _errs330 === errors;
+valid41 = valid41 || _valid9;
+if(!valid41){
 const _errs332 = errors;
 if(typeof data118 !== "string"){
 let dataType111 = typeof data118;
@@ -5552,7 +5566,7 @@ else if(data118 === null){
 coerced111 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5565,12 +5579,12 @@ errors++;
 if(coerced111 !== undefined){
 data118 = coerced111;
 if(data117 !== undefined){
-data117[i5] = coerced111;
+data117["default_effort"] = coerced111;
 }
 }
 }
-if("none" !== data118){
-const err78 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data118};
+if("xhigh" !== data118){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data118};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5594,7 +5608,7 @@ else if(data118 === null){
 coerced112 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data118};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5607,12 +5621,12 @@ errors++;
 if(coerced112 !== undefined){
 data118 = coerced112;
 if(data117 !== undefined){
-data117[i5] = coerced112;
+data117["default_effort"] = coerced112;
 }
 }
 }
-if("minimal" !== data118){
-const err80 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data118};
+if("max" !== data118){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data118};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5623,20 +5637,14 @@ errors++;
 }
 var _valid9 = _errs334 === errors;
 valid41 = valid41 || _valid9;
+}
+}
+}
+}
+}
+}
 if(!valid41){
-const _errs336 = errors;
-if(typeof data118 !== "string"){
-let dataType113 = typeof data118;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data118;
-}
-else if(data118 === null){
-coerced113 = "";
-}
-else {
-const err81 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data118};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5644,17 +5652,56 @@ else {
 vErrors.push(err81);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs321;
+if(vErrors !== null){
+if(_errs321){
+vErrors.length = _errs321;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced113 !== undefined){
-data118 = coerced113;
-if(data117 !== undefined){
-data117[i5] = coerced113;
 }
+var valid40 = _errs320 === errors;
 }
+else {
+var valid40 = true;
 }
-if("low" !== data118){
-const err82 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data118};
+if(valid40){
+if(data117.efforts !== undefined){
+let data119 = data117.efforts;
+const _errs336 = errors;
+if(errors === _errs336){
+if(Array.isArray(data119)){
+if(data119.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data119}];
+return false;
+}
+else {
+var valid42 = true;
+const len6 = data119.length;
+for(let i6=0; i6<len6; i6++){
+let data120 = data119[i6];
+const _errs338 = errors;
+const _errs339 = errors;
+let valid43 = false;
+const _errs340 = errors;
+if(typeof data120 !== "string"){
+let dataType113 = typeof data120;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data120;
+}
+else if(data120 === null){
+coerced113 = "";
+}
+else {
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5663,22 +5710,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-var _valid9 = _errs336 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs338 = errors;
-if(typeof data118 !== "string"){
-let dataType114 = typeof data118;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data118;
 }
-else if(data118 === null){
-coerced114 = "";
+if(coerced113 !== undefined){
+data120 = coerced113;
+if(data119 !== undefined){
+data119[i6] = coerced113;
 }
-else {
-const err83 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
+}
+}
+if("none" !== data120){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5687,16 +5728,22 @@ vErrors.push(err83);
 }
 errors++;
 }
+var _valid10 = _errs340 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs342 = errors;
+if(typeof data120 !== "string"){
+let dataType114 = typeof data120;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data120;
 }
-if(coerced114 !== undefined){
-data118 = coerced114;
-if(data117 !== undefined){
-data117[i5] = coerced114;
+else if(data120 === null){
+coerced114 = "";
 }
-}
-}
-if("medium" !== data118){
-const err84 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data118};
+else {
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5705,22 +5752,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-var _valid9 = _errs338 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs340 = errors;
-if(typeof data118 !== "string"){
-let dataType115 = typeof data118;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data118;
 }
-else if(data118 === null){
-coerced115 = "";
+if(coerced114 !== undefined){
+data120 = coerced114;
+if(data119 !== undefined){
+data119[i6] = coerced114;
 }
-else {
-const err85 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
+}
+}
+if("minimal" !== data120){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5729,16 +5770,22 @@ vErrors.push(err85);
 }
 errors++;
 }
+var _valid10 = _errs342 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs344 = errors;
+if(typeof data120 !== "string"){
+let dataType115 = typeof data120;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data120;
 }
-if(coerced115 !== undefined){
-data118 = coerced115;
-if(data117 !== undefined){
-data117[i5] = coerced115;
+else if(data120 === null){
+coerced115 = "";
 }
-}
-}
-if("high" !== data118){
-const err86 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data118};
+else {
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data120};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5747,22 +5794,16 @@ vErrors.push(err86);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs342 = errors;
-if(typeof data118 !== "string"){
-let dataType116 = typeof data118;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data118;
 }
-else if(data118 === null){
-coerced116 = "";
+if(coerced115 !== undefined){
+data120 = coerced115;
+if(data119 !== undefined){
+data119[i6] = coerced115;
 }
-else {
-const err87 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
+}
+}
+if("low" !== data120){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data120};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5771,16 +5812,22 @@ vErrors.push(err87);
 }
 errors++;
 }
+var _valid10 = _errs344 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs346 = errors;
+if(typeof data120 !== "string"){
+let dataType116 = typeof data120;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data120;
 }
-if(coerced116 !== undefined){
-data118 = coerced116;
-if(data117 !== undefined){
-data117[i5] = coerced116;
+else if(data120 === null){
+coerced116 = "";
 }
-}
-}
-if("xhigh" !== data118){
-const err88 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data118};
+else {
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data120};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5789,22 +5836,16 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs344 = errors;
-if(typeof data118 !== "string"){
-let dataType117 = typeof data118;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data118;
 }
-else if(data118 === null){
-coerced117 = "";
+if(coerced116 !== undefined){
+data120 = coerced116;
+if(data119 !== undefined){
+data119[i6] = coerced116;
 }
-else {
-const err89 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
+}
+}
+if("medium" !== data120){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data120};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5813,16 +5854,22 @@ vErrors.push(err89);
 }
 errors++;
 }
+var _valid10 = _errs346 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs348 = errors;
+if(typeof data120 !== "string"){
+let dataType117 = typeof data120;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data120;
 }
-if(coerced117 !== undefined){
-data118 = coerced117;
-if(data117 !== undefined){
-data117[i5] = coerced117;
+else if(data120 === null){
+coerced117 = "";
 }
-}
-}
-if("max" !== data118){
-const err90 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data118};
+else {
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data120};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5831,16 +5878,16 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
-valid41 = valid41 || _valid9;
+}
+if(coerced117 !== undefined){
+data120 = coerced117;
+if(data119 !== undefined){
+data119[i6] = coerced117;
 }
 }
 }
-}
-}
-}
-if(!valid41){
-const err91 = {instancePath:instancePath+"/models/" + i4+"/reasoning/efforts/" + i5,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data118};
+if("high" !== data120){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data120};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5848,56 +5895,23 @@ else {
 vErrors.push(err91);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs331;
-if(vErrors !== null){
-if(_errs331){
-vErrors.length = _errs331;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid40 = _errs330 === errors;
-if(!valid40){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data117}];
-return false;
-}
-}
-var valid38 = _errs328 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.style !== undefined){
-let data119 = data115.style;
-const _errs346 = errors;
-const _errs347 = errors;
-let valid42 = false;
-const _errs348 = errors;
-if(typeof data119 !== "string"){
-let dataType118 = typeof data119;
+var _valid10 = _errs348 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs350 = errors;
+if(typeof data120 !== "string"){
+let dataType118 = typeof data120;
 let coerced118 = undefined;
 if(!(coerced118 !== undefined)){
 if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data119;
+coerced118 = "" + data120;
 }
-else if(data119 === null){
+else if(data120 === null){
 coerced118 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data120};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5908,14 +5922,14 @@ errors++;
 }
 }
 if(coerced118 !== undefined){
-data119 = coerced118;
-if(data115 !== undefined){
-data115["style"] = coerced118;
+data120 = coerced118;
+if(data119 !== undefined){
+data119[i6] = coerced118;
 }
 }
 }
-if("budget" !== data119){
-const err93 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data119};
+if("xhigh" !== data120){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data120};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5924,22 +5938,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs348 === errors;
-valid42 = valid42 || _valid10;
-if(!valid42){
-const _errs350 = errors;
-if(typeof data119 !== "string"){
-let dataType119 = typeof data119;
+var _valid10 = _errs350 === errors;
+valid43 = valid43 || _valid10;
+if(!valid43){
+const _errs352 = errors;
+if(typeof data120 !== "string"){
+let dataType119 = typeof data120;
 let coerced119 = undefined;
 if(!(coerced119 !== undefined)){
 if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data119;
+coerced119 = "" + data120;
 }
-else if(data119 === null){
+else if(data120 === null){
 coerced119 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data120};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5950,14 +5964,14 @@ errors++;
 }
 }
 if(coerced119 !== undefined){
-data119 = coerced119;
-if(data115 !== undefined){
-data115["style"] = coerced119;
+data120 = coerced119;
+if(data119 !== undefined){
+data119[i6] = coerced119;
 }
 }
 }
-if("level" !== data119){
-const err95 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data119};
+if("max" !== data120){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data120};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5966,11 +5980,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs350 === errors;
-valid42 = valid42 || _valid10;
+var _valid10 = _errs352 === errors;
+valid43 = valid43 || _valid10;
 }
-if(!valid42){
-const err96 = {instancePath:instancePath+"/models/" + i4+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data119};
+}
+}
+}
+}
+}
+if(!valid43){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data120};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5982,345 +6001,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs347;
+errors = _errs339;
 if(vErrors !== null){
-if(_errs347){
-vErrors.length = _errs347;
+if(_errs339){
+vErrors.length = _errs339;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid38 = _errs346 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.budgets !== undefined){
-let data120 = data115.budgets;
-const _errs352 = errors;
-if(errors === _errs352){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-const _errs354 = errors;
-for(const key26 in data120){
-if(!(((((((key26 === "none") || (key26 === "minimal")) || (key26 === "low")) || (key26 === "medium")) || (key26 === "high")) || (key26 === "xhigh")) || (key26 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
-return false;
+var valid42 = _errs338 === errors;
+if(!valid42){
 break;
 }
 }
-if(_errs354 === errors){
-if(data120.none !== undefined){
-let data121 = data120.none;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data119}];
+return false;
+}
+}
+var valid40 = _errs336 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data117.style !== undefined){
+let data121 = data117.style;
+const _errs354 = errors;
 const _errs355 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+let valid44 = false;
+const _errs356 = errors;
+if(typeof data121 !== "string"){
 let dataType120 = typeof data121;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data121 === null
-              || (dataType120 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced120 = +data121;
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data121;
+}
+else if(data121 === null){
+coerced120 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data121 = coerced120;
-if(data120 !== undefined){
-data120["none"] = coerced120;
-}
-}
-}
-if(errors === _errs355){
-if(typeof data121 == "number"){
-if(data121 < 0 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data121}];
-return false;
-}
-}
-}
-var valid43 = _errs355 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.minimal !== undefined){
-let data122 = data120.minimal;
-const _errs357 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType121 = typeof data122;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data122 === null
-              || (dataType121 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced121 = +data122;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data122 = coerced121;
-if(data120 !== undefined){
-data120["minimal"] = coerced121;
-}
-}
-}
-if(errors === _errs357){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data122}];
-return false;
-}
-}
-}
-var valid43 = _errs357 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.low !== undefined){
-let data123 = data120.low;
-const _errs359 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType122 = typeof data123;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data123 === null
-              || (dataType122 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced122 = +data123;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data123 = coerced122;
-if(data120 !== undefined){
-data120["low"] = coerced122;
-}
-}
-}
-if(errors === _errs359){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data123}];
-return false;
-}
-}
-}
-var valid43 = _errs359 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.medium !== undefined){
-let data124 = data120.medium;
-const _errs361 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
-let dataType123 = typeof data124;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data124 === null
-              || (dataType123 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced123 = +data124;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data124 = coerced123;
-if(data120 !== undefined){
-data120["medium"] = coerced123;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data124 == "number"){
-if(data124 < 1 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data124}];
-return false;
-}
-}
-}
-var valid43 = _errs361 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.high !== undefined){
-let data125 = data120.high;
-const _errs363 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType124 = typeof data125;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data125 === null
-              || (dataType124 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced124 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data125 = coerced124;
-if(data120 !== undefined){
-data120["high"] = coerced124;
-}
-}
-}
-if(errors === _errs363){
-if(typeof data125 == "number"){
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data125}];
-return false;
-}
-}
-}
-var valid43 = _errs363 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.xhigh !== undefined){
-let data126 = data120.xhigh;
-const _errs365 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType125 = typeof data126;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data126 === null
-              || (dataType125 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced125 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data126 = coerced125;
-if(data120 !== undefined){
-data120["xhigh"] = coerced125;
-}
-}
-}
-if(errors === _errs365){
-if(typeof data126 == "number"){
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data126}];
-return false;
-}
-}
-}
-var valid43 = _errs365 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data120.max !== undefined){
-let data127 = data120.max;
-const _errs367 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType126 = typeof data127;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data127 === null
-              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced126 = +data127;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data127 = coerced126;
-if(data120 !== undefined){
-data120["max"] = coerced126;
-}
-}
-}
-if(errors === _errs367){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data127}];
-return false;
-}
-}
-}
-var valid43 = _errs367 === errors;
-}
-else {
-var valid43 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data120}];
-return false;
-}
-}
-var valid38 = _errs352 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.levels !== undefined){
-let data128 = data115.levels;
-const _errs369 = errors;
-if(errors === _errs369){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-const _errs371 = errors;
-for(const key27 in data128){
-if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
-return false;
-break;
-}
-}
-if(_errs371 === errors){
-if(data128.none !== undefined){
-let data129 = data128.none;
-const _errs372 = errors;
-const _errs373 = errors;
-let valid45 = false;
-const _errs374 = errors;
-if(typeof data129 !== "string"){
-let dataType127 = typeof data129;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data129;
-}
-else if(data129 === null){
-coerced127 = "";
-}
-else {
-const err97 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6330,15 +6056,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data129 = coerced127;
-if(data128 !== undefined){
-data128["none"] = coerced127;
+if(coerced120 !== undefined){
+data121 = coerced120;
+if(data117 !== undefined){
+data117["style"] = coerced120;
 }
 }
 }
-if("minimal" !== data129){
-const err98 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data129};
+if("budget" !== data121){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6347,22 +6073,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs376 = errors;
-if(typeof data129 !== "string"){
-let dataType128 = typeof data129;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data129;
+var _valid11 = _errs356 === errors;
+valid44 = valid44 || _valid11;
+if(!valid44){
+const _errs358 = errors;
+if(typeof data121 !== "string"){
+let dataType121 = typeof data121;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data121;
 }
-else if(data129 === null){
-coerced128 = "";
+else if(data121 === null){
+coerced121 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6372,15 +6098,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data129 = coerced128;
-if(data128 !== undefined){
-data128["none"] = coerced128;
+if(coerced121 !== undefined){
+data121 = coerced121;
+if(data117 !== undefined){
+data117["style"] = coerced121;
 }
 }
 }
-if("low" !== data129){
-const err100 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data129};
+if("level" !== data121){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6389,22 +6115,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs376 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data129 !== "string"){
-let dataType129 = typeof data129;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data129;
+var _valid11 = _errs358 === errors;
+valid44 = valid44 || _valid11;
 }
-else if(data129 === null){
-coerced129 = "";
-}
-else {
-const err101 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
+if(!valid44){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data121};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6412,17 +6127,349 @@ else {
 vErrors.push(err101);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs355;
+if(vErrors !== null){
+if(_errs355){
+vErrors.length = _errs355;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced129 !== undefined){
-data129 = coerced129;
-if(data128 !== undefined){
-data128["none"] = coerced129;
+}
+var valid40 = _errs354 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data117.budgets !== undefined){
+let data122 = data117.budgets;
+const _errs360 = errors;
+if(errors === _errs360){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs362 = errors;
+for(const key26 in data122){
+if(!(((((((key26 === "none") || (key26 === "minimal")) || (key26 === "low")) || (key26 === "medium")) || (key26 === "high")) || (key26 === "xhigh")) || (key26 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data122}];
+return false;
+break;
+}
+}
+if(_errs362 === errors){
+if(data122.none !== undefined){
+let data123 = data122.none;
+const _errs363 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType122 = typeof data123;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data123 === null
+              || (dataType122 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced122 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data123}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data123 = coerced122;
+if(data122 !== undefined){
+data122["none"] = coerced122;
 }
 }
 }
-if("medium" !== data129){
-const err102 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data129};
+if(errors === _errs363){
+if(typeof data123 == "number"){
+if(data123 < 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data123}];
+return false;
+}
+}
+}
+var valid45 = _errs363 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.minimal !== undefined){
+let data124 = data122.minimal;
+const _errs365 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType123 = typeof data124;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 === "boolean" || data124 === null
+              || (dataType123 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced123 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data124}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data124 = coerced123;
+if(data122 !== undefined){
+data122["minimal"] = coerced123;
+}
+}
+}
+if(errors === _errs365){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data124}];
+return false;
+}
+}
+}
+var valid45 = _errs365 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.low !== undefined){
+let data125 = data122.low;
+const _errs367 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType124 = typeof data125;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data125 === null
+              || (dataType124 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced124 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data125}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data125 = coerced124;
+if(data122 !== undefined){
+data122["low"] = coerced124;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data125}];
+return false;
+}
+}
+}
+var valid45 = _errs367 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.medium !== undefined){
+let data126 = data122.medium;
+const _errs369 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType125 = typeof data126;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data126 === null
+              || (dataType125 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced125 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data126}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data126 = coerced125;
+if(data122 !== undefined){
+data122["medium"] = coerced125;
+}
+}
+}
+if(errors === _errs369){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data126}];
+return false;
+}
+}
+}
+var valid45 = _errs369 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.high !== undefined){
+let data127 = data122.high;
+const _errs371 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType126 = typeof data127;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data127 === null
+              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced126 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data127}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data127 = coerced126;
+if(data122 !== undefined){
+data122["high"] = coerced126;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data127}];
+return false;
+}
+}
+}
+var valid45 = _errs371 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.xhigh !== undefined){
+let data128 = data122.xhigh;
+const _errs373 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType127 = typeof data128;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data128 === null
+              || (dataType127 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced127 = +data128;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data128}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data128 = coerced127;
+if(data122 !== undefined){
+data122["xhigh"] = coerced127;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data128 == "number"){
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data128}];
+return false;
+}
+}
+}
+var valid45 = _errs373 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data122.max !== undefined){
+let data129 = data122.max;
+const _errs375 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType128 = typeof data129;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data129 === null
+              || (dataType128 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced128 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data129}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data129 = coerced128;
+if(data122 !== undefined){
+data122["max"] = coerced128;
+}
+}
+}
+if(errors === _errs375){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data129}];
+return false;
+}
+}
+}
+var valid45 = _errs375 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data122}];
+return false;
+}
+}
+var valid40 = _errs360 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data117.levels !== undefined){
+let data130 = data117.levels;
+const _errs377 = errors;
+if(errors === _errs377){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs379 = errors;
+for(const key27 in data130){
+if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data130}];
+return false;
+break;
+}
+}
+if(_errs379 === errors){
+if(data130.none !== undefined){
+let data131 = data130.none;
+const _errs380 = errors;
+const _errs381 = errors;
+let valid47 = false;
+const _errs382 = errors;
+if(typeof data131 !== "string"){
+let dataType129 = typeof data131;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data131;
+}
+else if(data131 === null){
+coerced129 = "";
+}
+else {
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6431,22 +6478,16 @@ vErrors.push(err102);
 }
 errors++;
 }
-var _valid11 = _errs378 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data129 !== "string"){
-let dataType130 = typeof data129;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data129;
 }
-else if(data129 === null){
-coerced130 = "";
+if(coerced129 !== undefined){
+data131 = coerced129;
+if(data130 !== undefined){
+data130["none"] = coerced129;
 }
-else {
-const err103 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
+}
+}
+if("minimal" !== data131){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6455,16 +6496,22 @@ vErrors.push(err103);
 }
 errors++;
 }
+var _valid12 = _errs382 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs384 = errors;
+if(typeof data131 !== "string"){
+let dataType130 = typeof data131;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data131;
 }
-if(coerced130 !== undefined){
-data129 = coerced130;
-if(data128 !== undefined){
-data128["none"] = coerced130;
+else if(data131 === null){
+coerced130 = "";
 }
-}
-}
-if("high" !== data129){
-const err104 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data129};
+else {
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6473,22 +6520,16 @@ vErrors.push(err104);
 }
 errors++;
 }
-var _valid11 = _errs380 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data129 !== "string"){
-let dataType131 = typeof data129;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data129;
 }
-else if(data129 === null){
-coerced131 = "";
+if(coerced130 !== undefined){
+data131 = coerced130;
+if(data130 !== undefined){
+data130["none"] = coerced130;
 }
-else {
-const err105 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
+}
+}
+if("low" !== data131){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6497,16 +6538,22 @@ vErrors.push(err105);
 }
 errors++;
 }
+var _valid12 = _errs384 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs386 = errors;
+if(typeof data131 !== "string"){
+let dataType131 = typeof data131;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data131;
 }
-if(coerced131 !== undefined){
-data129 = coerced131;
-if(data128 !== undefined){
-data128["none"] = coerced131;
+else if(data131 === null){
+coerced131 = "";
 }
-}
-}
-if("xhigh" !== data129){
-const err106 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data129};
+else {
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data131};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6515,22 +6562,16 @@ vErrors.push(err106);
 }
 errors++;
 }
-var _valid11 = _errs382 === errors;
-valid45 = valid45 || _valid11;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data129 !== "string"){
-let dataType132 = typeof data129;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data129;
 }
-else if(data129 === null){
-coerced132 = "";
+if(coerced131 !== undefined){
+data131 = coerced131;
+if(data130 !== undefined){
+data130["none"] = coerced131;
 }
-else {
-const err107 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
+}
+}
+if("medium" !== data131){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data131};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6539,16 +6580,22 @@ vErrors.push(err107);
 }
 errors++;
 }
+var _valid12 = _errs386 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs388 = errors;
+if(typeof data131 !== "string"){
+let dataType132 = typeof data131;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data131;
 }
-if(coerced132 !== undefined){
-data129 = coerced132;
-if(data128 !== undefined){
-data128["none"] = coerced132;
+else if(data131 === null){
+coerced132 = "";
 }
-}
-}
-if("max" !== data129){
-const err108 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data129};
+else {
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data131};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6557,15 +6604,16 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid11 = _errs384 === errors;
-valid45 = valid45 || _valid11;
+}
+if(coerced132 !== undefined){
+data131 = coerced132;
+if(data130 !== undefined){
+data130["none"] = coerced132;
 }
 }
 }
-}
-}
-if(!valid45){
-const err109 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data129};
+if("high" !== data131){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data131};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6573,44 +6621,23 @@ else {
 vErrors.push(err109);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs373;
-if(vErrors !== null){
-if(_errs373){
-vErrors.length = _errs373;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs372 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.minimal !== undefined){
-let data130 = data128.minimal;
-const _errs386 = errors;
-const _errs387 = errors;
-let valid46 = false;
-const _errs388 = errors;
-if(typeof data130 !== "string"){
-let dataType133 = typeof data130;
+var _valid12 = _errs388 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs390 = errors;
+if(typeof data131 !== "string"){
+let dataType133 = typeof data131;
 let coerced133 = undefined;
 if(!(coerced133 !== undefined)){
 if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data130;
+coerced133 = "" + data131;
 }
-else if(data130 === null){
+else if(data131 === null){
 coerced133 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data131};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6621,14 +6648,14 @@ errors++;
 }
 }
 if(coerced133 !== undefined){
-data130 = coerced133;
-if(data128 !== undefined){
-data128["minimal"] = coerced133;
+data131 = coerced133;
+if(data130 !== undefined){
+data130["none"] = coerced133;
 }
 }
 }
-if("minimal" !== data130){
-const err111 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data130};
+if("xhigh" !== data131){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data131};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6637,22 +6664,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs388 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs390 = errors;
-if(typeof data130 !== "string"){
-let dataType134 = typeof data130;
+var _valid12 = _errs390 === errors;
+valid47 = valid47 || _valid12;
+if(!valid47){
+const _errs392 = errors;
+if(typeof data131 !== "string"){
+let dataType134 = typeof data131;
 let coerced134 = undefined;
 if(!(coerced134 !== undefined)){
 if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data130;
+coerced134 = "" + data131;
 }
-else if(data130 === null){
+else if(data131 === null){
 coerced134 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data131};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6663,14 +6690,14 @@ errors++;
 }
 }
 if(coerced134 !== undefined){
-data130 = coerced134;
-if(data128 !== undefined){
-data128["minimal"] = coerced134;
+data131 = coerced134;
+if(data130 !== undefined){
+data130["none"] = coerced134;
 }
 }
 }
-if("low" !== data130){
-const err113 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data130};
+if("max" !== data131){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data131};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6679,22 +6706,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs390 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs392 = errors;
-if(typeof data130 !== "string"){
-let dataType135 = typeof data130;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data130;
+var _valid12 = _errs392 === errors;
+valid47 = valid47 || _valid12;
 }
-else if(data130 === null){
-coerced135 = "";
 }
-else {
-const err114 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+}
+}
+}
+if(!valid47){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data131};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6702,17 +6722,44 @@ else {
 vErrors.push(err114);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs381;
+if(vErrors !== null){
+if(_errs381){
+vErrors.length = _errs381;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced135 !== undefined){
-data130 = coerced135;
-if(data128 !== undefined){
-data128["minimal"] = coerced135;
 }
+var valid46 = _errs380 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data130){
-const err115 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data130};
+if(valid46){
+if(data130.minimal !== undefined){
+let data132 = data130.minimal;
+const _errs394 = errors;
+const _errs395 = errors;
+let valid48 = false;
+const _errs396 = errors;
+if(typeof data132 !== "string"){
+let dataType135 = typeof data132;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data132;
+}
+else if(data132 === null){
+coerced135 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6721,22 +6768,16 @@ vErrors.push(err115);
 }
 errors++;
 }
-var _valid12 = _errs392 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data130 !== "string"){
-let dataType136 = typeof data130;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data130;
 }
-else if(data130 === null){
-coerced136 = "";
+if(coerced135 !== undefined){
+data132 = coerced135;
+if(data130 !== undefined){
+data130["minimal"] = coerced135;
 }
-else {
-const err116 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+}
+}
+if("minimal" !== data132){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6745,16 +6786,22 @@ vErrors.push(err116);
 }
 errors++;
 }
+var _valid13 = _errs396 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs398 = errors;
+if(typeof data132 !== "string"){
+let dataType136 = typeof data132;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data132;
 }
-if(coerced136 !== undefined){
-data130 = coerced136;
-if(data128 !== undefined){
-data128["minimal"] = coerced136;
+else if(data132 === null){
+coerced136 = "";
 }
-}
-}
-if("high" !== data130){
-const err117 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data130};
+else {
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6763,22 +6810,16 @@ vErrors.push(err117);
 }
 errors++;
 }
-var _valid12 = _errs394 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs396 = errors;
-if(typeof data130 !== "string"){
-let dataType137 = typeof data130;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data130;
 }
-else if(data130 === null){
-coerced137 = "";
+if(coerced136 !== undefined){
+data132 = coerced136;
+if(data130 !== undefined){
+data130["minimal"] = coerced136;
 }
-else {
-const err118 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+}
+}
+if("low" !== data132){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -6787,16 +6828,22 @@ vErrors.push(err118);
 }
 errors++;
 }
+var _valid13 = _errs398 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs400 = errors;
+if(typeof data132 !== "string"){
+let dataType137 = typeof data132;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data132;
 }
-if(coerced137 !== undefined){
-data130 = coerced137;
-if(data128 !== undefined){
-data128["minimal"] = coerced137;
+else if(data132 === null){
+coerced137 = "";
 }
-}
-}
-if("xhigh" !== data130){
-const err119 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data130};
+else {
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -6805,22 +6852,16 @@ vErrors.push(err119);
 }
 errors++;
 }
-var _valid12 = _errs396 === errors;
-valid46 = valid46 || _valid12;
-if(!valid46){
-const _errs398 = errors;
-if(typeof data130 !== "string"){
-let dataType138 = typeof data130;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data130;
 }
-else if(data130 === null){
-coerced138 = "";
+if(coerced137 !== undefined){
+data132 = coerced137;
+if(data130 !== undefined){
+data130["minimal"] = coerced137;
 }
-else {
-const err120 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+}
+}
+if("medium" !== data132){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -6829,16 +6870,22 @@ vErrors.push(err120);
 }
 errors++;
 }
+var _valid13 = _errs400 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs402 = errors;
+if(typeof data132 !== "string"){
+let dataType138 = typeof data132;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data132;
 }
-if(coerced138 !== undefined){
-data130 = coerced138;
-if(data128 !== undefined){
-data128["minimal"] = coerced138;
+else if(data132 === null){
+coerced138 = "";
 }
-}
-}
-if("max" !== data130){
-const err121 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data130};
+else {
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -6847,15 +6894,16 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid12 = _errs398 === errors;
-valid46 = valid46 || _valid12;
+}
+if(coerced138 !== undefined){
+data132 = coerced138;
+if(data130 !== undefined){
+data130["minimal"] = coerced138;
 }
 }
 }
-}
-}
-if(!valid46){
-const err122 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data130};
+if("high" !== data132){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -6863,44 +6911,23 @@ else {
 vErrors.push(err122);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs387;
-if(vErrors !== null){
-if(_errs387){
-vErrors.length = _errs387;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs386 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.low !== undefined){
-let data131 = data128.low;
-const _errs400 = errors;
-const _errs401 = errors;
-let valid47 = false;
-const _errs402 = errors;
-if(typeof data131 !== "string"){
-let dataType139 = typeof data131;
+var _valid13 = _errs402 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs404 = errors;
+if(typeof data132 !== "string"){
+let dataType139 = typeof data132;
 let coerced139 = undefined;
 if(!(coerced139 !== undefined)){
 if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data131;
+coerced139 = "" + data132;
 }
-else if(data131 === null){
+else if(data132 === null){
 coerced139 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data132};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -6911,14 +6938,14 @@ errors++;
 }
 }
 if(coerced139 !== undefined){
-data131 = coerced139;
-if(data128 !== undefined){
-data128["low"] = coerced139;
+data132 = coerced139;
+if(data130 !== undefined){
+data130["minimal"] = coerced139;
 }
 }
 }
-if("minimal" !== data131){
-const err124 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data131};
+if("xhigh" !== data132){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data132};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -6927,22 +6954,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs402 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs404 = errors;
-if(typeof data131 !== "string"){
-let dataType140 = typeof data131;
+var _valid13 = _errs404 === errors;
+valid48 = valid48 || _valid13;
+if(!valid48){
+const _errs406 = errors;
+if(typeof data132 !== "string"){
+let dataType140 = typeof data132;
 let coerced140 = undefined;
 if(!(coerced140 !== undefined)){
 if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data131;
+coerced140 = "" + data132;
 }
-else if(data131 === null){
+else if(data132 === null){
 coerced140 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data132};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -6953,14 +6980,14 @@ errors++;
 }
 }
 if(coerced140 !== undefined){
-data131 = coerced140;
-if(data128 !== undefined){
-data128["low"] = coerced140;
+data132 = coerced140;
+if(data130 !== undefined){
+data130["minimal"] = coerced140;
 }
 }
 }
-if("low" !== data131){
-const err126 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data131};
+if("max" !== data132){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data132};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -6969,22 +6996,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs404 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs406 = errors;
-if(typeof data131 !== "string"){
-let dataType141 = typeof data131;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data131;
+var _valid13 = _errs406 === errors;
+valid48 = valid48 || _valid13;
 }
-else if(data131 === null){
-coerced141 = "";
 }
-else {
-const err127 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+}
+}
+}
+if(!valid48){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data132};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -6992,17 +7012,44 @@ else {
 vErrors.push(err127);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs395;
+if(vErrors !== null){
+if(_errs395){
+vErrors.length = _errs395;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced141 !== undefined){
-data131 = coerced141;
-if(data128 !== undefined){
-data128["low"] = coerced141;
 }
+var valid46 = _errs394 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data131){
-const err128 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data131};
+if(valid46){
+if(data130.low !== undefined){
+let data133 = data130.low;
+const _errs408 = errors;
+const _errs409 = errors;
+let valid49 = false;
+const _errs410 = errors;
+if(typeof data133 !== "string"){
+let dataType141 = typeof data133;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data133;
+}
+else if(data133 === null){
+coerced141 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7011,22 +7058,16 @@ vErrors.push(err128);
 }
 errors++;
 }
-var _valid13 = _errs406 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs408 = errors;
-if(typeof data131 !== "string"){
-let dataType142 = typeof data131;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data131;
 }
-else if(data131 === null){
-coerced142 = "";
+if(coerced141 !== undefined){
+data133 = coerced141;
+if(data130 !== undefined){
+data130["low"] = coerced141;
 }
-else {
-const err129 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+}
+}
+if("minimal" !== data133){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7035,16 +7076,22 @@ vErrors.push(err129);
 }
 errors++;
 }
+var _valid14 = _errs410 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs412 = errors;
+if(typeof data133 !== "string"){
+let dataType142 = typeof data133;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data133;
 }
-if(coerced142 !== undefined){
-data131 = coerced142;
-if(data128 !== undefined){
-data128["low"] = coerced142;
+else if(data133 === null){
+coerced142 = "";
 }
-}
-}
-if("high" !== data131){
-const err130 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data131};
+else {
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7053,22 +7100,16 @@ vErrors.push(err130);
 }
 errors++;
 }
-var _valid13 = _errs408 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs410 = errors;
-if(typeof data131 !== "string"){
-let dataType143 = typeof data131;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data131;
 }
-else if(data131 === null){
-coerced143 = "";
+if(coerced142 !== undefined){
+data133 = coerced142;
+if(data130 !== undefined){
+data130["low"] = coerced142;
 }
-else {
-const err131 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+}
+}
+if("low" !== data133){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7077,16 +7118,22 @@ vErrors.push(err131);
 }
 errors++;
 }
+var _valid14 = _errs412 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs414 = errors;
+if(typeof data133 !== "string"){
+let dataType143 = typeof data133;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data133;
 }
-if(coerced143 !== undefined){
-data131 = coerced143;
-if(data128 !== undefined){
-data128["low"] = coerced143;
+else if(data133 === null){
+coerced143 = "";
 }
-}
-}
-if("xhigh" !== data131){
-const err132 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data131};
+else {
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7095,22 +7142,16 @@ vErrors.push(err132);
 }
 errors++;
 }
-var _valid13 = _errs410 === errors;
-valid47 = valid47 || _valid13;
-if(!valid47){
-const _errs412 = errors;
-if(typeof data131 !== "string"){
-let dataType144 = typeof data131;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data131;
 }
-else if(data131 === null){
-coerced144 = "";
+if(coerced143 !== undefined){
+data133 = coerced143;
+if(data130 !== undefined){
+data130["low"] = coerced143;
 }
-else {
-const err133 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+}
+}
+if("medium" !== data133){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7119,16 +7160,22 @@ vErrors.push(err133);
 }
 errors++;
 }
+var _valid14 = _errs414 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs416 = errors;
+if(typeof data133 !== "string"){
+let dataType144 = typeof data133;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data133;
 }
-if(coerced144 !== undefined){
-data131 = coerced144;
-if(data128 !== undefined){
-data128["low"] = coerced144;
+else if(data133 === null){
+coerced144 = "";
 }
-}
-}
-if("max" !== data131){
-const err134 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data131};
+else {
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7137,15 +7184,16 @@ vErrors.push(err134);
 }
 errors++;
 }
-var _valid13 = _errs412 === errors;
-valid47 = valid47 || _valid13;
+}
+if(coerced144 !== undefined){
+data133 = coerced144;
+if(data130 !== undefined){
+data130["low"] = coerced144;
 }
 }
 }
-}
-}
-if(!valid47){
-const err135 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data131};
+if("high" !== data133){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7153,44 +7201,23 @@ else {
 vErrors.push(err135);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs401;
-if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs400 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.medium !== undefined){
-let data132 = data128.medium;
-const _errs414 = errors;
-const _errs415 = errors;
-let valid48 = false;
-const _errs416 = errors;
-if(typeof data132 !== "string"){
-let dataType145 = typeof data132;
+var _valid14 = _errs416 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs418 = errors;
+if(typeof data133 !== "string"){
+let dataType145 = typeof data133;
 let coerced145 = undefined;
 if(!(coerced145 !== undefined)){
 if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data132;
+coerced145 = "" + data133;
 }
-else if(data132 === null){
+else if(data133 === null){
 coerced145 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7201,14 +7228,14 @@ errors++;
 }
 }
 if(coerced145 !== undefined){
-data132 = coerced145;
-if(data128 !== undefined){
-data128["medium"] = coerced145;
+data133 = coerced145;
+if(data130 !== undefined){
+data130["low"] = coerced145;
 }
 }
 }
-if("minimal" !== data132){
-const err137 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data132};
+if("xhigh" !== data133){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7217,22 +7244,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs416 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs418 = errors;
-if(typeof data132 !== "string"){
-let dataType146 = typeof data132;
+var _valid14 = _errs418 === errors;
+valid49 = valid49 || _valid14;
+if(!valid49){
+const _errs420 = errors;
+if(typeof data133 !== "string"){
+let dataType146 = typeof data133;
 let coerced146 = undefined;
 if(!(coerced146 !== undefined)){
 if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data132;
+coerced146 = "" + data133;
 }
-else if(data132 === null){
+else if(data133 === null){
 coerced146 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7243,14 +7270,14 @@ errors++;
 }
 }
 if(coerced146 !== undefined){
-data132 = coerced146;
-if(data128 !== undefined){
-data128["medium"] = coerced146;
+data133 = coerced146;
+if(data130 !== undefined){
+data130["low"] = coerced146;
 }
 }
 }
-if("low" !== data132){
-const err139 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data132};
+if("max" !== data133){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7259,22 +7286,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs418 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs420 = errors;
-if(typeof data132 !== "string"){
-let dataType147 = typeof data132;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data132;
+var _valid14 = _errs420 === errors;
+valid49 = valid49 || _valid14;
 }
-else if(data132 === null){
-coerced147 = "";
 }
-else {
-const err140 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+}
+}
+}
+if(!valid49){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data133};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7282,17 +7302,44 @@ else {
 vErrors.push(err140);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs409;
+if(vErrors !== null){
+if(_errs409){
+vErrors.length = _errs409;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced147 !== undefined){
-data132 = coerced147;
-if(data128 !== undefined){
-data128["medium"] = coerced147;
 }
+var valid46 = _errs408 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data132){
-const err141 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data132};
+if(valid46){
+if(data130.medium !== undefined){
+let data134 = data130.medium;
+const _errs422 = errors;
+const _errs423 = errors;
+let valid50 = false;
+const _errs424 = errors;
+if(typeof data134 !== "string"){
+let dataType147 = typeof data134;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data134;
+}
+else if(data134 === null){
+coerced147 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7301,22 +7348,16 @@ vErrors.push(err141);
 }
 errors++;
 }
-var _valid14 = _errs420 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs422 = errors;
-if(typeof data132 !== "string"){
-let dataType148 = typeof data132;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data132;
 }
-else if(data132 === null){
-coerced148 = "";
+if(coerced147 !== undefined){
+data134 = coerced147;
+if(data130 !== undefined){
+data130["medium"] = coerced147;
 }
-else {
-const err142 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+}
+}
+if("minimal" !== data134){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7325,16 +7366,22 @@ vErrors.push(err142);
 }
 errors++;
 }
+var _valid15 = _errs424 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs426 = errors;
+if(typeof data134 !== "string"){
+let dataType148 = typeof data134;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data134;
 }
-if(coerced148 !== undefined){
-data132 = coerced148;
-if(data128 !== undefined){
-data128["medium"] = coerced148;
+else if(data134 === null){
+coerced148 = "";
 }
-}
-}
-if("high" !== data132){
-const err143 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data132};
+else {
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7343,22 +7390,16 @@ vErrors.push(err143);
 }
 errors++;
 }
-var _valid14 = _errs422 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs424 = errors;
-if(typeof data132 !== "string"){
-let dataType149 = typeof data132;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data132;
 }
-else if(data132 === null){
-coerced149 = "";
+if(coerced148 !== undefined){
+data134 = coerced148;
+if(data130 !== undefined){
+data130["medium"] = coerced148;
 }
-else {
-const err144 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+}
+}
+if("low" !== data134){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7367,16 +7408,22 @@ vErrors.push(err144);
 }
 errors++;
 }
+var _valid15 = _errs426 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs428 = errors;
+if(typeof data134 !== "string"){
+let dataType149 = typeof data134;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data134;
 }
-if(coerced149 !== undefined){
-data132 = coerced149;
-if(data128 !== undefined){
-data128["medium"] = coerced149;
+else if(data134 === null){
+coerced149 = "";
 }
-}
-}
-if("xhigh" !== data132){
-const err145 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data132};
+else {
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7385,22 +7432,16 @@ vErrors.push(err145);
 }
 errors++;
 }
-var _valid14 = _errs424 === errors;
-valid48 = valid48 || _valid14;
-if(!valid48){
-const _errs426 = errors;
-if(typeof data132 !== "string"){
-let dataType150 = typeof data132;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data132;
 }
-else if(data132 === null){
-coerced150 = "";
+if(coerced149 !== undefined){
+data134 = coerced149;
+if(data130 !== undefined){
+data130["medium"] = coerced149;
 }
-else {
-const err146 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+}
+}
+if("medium" !== data134){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data134};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7409,16 +7450,22 @@ vErrors.push(err146);
 }
 errors++;
 }
+var _valid15 = _errs428 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs430 = errors;
+if(typeof data134 !== "string"){
+let dataType150 = typeof data134;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data134;
 }
-if(coerced150 !== undefined){
-data132 = coerced150;
-if(data128 !== undefined){
-data128["medium"] = coerced150;
+else if(data134 === null){
+coerced150 = "";
 }
-}
-}
-if("max" !== data132){
-const err147 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data132};
+else {
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7427,15 +7474,16 @@ vErrors.push(err147);
 }
 errors++;
 }
-var _valid14 = _errs426 === errors;
-valid48 = valid48 || _valid14;
+}
+if(coerced150 !== undefined){
+data134 = coerced150;
+if(data130 !== undefined){
+data130["medium"] = coerced150;
 }
 }
 }
-}
-}
-if(!valid48){
-const err148 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data132};
+if("high" !== data134){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data134};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7443,44 +7491,23 @@ else {
 vErrors.push(err148);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs415;
-if(vErrors !== null){
-if(_errs415){
-vErrors.length = _errs415;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs414 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.high !== undefined){
-let data133 = data128.high;
-const _errs428 = errors;
-const _errs429 = errors;
-let valid49 = false;
-const _errs430 = errors;
-if(typeof data133 !== "string"){
-let dataType151 = typeof data133;
+var _valid15 = _errs430 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs432 = errors;
+if(typeof data134 !== "string"){
+let dataType151 = typeof data134;
 let coerced151 = undefined;
 if(!(coerced151 !== undefined)){
 if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data133;
+coerced151 = "" + data134;
 }
-else if(data133 === null){
+else if(data134 === null){
 coerced151 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7491,14 +7518,14 @@ errors++;
 }
 }
 if(coerced151 !== undefined){
-data133 = coerced151;
-if(data128 !== undefined){
-data128["high"] = coerced151;
+data134 = coerced151;
+if(data130 !== undefined){
+data130["medium"] = coerced151;
 }
 }
 }
-if("minimal" !== data133){
-const err150 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data133};
+if("xhigh" !== data134){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data134};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7507,22 +7534,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs430 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs432 = errors;
-if(typeof data133 !== "string"){
-let dataType152 = typeof data133;
+var _valid15 = _errs432 === errors;
+valid50 = valid50 || _valid15;
+if(!valid50){
+const _errs434 = errors;
+if(typeof data134 !== "string"){
+let dataType152 = typeof data134;
 let coerced152 = undefined;
 if(!(coerced152 !== undefined)){
 if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data133;
+coerced152 = "" + data134;
 }
-else if(data133 === null){
+else if(data134 === null){
 coerced152 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7533,14 +7560,14 @@ errors++;
 }
 }
 if(coerced152 !== undefined){
-data133 = coerced152;
-if(data128 !== undefined){
-data128["high"] = coerced152;
+data134 = coerced152;
+if(data130 !== undefined){
+data130["medium"] = coerced152;
 }
 }
 }
-if("low" !== data133){
-const err152 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data133};
+if("max" !== data134){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data134};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7549,22 +7576,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs432 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs434 = errors;
-if(typeof data133 !== "string"){
-let dataType153 = typeof data133;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data133;
+var _valid15 = _errs434 === errors;
+valid50 = valid50 || _valid15;
 }
-else if(data133 === null){
-coerced153 = "";
 }
-else {
-const err153 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+}
+}
+}
+if(!valid50){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data134};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7572,17 +7592,44 @@ else {
 vErrors.push(err153);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs423;
+if(vErrors !== null){
+if(_errs423){
+vErrors.length = _errs423;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced153 !== undefined){
-data133 = coerced153;
-if(data128 !== undefined){
-data128["high"] = coerced153;
 }
+var valid46 = _errs422 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data133){
-const err154 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data133};
+if(valid46){
+if(data130.high !== undefined){
+let data135 = data130.high;
+const _errs436 = errors;
+const _errs437 = errors;
+let valid51 = false;
+const _errs438 = errors;
+if(typeof data135 !== "string"){
+let dataType153 = typeof data135;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data135;
+}
+else if(data135 === null){
+coerced153 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7591,22 +7638,16 @@ vErrors.push(err154);
 }
 errors++;
 }
-var _valid15 = _errs434 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs436 = errors;
-if(typeof data133 !== "string"){
-let dataType154 = typeof data133;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data133;
 }
-else if(data133 === null){
-coerced154 = "";
+if(coerced153 !== undefined){
+data135 = coerced153;
+if(data130 !== undefined){
+data130["high"] = coerced153;
 }
-else {
-const err155 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+}
+}
+if("minimal" !== data135){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7615,16 +7656,22 @@ vErrors.push(err155);
 }
 errors++;
 }
+var _valid16 = _errs438 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs440 = errors;
+if(typeof data135 !== "string"){
+let dataType154 = typeof data135;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data135;
 }
-if(coerced154 !== undefined){
-data133 = coerced154;
-if(data128 !== undefined){
-data128["high"] = coerced154;
+else if(data135 === null){
+coerced154 = "";
 }
-}
-}
-if("high" !== data133){
-const err156 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data133};
+else {
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7633,22 +7680,16 @@ vErrors.push(err156);
 }
 errors++;
 }
-var _valid15 = _errs436 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs438 = errors;
-if(typeof data133 !== "string"){
-let dataType155 = typeof data133;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data133;
 }
-else if(data133 === null){
-coerced155 = "";
+if(coerced154 !== undefined){
+data135 = coerced154;
+if(data130 !== undefined){
+data130["high"] = coerced154;
 }
-else {
-const err157 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+}
+}
+if("low" !== data135){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7657,16 +7698,22 @@ vErrors.push(err157);
 }
 errors++;
 }
+var _valid16 = _errs440 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs442 = errors;
+if(typeof data135 !== "string"){
+let dataType155 = typeof data135;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data135;
 }
-if(coerced155 !== undefined){
-data133 = coerced155;
-if(data128 !== undefined){
-data128["high"] = coerced155;
+else if(data135 === null){
+coerced155 = "";
 }
-}
-}
-if("xhigh" !== data133){
-const err158 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data133};
+else {
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7675,22 +7722,16 @@ vErrors.push(err158);
 }
 errors++;
 }
-var _valid15 = _errs438 === errors;
-valid49 = valid49 || _valid15;
-if(!valid49){
-const _errs440 = errors;
-if(typeof data133 !== "string"){
-let dataType156 = typeof data133;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data133;
 }
-else if(data133 === null){
-coerced156 = "";
+if(coerced155 !== undefined){
+data135 = coerced155;
+if(data130 !== undefined){
+data130["high"] = coerced155;
 }
-else {
-const err159 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+}
+}
+if("medium" !== data135){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7699,16 +7740,22 @@ vErrors.push(err159);
 }
 errors++;
 }
+var _valid16 = _errs442 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs444 = errors;
+if(typeof data135 !== "string"){
+let dataType156 = typeof data135;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data135;
 }
-if(coerced156 !== undefined){
-data133 = coerced156;
-if(data128 !== undefined){
-data128["high"] = coerced156;
+else if(data135 === null){
+coerced156 = "";
 }
-}
-}
-if("max" !== data133){
-const err160 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data133};
+else {
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7717,15 +7764,16 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid15 = _errs440 === errors;
-valid49 = valid49 || _valid15;
+}
+if(coerced156 !== undefined){
+data135 = coerced156;
+if(data130 !== undefined){
+data130["high"] = coerced156;
 }
 }
 }
-}
-}
-if(!valid49){
-const err161 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data133};
+if("high" !== data135){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7733,44 +7781,23 @@ else {
 vErrors.push(err161);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs429;
-if(vErrors !== null){
-if(_errs429){
-vErrors.length = _errs429;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs428 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.xhigh !== undefined){
-let data134 = data128.xhigh;
-const _errs442 = errors;
-const _errs443 = errors;
-let valid50 = false;
-const _errs444 = errors;
-if(typeof data134 !== "string"){
-let dataType157 = typeof data134;
+var _valid16 = _errs444 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs446 = errors;
+if(typeof data135 !== "string"){
+let dataType157 = typeof data135;
 let coerced157 = undefined;
 if(!(coerced157 !== undefined)){
 if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data134;
+coerced157 = "" + data135;
 }
-else if(data134 === null){
+else if(data135 === null){
 coerced157 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7781,14 +7808,14 @@ errors++;
 }
 }
 if(coerced157 !== undefined){
-data134 = coerced157;
-if(data128 !== undefined){
-data128["xhigh"] = coerced157;
+data135 = coerced157;
+if(data130 !== undefined){
+data130["high"] = coerced157;
 }
 }
 }
-if("minimal" !== data134){
-const err163 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data134};
+if("xhigh" !== data135){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -7797,22 +7824,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs444 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs446 = errors;
-if(typeof data134 !== "string"){
-let dataType158 = typeof data134;
+var _valid16 = _errs446 === errors;
+valid51 = valid51 || _valid16;
+if(!valid51){
+const _errs448 = errors;
+if(typeof data135 !== "string"){
+let dataType158 = typeof data135;
 let coerced158 = undefined;
 if(!(coerced158 !== undefined)){
 if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data134;
+coerced158 = "" + data135;
 }
-else if(data134 === null){
+else if(data135 === null){
 coerced158 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -7823,14 +7850,14 @@ errors++;
 }
 }
 if(coerced158 !== undefined){
-data134 = coerced158;
-if(data128 !== undefined){
-data128["xhigh"] = coerced158;
+data135 = coerced158;
+if(data130 !== undefined){
+data130["high"] = coerced158;
 }
 }
 }
-if("low" !== data134){
-const err165 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data134};
+if("max" !== data135){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -7839,22 +7866,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs446 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs448 = errors;
-if(typeof data134 !== "string"){
-let dataType159 = typeof data134;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data134;
+var _valid16 = _errs448 === errors;
+valid51 = valid51 || _valid16;
 }
-else if(data134 === null){
-coerced159 = "";
 }
-else {
-const err166 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+}
+}
+}
+if(!valid51){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data135};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -7862,17 +7882,44 @@ else {
 vErrors.push(err166);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs437;
+if(vErrors !== null){
+if(_errs437){
+vErrors.length = _errs437;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced159 !== undefined){
-data134 = coerced159;
-if(data128 !== undefined){
-data128["xhigh"] = coerced159;
 }
+var valid46 = _errs436 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data134){
-const err167 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data134};
+if(valid46){
+if(data130.xhigh !== undefined){
+let data136 = data130.xhigh;
+const _errs450 = errors;
+const _errs451 = errors;
+let valid52 = false;
+const _errs452 = errors;
+if(typeof data136 !== "string"){
+let dataType159 = typeof data136;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data136;
+}
+else if(data136 === null){
+coerced159 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -7881,22 +7928,16 @@ vErrors.push(err167);
 }
 errors++;
 }
-var _valid16 = _errs448 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs450 = errors;
-if(typeof data134 !== "string"){
-let dataType160 = typeof data134;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data134;
 }
-else if(data134 === null){
-coerced160 = "";
+if(coerced159 !== undefined){
+data136 = coerced159;
+if(data130 !== undefined){
+data130["xhigh"] = coerced159;
 }
-else {
-const err168 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+}
+}
+if("minimal" !== data136){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -7905,16 +7946,22 @@ vErrors.push(err168);
 }
 errors++;
 }
+var _valid17 = _errs452 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs454 = errors;
+if(typeof data136 !== "string"){
+let dataType160 = typeof data136;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data136;
 }
-if(coerced160 !== undefined){
-data134 = coerced160;
-if(data128 !== undefined){
-data128["xhigh"] = coerced160;
+else if(data136 === null){
+coerced160 = "";
 }
-}
-}
-if("high" !== data134){
-const err169 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data134};
+else {
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -7923,22 +7970,16 @@ vErrors.push(err169);
 }
 errors++;
 }
-var _valid16 = _errs450 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs452 = errors;
-if(typeof data134 !== "string"){
-let dataType161 = typeof data134;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data134;
 }
-else if(data134 === null){
-coerced161 = "";
+if(coerced160 !== undefined){
+data136 = coerced160;
+if(data130 !== undefined){
+data130["xhigh"] = coerced160;
 }
-else {
-const err170 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+}
+}
+if("low" !== data136){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -7947,16 +7988,22 @@ vErrors.push(err170);
 }
 errors++;
 }
+var _valid17 = _errs454 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs456 = errors;
+if(typeof data136 !== "string"){
+let dataType161 = typeof data136;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data136;
 }
-if(coerced161 !== undefined){
-data134 = coerced161;
-if(data128 !== undefined){
-data128["xhigh"] = coerced161;
+else if(data136 === null){
+coerced161 = "";
 }
-}
-}
-if("xhigh" !== data134){
-const err171 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data134};
+else {
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -7965,22 +8012,16 @@ vErrors.push(err171);
 }
 errors++;
 }
-var _valid16 = _errs452 === errors;
-valid50 = valid50 || _valid16;
-if(!valid50){
-const _errs454 = errors;
-if(typeof data134 !== "string"){
-let dataType162 = typeof data134;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data134;
 }
-else if(data134 === null){
-coerced162 = "";
+if(coerced161 !== undefined){
+data136 = coerced161;
+if(data130 !== undefined){
+data130["xhigh"] = coerced161;
 }
-else {
-const err172 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+}
+}
+if("medium" !== data136){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -7989,16 +8030,22 @@ vErrors.push(err172);
 }
 errors++;
 }
+var _valid17 = _errs456 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs458 = errors;
+if(typeof data136 !== "string"){
+let dataType162 = typeof data136;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data136;
 }
-if(coerced162 !== undefined){
-data134 = coerced162;
-if(data128 !== undefined){
-data128["xhigh"] = coerced162;
+else if(data136 === null){
+coerced162 = "";
 }
-}
-}
-if("max" !== data134){
-const err173 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data134};
+else {
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8007,15 +8054,16 @@ vErrors.push(err173);
 }
 errors++;
 }
-var _valid16 = _errs454 === errors;
-valid50 = valid50 || _valid16;
+}
+if(coerced162 !== undefined){
+data136 = coerced162;
+if(data130 !== undefined){
+data130["xhigh"] = coerced162;
 }
 }
 }
-}
-}
-if(!valid50){
-const err174 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data134};
+if("high" !== data136){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8023,44 +8071,23 @@ else {
 vErrors.push(err174);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs443;
-if(vErrors !== null){
-if(_errs443){
-vErrors.length = _errs443;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs442 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data128.max !== undefined){
-let data135 = data128.max;
-const _errs456 = errors;
-const _errs457 = errors;
-let valid51 = false;
-const _errs458 = errors;
-if(typeof data135 !== "string"){
-let dataType163 = typeof data135;
+var _valid17 = _errs458 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs460 = errors;
+if(typeof data136 !== "string"){
+let dataType163 = typeof data136;
 let coerced163 = undefined;
 if(!(coerced163 !== undefined)){
 if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data135;
+coerced163 = "" + data136;
 }
-else if(data135 === null){
+else if(data136 === null){
 coerced163 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8071,14 +8098,14 @@ errors++;
 }
 }
 if(coerced163 !== undefined){
-data135 = coerced163;
-if(data128 !== undefined){
-data128["max"] = coerced163;
+data136 = coerced163;
+if(data130 !== undefined){
+data130["xhigh"] = coerced163;
 }
 }
 }
-if("minimal" !== data135){
-const err176 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data135};
+if("xhigh" !== data136){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8087,22 +8114,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs458 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs460 = errors;
-if(typeof data135 !== "string"){
-let dataType164 = typeof data135;
+var _valid17 = _errs460 === errors;
+valid52 = valid52 || _valid17;
+if(!valid52){
+const _errs462 = errors;
+if(typeof data136 !== "string"){
+let dataType164 = typeof data136;
 let coerced164 = undefined;
 if(!(coerced164 !== undefined)){
 if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data135;
+coerced164 = "" + data136;
 }
-else if(data135 === null){
+else if(data136 === null){
 coerced164 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8113,14 +8140,14 @@ errors++;
 }
 }
 if(coerced164 !== undefined){
-data135 = coerced164;
-if(data128 !== undefined){
-data128["max"] = coerced164;
+data136 = coerced164;
+if(data130 !== undefined){
+data130["xhigh"] = coerced164;
 }
 }
 }
-if("low" !== data135){
-const err178 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data135};
+if("max" !== data136){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8129,22 +8156,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs460 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs462 = errors;
-if(typeof data135 !== "string"){
-let dataType165 = typeof data135;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data135;
+var _valid17 = _errs462 === errors;
+valid52 = valid52 || _valid17;
 }
-else if(data135 === null){
-coerced165 = "";
 }
-else {
-const err179 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+}
+}
+}
+if(!valid52){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data136};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8152,17 +8172,44 @@ else {
 vErrors.push(err179);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs451;
+if(vErrors !== null){
+if(_errs451){
+vErrors.length = _errs451;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced165 !== undefined){
-data135 = coerced165;
-if(data128 !== undefined){
-data128["max"] = coerced165;
 }
+var valid46 = _errs450 === errors;
 }
+else {
+var valid46 = true;
 }
-if("medium" !== data135){
-const err180 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data135};
+if(valid46){
+if(data130.max !== undefined){
+let data137 = data130.max;
+const _errs464 = errors;
+const _errs465 = errors;
+let valid53 = false;
+const _errs466 = errors;
+if(typeof data137 !== "string"){
+let dataType165 = typeof data137;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data137;
+}
+else if(data137 === null){
+coerced165 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8171,22 +8218,16 @@ vErrors.push(err180);
 }
 errors++;
 }
-var _valid17 = _errs462 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs464 = errors;
-if(typeof data135 !== "string"){
-let dataType166 = typeof data135;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data135;
 }
-else if(data135 === null){
-coerced166 = "";
+if(coerced165 !== undefined){
+data137 = coerced165;
+if(data130 !== undefined){
+data130["max"] = coerced165;
 }
-else {
-const err181 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+}
+}
+if("minimal" !== data137){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8195,16 +8236,22 @@ vErrors.push(err181);
 }
 errors++;
 }
+var _valid18 = _errs466 === errors;
+valid53 = valid53 || _valid18;
+if(!valid53){
+const _errs468 = errors;
+if(typeof data137 !== "string"){
+let dataType166 = typeof data137;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data137;
 }
-if(coerced166 !== undefined){
-data135 = coerced166;
-if(data128 !== undefined){
-data128["max"] = coerced166;
+else if(data137 === null){
+coerced166 = "";
 }
-}
-}
-if("high" !== data135){
-const err182 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data135};
+else {
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8213,22 +8260,16 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid17 = _errs464 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs466 = errors;
-if(typeof data135 !== "string"){
-let dataType167 = typeof data135;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data135;
 }
-else if(data135 === null){
-coerced167 = "";
+if(coerced166 !== undefined){
+data137 = coerced166;
+if(data130 !== undefined){
+data130["max"] = coerced166;
 }
-else {
-const err183 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+}
+}
+if("low" !== data137){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8237,16 +8278,22 @@ vErrors.push(err183);
 }
 errors++;
 }
+var _valid18 = _errs468 === errors;
+valid53 = valid53 || _valid18;
+if(!valid53){
+const _errs470 = errors;
+if(typeof data137 !== "string"){
+let dataType167 = typeof data137;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data137;
 }
-if(coerced167 !== undefined){
-data135 = coerced167;
-if(data128 !== undefined){
-data128["max"] = coerced167;
+else if(data137 === null){
+coerced167 = "";
 }
-}
-}
-if("xhigh" !== data135){
-const err184 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data135};
+else {
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8255,22 +8302,16 @@ vErrors.push(err184);
 }
 errors++;
 }
-var _valid17 = _errs466 === errors;
-valid51 = valid51 || _valid17;
-if(!valid51){
-const _errs468 = errors;
-if(typeof data135 !== "string"){
-let dataType168 = typeof data135;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data135;
 }
-else if(data135 === null){
-coerced168 = "";
+if(coerced167 !== undefined){
+data137 = coerced167;
+if(data130 !== undefined){
+data130["max"] = coerced167;
 }
-else {
-const err185 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+}
+}
+if("medium" !== data137){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8279,16 +8320,22 @@ vErrors.push(err185);
 }
 errors++;
 }
+var _valid18 = _errs470 === errors;
+valid53 = valid53 || _valid18;
+if(!valid53){
+const _errs472 = errors;
+if(typeof data137 !== "string"){
+let dataType168 = typeof data137;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data137;
 }
-if(coerced168 !== undefined){
-data135 = coerced168;
-if(data128 !== undefined){
-data128["max"] = coerced168;
+else if(data137 === null){
+coerced168 = "";
 }
-}
-}
-if("max" !== data135){
-const err186 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data135};
+else {
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8297,15 +8344,16 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid17 = _errs468 === errors;
-valid51 = valid51 || _valid17;
+}
+if(coerced168 !== undefined){
+data137 = coerced168;
+if(data130 !== undefined){
+data130["max"] = coerced168;
 }
 }
 }
-}
-}
-if(!valid51){
-const err187 = {instancePath:instancePath+"/models/" + i4+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data135};
+if("high" !== data137){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8313,993 +8361,23 @@ else {
 vErrors.push(err187);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs457;
-if(vErrors !== null){
-if(_errs457){
-vErrors.length = _errs457;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs456 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data128}];
-return false;
-}
-}
-var valid38 = _errs369 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data115.answer_tokens !== undefined){
-let data136 = data115.answer_tokens;
-const _errs470 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType169 = typeof data136;
+var _valid18 = _errs472 === errors;
+valid53 = valid53 || _valid18;
+if(!valid53){
+const _errs474 = errors;
+if(typeof data137 !== "string"){
+let dataType169 = typeof data137;
 let coerced169 = undefined;
 if(!(coerced169 !== undefined)){
-if(dataType169 === "boolean" || data136 === null
-              || (dataType169 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced169 = +data136;
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data137;
+}
+else if(data137 === null){
+coerced169 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
-return false;
-}
-}
-if(coerced169 !== undefined){
-data136 = coerced169;
-if(data115 !== undefined){
-data115["answer_tokens"] = coerced169;
-}
-}
-}
-if(errors === _errs470){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data136}];
-return false;
-}
-}
-}
-var valid38 = _errs470 === errors;
-}
-else {
-var valid38 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data115}];
-return false;
-}
-}
-var valid37 = _errs309 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.pricing !== undefined){
-let data137 = data109.pricing;
-const _errs472 = errors;
-if(errors === _errs472){
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-let missing6;
-if(((data137.input === undefined) && (missing6 = "input")) || ((data137.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-}
-else {
-const _errs474 = errors;
-for(const key28 in data137){
-if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-break;
-}
-}
-if(_errs474 === errors){
-if(data137.input !== undefined){
-let data138 = data137.input;
-const _errs475 = errors;
-if(!(typeof data138 == "number")){
-let dataType170 = typeof data138;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "boolean" || data138 === null
-              || (dataType170 == "string" && data138 && data138 == +data138)){
-coerced170 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
-return false;
-}
-}
-if(coerced170 !== undefined){
-data138 = coerced170;
-if(data137 !== undefined){
-data137["input"] = coerced170;
-}
-}
-}
-if(errors === _errs475){
-if(typeof data138 == "number"){
-if(data138 < 0 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data138}];
-return false;
-}
-}
-}
-var valid52 = _errs475 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.output !== undefined){
-let data139 = data137.output;
-const _errs477 = errors;
-if(!(typeof data139 == "number")){
-let dataType171 = typeof data139;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "boolean" || data139 === null
-              || (dataType171 == "string" && data139 && data139 == +data139)){
-coerced171 = +data139;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
-return false;
-}
-}
-if(coerced171 !== undefined){
-data139 = coerced171;
-if(data137 !== undefined){
-data137["output"] = coerced171;
-}
-}
-}
-if(errors === _errs477){
-if(typeof data139 == "number"){
-if(data139 < 0 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data139}];
-return false;
-}
-}
-}
-var valid52 = _errs477 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.cached_input !== undefined){
-let data140 = data137.cached_input;
-const _errs479 = errors;
-if(!(typeof data140 == "number")){
-let dataType172 = typeof data140;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "boolean" || data140 === null
-              || (dataType172 == "string" && data140 && data140 == +data140)){
-coerced172 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
-return false;
-}
-}
-if(coerced172 !== undefined){
-data140 = coerced172;
-if(data137 !== undefined){
-data137["cached_input"] = coerced172;
-}
-}
-}
-if(errors === _errs479){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data140}];
-return false;
-}
-}
-}
-var valid52 = _errs479 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.cache_write !== undefined){
-let data141 = data137.cache_write;
-const _errs481 = errors;
-if(!(typeof data141 == "number")){
-let dataType173 = typeof data141;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "boolean" || data141 === null
-              || (dataType173 == "string" && data141 && data141 == +data141)){
-coerced173 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
-return false;
-}
-}
-if(coerced173 !== undefined){
-data141 = coerced173;
-if(data137 !== undefined){
-data137["cache_write"] = coerced173;
-}
-}
-}
-if(errors === _errs481){
-if(typeof data141 == "number"){
-if(data141 < 0 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data141}];
-return false;
-}
-}
-}
-var valid52 = _errs481 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.cache_write_1h !== undefined){
-let data142 = data137.cache_write_1h;
-const _errs483 = errors;
-if(!(typeof data142 == "number")){
-let dataType174 = typeof data142;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "boolean" || data142 === null
-              || (dataType174 == "string" && data142 && data142 == +data142)){
-coerced174 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
-return false;
-}
-}
-if(coerced174 !== undefined){
-data142 = coerced174;
-if(data137 !== undefined){
-data137["cache_write_1h"] = coerced174;
-}
-}
-}
-if(errors === _errs483){
-if(typeof data142 == "number"){
-if(data142 < 0 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data142}];
-return false;
-}
-}
-}
-var valid52 = _errs483 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data137.reasoning !== undefined){
-let data143 = data137.reasoning;
-const _errs485 = errors;
-if(!(typeof data143 == "number")){
-let dataType175 = typeof data143;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data143 === null
-              || (dataType175 == "string" && data143 && data143 == +data143)){
-coerced175 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
-return false;
-}
-}
-if(coerced175 !== undefined){
-data143 = coerced175;
-if(data137 !== undefined){
-data137["reasoning"] = coerced175;
-}
-}
-}
-if(errors === _errs485){
-if(typeof data143 == "number"){
-if(data143 < 0 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data143}];
-return false;
-}
-}
-}
-var valid52 = _errs485 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data137}];
-return false;
-}
-}
-var valid37 = _errs472 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data109.routes !== undefined){
-let data144 = data109.routes;
-const _errs487 = errors;
-if(errors === _errs487){
-if(Array.isArray(data144)){
-if(data144.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
-return false;
-}
-else {
-var valid53 = true;
-const len6 = data144.length;
-for(let i6=0; i6<len6; i6++){
-let data145 = data144[i6];
-const _errs489 = errors;
-if(errors === _errs489){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
-let missing7;
-if((data145.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
-return false;
-}
-else {
-const _errs491 = errors;
-for(const key29 in data145){
-if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
-return false;
-break;
-}
-}
-if(_errs491 === errors){
-if(data145.node !== undefined){
-let data146 = data145.node;
-const _errs492 = errors;
-if(typeof data146 !== "string"){
-let dataType176 = typeof data146;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data146;
-}
-else if(data146 === null){
-coerced176 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
-return false;
-}
-}
-if(coerced176 !== undefined){
-data146 = coerced176;
-if(data145 !== undefined){
-data145["node"] = coerced176;
-}
-}
-}
-if(errors === _errs492){
-if(typeof data146 === "string"){
-if(func3(data146) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data146}];
-return false;
-}
-}
-}
-var valid54 = _errs492 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data145.model !== undefined){
-let data147 = data145.model;
-const _errs494 = errors;
-if(typeof data147 !== "string"){
-let dataType177 = typeof data147;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data147;
-}
-else if(data147 === null){
-coerced177 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
-return false;
-}
-}
-if(coerced177 !== undefined){
-data147 = coerced177;
-if(data145 !== undefined){
-data145["model"] = coerced177;
-}
-}
-}
-if(errors === _errs494){
-if(typeof data147 === "string"){
-if(func3(data147) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data147}];
-return false;
-}
-}
-}
-var valid54 = _errs494 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data145.weight !== undefined){
-let data148 = data145.weight;
-const _errs496 = errors;
-if(!(typeof data148 == "number")){
-let dataType178 = typeof data148;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "boolean" || data148 === null
-              || (dataType178 == "string" && data148 && data148 == +data148)){
-coerced178 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
-return false;
-}
-}
-if(coerced178 !== undefined){
-data148 = coerced178;
-if(data145 !== undefined){
-data145["weight"] = coerced178;
-}
-}
-}
-if(errors === _errs496){
-if(typeof data148 == "number"){
-if(data148 <= 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data148}];
-return false;
-}
-}
-}
-var valid54 = _errs496 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data145.priority !== undefined){
-let data149 = data145.priority;
-const _errs498 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType179 = typeof data149;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 === "boolean" || data149 === null
-              || (dataType179 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced179 = +data149;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
-return false;
-}
-}
-if(coerced179 !== undefined){
-data149 = coerced179;
-if(data145 !== undefined){
-data145["priority"] = coerced179;
-}
-}
-}
-if(errors === _errs498){
-if(typeof data149 == "number"){
-if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data149}];
-return false;
-}
-}
-}
-var valid54 = _errs498 === errors;
-}
-else {
-var valid54 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes/" + i6,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data145}];
-return false;
-}
-}
-var valid53 = _errs489 === errors;
-if(!valid53){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data144}];
-return false;
-}
-}
-var valid37 = _errs487 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i4,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data109}];
-return false;
-}
-}
-var valid36 = _errs296 === errors;
-if(!valid36){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data108}];
-return false;
-}
-}
-var valid0 = _errs294 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data150 = data.accounts;
-const _errs500 = errors;
-if(errors === _errs500){
-if(Array.isArray(data150)){
-var valid55 = true;
-const len7 = data150.length;
-for(let i7=0; i7<len7; i7++){
-let data151 = data150[i7];
-const _errs502 = errors;
-if(errors === _errs502){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
-let missing8;
-if((data151.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data151}];
-return false;
-}
-else {
-const _errs504 = errors;
-for(const key30 in data151){
-if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data151}];
-return false;
-break;
-}
-}
-if(_errs504 === errors){
-if(data151.id !== undefined){
-let data152 = data151.id;
-const _errs505 = errors;
-if(typeof data152 !== "string"){
-let dataType180 = typeof data152;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data152;
-}
-else if(data152 === null){
-coerced180 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-}
-if(coerced180 !== undefined){
-data152 = coerced180;
-if(data151 !== undefined){
-data151["id"] = coerced180;
-}
-}
-}
-if(errors === _errs505){
-if(typeof data152 === "string"){
-if(func3(data152) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-else {
-if(!pattern6.test(data152)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data152}];
-return false;
-}
-}
-}
-}
-var valid56 = _errs505 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.name !== undefined){
-let data153 = data151.name;
-const _errs507 = errors;
-if(typeof data153 !== "string"){
-let dataType181 = typeof data153;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data153;
-}
-else if(data153 === null){
-coerced181 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data153}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data153 = coerced181;
-if(data151 !== undefined){
-data151["name"] = coerced181;
-}
-}
-}
-var valid56 = _errs507 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.balance !== undefined){
-let data154 = data151.balance;
-const _errs509 = errors;
-if(!(typeof data154 == "number")){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "boolean" || data154 === null
-              || (dataType182 == "string" && data154 && data154 == +data154)){
-coerced182 = +data154;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data154}];
-return false;
-}
-}
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data151 !== undefined){
-data151["balance"] = coerced182;
-}
-}
-}
-var valid56 = _errs509 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.allowed_models !== undefined){
-let data155 = data151.allowed_models;
-const _errs511 = errors;
-if(errors === _errs511){
-if(Array.isArray(data155)){
-var valid57 = true;
-const len8 = data155.length;
-for(let i8=0; i8<len8; i8++){
-let data156 = data155[i8];
-const _errs513 = errors;
-if(typeof data156 !== "string"){
-let dataType183 = typeof data156;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data156;
-}
-else if(data156 === null){
-coerced183 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data156 = coerced183;
-if(data155 !== undefined){
-data155[i8] = coerced183;
-}
-}
-}
-if(errors === _errs513){
-if(typeof data156 === "string"){
-if(func3(data156) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models/" + i8,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data156}];
-return false;
-}
-}
-}
-var valid57 = _errs513 === errors;
-if(!valid57){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data155}];
-return false;
-}
-}
-var valid56 = _errs511 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.limits !== undefined){
-let data157 = data151.limits;
-const _errs515 = errors;
-if(errors === _errs515){
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-const _errs517 = errors;
-for(const key31 in data157){
-if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
-return false;
-break;
-}
-}
-if(_errs517 === errors){
-if(data157.rpm !== undefined){
-let data158 = data157.rpm;
-const _errs518 = errors;
-if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
-let dataType184 = typeof data158;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 === "boolean" || data158 === null
-              || (dataType184 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
-coerced184 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
-return false;
-}
-}
-if(coerced184 !== undefined){
-data158 = coerced184;
-if(data157 !== undefined){
-data157["rpm"] = coerced184;
-}
-}
-}
-if(errors === _errs518){
-if(typeof data158 == "number"){
-if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data158}];
-return false;
-}
-}
-}
-var valid58 = _errs518 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data157.rps !== undefined){
-let data159 = data157.rps;
-const _errs520 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 === "boolean" || data159 === null
-              || (dataType185 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced185 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
-return false;
-}
-}
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data157 !== undefined){
-data157["rps"] = coerced185;
-}
-}
-}
-if(errors === _errs520){
-if(typeof data159 == "number"){
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data159}];
-return false;
-}
-}
-}
-var valid58 = _errs520 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data157.tpm !== undefined){
-let data160 = data157.tpm;
-const _errs522 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType186 = typeof data160;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data160 === null
-              || (dataType186 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced186 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data160 = coerced186;
-if(data157 !== undefined){
-data157["tpm"] = coerced186;
-}
-}
-}
-if(errors === _errs522){
-if(typeof data160 == "number"){
-if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data160}];
-return false;
-}
-}
-}
-var valid58 = _errs522 === errors;
-}
-else {
-var valid58 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data157}];
-return false;
-}
-}
-var valid56 = _errs515 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data151.policy !== undefined){
-let data161 = data151.policy;
-const _errs524 = errors;
-if(errors === _errs524){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
-const _errs526 = errors;
-for(const key32 in data161){
-if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
-return false;
-break;
-}
-}
-if(_errs526 === errors){
-if(data161.streaming !== undefined){
-let data162 = data161.streaming;
-const _errs527 = errors;
-if(typeof data162 !== "boolean"){
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(data162 === "false" || data162 === 0 || data162 === null){
-coerced187 = false;
-}
-else if(data162 === "true" || data162 === 1){
-coerced187 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data162}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data162 = coerced187;
-if(data161 !== undefined){
-data161["streaming"] = coerced187;
-}
-}
-}
-var valid59 = _errs527 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data161.max_reasoning_effort !== undefined){
-let data163 = data161.max_reasoning_effort;
-const _errs529 = errors;
-const _errs530 = errors;
-let valid60 = false;
-const _errs531 = errors;
-if(typeof data163 !== "string"){
-let dataType188 = typeof data163;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data163;
-}
-else if(data163 === null){
-coerced188 = "";
-}
-else {
-const err188 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9309,15 +8387,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced188 !== undefined){
-data163 = coerced188;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced188;
+if(coerced169 !== undefined){
+data137 = coerced169;
+if(data130 !== undefined){
+data130["max"] = coerced169;
 }
 }
 }
-if("none" !== data163){
-const err189 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data163};
+if("xhigh" !== data137){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9326,22 +8404,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs531 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType189 = typeof data163;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data163;
+var _valid18 = _errs474 === errors;
+valid53 = valid53 || _valid18;
+if(!valid53){
+const _errs476 = errors;
+if(typeof data137 !== "string"){
+let dataType170 = typeof data137;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data137;
 }
-else if(data163 === null){
-coerced189 = "";
+else if(data137 === null){
+coerced170 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9351,15 +8429,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data163 = coerced189;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced189;
+if(coerced170 !== undefined){
+data137 = coerced170;
+if(data130 !== undefined){
+data130["max"] = coerced170;
 }
 }
 }
-if("minimal" !== data163){
-const err191 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data163};
+if("max" !== data137){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9368,22 +8446,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs533 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs535 = errors;
-if(typeof data163 !== "string"){
-let dataType190 = typeof data163;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data163;
+var _valid18 = _errs476 === errors;
+valid53 = valid53 || _valid18;
 }
-else if(data163 === null){
-coerced190 = "";
 }
-else {
-const err192 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
+}
+}
+}
+if(!valid53){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data137};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9391,238 +8462,538 @@ else {
 vErrors.push(err192);
 }
 errors++;
-}
-}
-if(coerced190 !== undefined){
-data163 = coerced190;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced190;
-}
-}
-}
-if("low" !== data163){
-const err193 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data163};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
-}
-var _valid18 = _errs535 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs537 = errors;
-if(typeof data163 !== "string"){
-let dataType191 = typeof data163;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data163;
-}
-else if(data163 === null){
-coerced191 = "";
-}
-else {
-const err194 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err194];
-}
-else {
-vErrors.push(err194);
-}
-errors++;
-}
-}
-if(coerced191 !== undefined){
-data163 = coerced191;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced191;
-}
-}
-}
-if("medium" !== data163){
-const err195 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
-}
-var _valid18 = _errs537 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs539 = errors;
-if(typeof data163 !== "string"){
-let dataType192 = typeof data163;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data163;
-}
-else if(data163 === null){
-coerced192 = "";
-}
-else {
-const err196 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err196];
-}
-else {
-vErrors.push(err196);
-}
-errors++;
-}
-}
-if(coerced192 !== undefined){
-data163 = coerced192;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced192;
-}
-}
-}
-if("high" !== data163){
-const err197 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
-}
-var _valid18 = _errs539 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs541 = errors;
-if(typeof data163 !== "string"){
-let dataType193 = typeof data163;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data163;
-}
-else if(data163 === null){
-coerced193 = "";
-}
-else {
-const err198 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
-}
-}
-if(coerced193 !== undefined){
-data163 = coerced193;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced193;
-}
-}
-}
-if("xhigh" !== data163){
-const err199 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-}
-var _valid18 = _errs541 === errors;
-valid60 = valid60 || _valid18;
-if(!valid60){
-const _errs543 = errors;
-if(typeof data163 !== "string"){
-let dataType194 = typeof data163;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data163;
-}
-else if(data163 === null){
-coerced194 = "";
-}
-else {
-const err200 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
-if(vErrors === null){
-vErrors = [err200];
-}
-else {
-vErrors.push(err200);
-}
-errors++;
-}
-}
-if(coerced194 !== undefined){
-data163 = coerced194;
-if(data161 !== undefined){
-data161["max_reasoning_effort"] = coerced194;
-}
-}
-}
-if("max" !== data163){
-const err201 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data163};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-var _valid18 = _errs543 === errors;
-valid60 = valid60 || _valid18;
-}
-}
-}
-}
-}
-}
-if(!valid60){
-const err202 = {instancePath:instancePath+"/accounts/" + i7+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data163};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs530;
+errors = _errs465;
 if(vErrors !== null){
-if(_errs530){
-vErrors.length = _errs530;
+if(_errs465){
+vErrors.length = _errs465;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid59 = _errs529 === errors;
+var valid46 = _errs464 === errors;
 }
 else {
-var valid59 = true;
+var valid46 = true;
+}
+}
+}
+}
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data130}];
 return false;
 }
 }
-var valid56 = _errs524 === errors;
+var valid40 = _errs377 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data117.answer_tokens !== undefined){
+let data138 = data117.answer_tokens;
+const _errs478 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType171 = typeof data138;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 === "boolean" || data138 === null
+              || (dataType171 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced171 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data138}];
+return false;
+}
+}
+if(coerced171 !== undefined){
+data138 = coerced171;
+if(data117 !== undefined){
+data117["answer_tokens"] = coerced171;
+}
+}
+}
+if(errors === _errs478){
+if(typeof data138 == "number"){
+if(data138 < 1 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data138}];
+return false;
+}
+}
+}
+var valid40 = _errs478 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
+return false;
+}
+}
+var valid39 = _errs317 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data111.pricing !== undefined){
+let data139 = data111.pricing;
+const _errs480 = errors;
+if(errors === _errs480){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let missing6;
+if(((data139.input === undefined) && (missing6 = "input")) || ((data139.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
+return false;
+}
+else {
+const _errs482 = errors;
+for(const key28 in data139){
+if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
+return false;
+break;
+}
+}
+if(_errs482 === errors){
+if(data139.input !== undefined){
+let data140 = data139.input;
+const _errs483 = errors;
+if(!(typeof data140 == "number")){
+let dataType172 = typeof data140;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "boolean" || data140 === null
+              || (dataType172 == "string" && data140 && data140 == +data140)){
+coerced172 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data140}];
+return false;
+}
+}
+if(coerced172 !== undefined){
+data140 = coerced172;
+if(data139 !== undefined){
+data139["input"] = coerced172;
+}
+}
+}
+if(errors === _errs483){
+if(typeof data140 == "number"){
+if(data140 < 0 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data140}];
+return false;
+}
+}
+}
+var valid54 = _errs483 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data139.output !== undefined){
+let data141 = data139.output;
+const _errs485 = errors;
+if(!(typeof data141 == "number")){
+let dataType173 = typeof data141;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "boolean" || data141 === null
+              || (dataType173 == "string" && data141 && data141 == +data141)){
+coerced173 = +data141;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data141}];
+return false;
+}
+}
+if(coerced173 !== undefined){
+data141 = coerced173;
+if(data139 !== undefined){
+data139["output"] = coerced173;
+}
+}
+}
+if(errors === _errs485){
+if(typeof data141 == "number"){
+if(data141 < 0 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data141}];
+return false;
+}
+}
+}
+var valid54 = _errs485 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data139.cached_input !== undefined){
+let data142 = data139.cached_input;
+const _errs487 = errors;
+if(!(typeof data142 == "number")){
+let dataType174 = typeof data142;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "boolean" || data142 === null
+              || (dataType174 == "string" && data142 && data142 == +data142)){
+coerced174 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data142}];
+return false;
+}
+}
+if(coerced174 !== undefined){
+data142 = coerced174;
+if(data139 !== undefined){
+data139["cached_input"] = coerced174;
+}
+}
+}
+if(errors === _errs487){
+if(typeof data142 == "number"){
+if(data142 < 0 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data142}];
+return false;
+}
+}
+}
+var valid54 = _errs487 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data139.cache_write !== undefined){
+let data143 = data139.cache_write;
+const _errs489 = errors;
+if(!(typeof data143 == "number")){
+let dataType175 = typeof data143;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "boolean" || data143 === null
+              || (dataType175 == "string" && data143 && data143 == +data143)){
+coerced175 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data143}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data143 = coerced175;
+if(data139 !== undefined){
+data139["cache_write"] = coerced175;
+}
+}
+}
+if(errors === _errs489){
+if(typeof data143 == "number"){
+if(data143 < 0 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data143}];
+return false;
+}
+}
+}
+var valid54 = _errs489 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data139.cache_write_1h !== undefined){
+let data144 = data139.cache_write_1h;
+const _errs491 = errors;
+if(!(typeof data144 == "number")){
+let dataType176 = typeof data144;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "boolean" || data144 === null
+              || (dataType176 == "string" && data144 && data144 == +data144)){
+coerced176 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data144}];
+return false;
+}
+}
+if(coerced176 !== undefined){
+data144 = coerced176;
+if(data139 !== undefined){
+data139["cache_write_1h"] = coerced176;
+}
+}
+}
+if(errors === _errs491){
+if(typeof data144 == "number"){
+if(data144 < 0 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data144}];
+return false;
+}
+}
+}
+var valid54 = _errs491 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data139.reasoning !== undefined){
+let data145 = data139.reasoning;
+const _errs493 = errors;
+if(!(typeof data145 == "number")){
+let dataType177 = typeof data145;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "boolean" || data145 === null
+              || (dataType177 == "string" && data145 && data145 == +data145)){
+coerced177 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data145}];
+return false;
+}
+}
+if(coerced177 !== undefined){
+data145 = coerced177;
+if(data139 !== undefined){
+data139["reasoning"] = coerced177;
+}
+}
+}
+if(errors === _errs493){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data145}];
+return false;
+}
+}
+}
+var valid54 = _errs493 === errors;
+}
+else {
+var valid54 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
+return false;
+}
+}
+var valid39 = _errs480 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data111.routes !== undefined){
+let data146 = data111.routes;
+const _errs495 = errors;
+if(errors === _errs495){
+if(Array.isArray(data146)){
+if(data146.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data146}];
+return false;
+}
+else {
+var valid55 = true;
+const len7 = data146.length;
+for(let i7=0; i7<len7; i7++){
+let data147 = data146[i7];
+const _errs497 = errors;
+if(errors === _errs497){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+let missing7;
+if((data147.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
+return false;
+}
+else {
+const _errs499 = errors;
+for(const key29 in data147){
+if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
+return false;
+break;
+}
+}
+if(_errs499 === errors){
+if(data147.node !== undefined){
+let data148 = data147.node;
+const _errs500 = errors;
+if(typeof data148 !== "string"){
+let dataType178 = typeof data148;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data148;
+}
+else if(data148 === null){
+coerced178 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data148}];
+return false;
+}
+}
+if(coerced178 !== undefined){
+data148 = coerced178;
+if(data147 !== undefined){
+data147["node"] = coerced178;
+}
+}
+}
+if(errors === _errs500){
+if(typeof data148 === "string"){
+if(func3(data148) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data148}];
+return false;
+}
+}
+}
+var valid56 = _errs500 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.model !== undefined){
+let data149 = data147.model;
+const _errs502 = errors;
+if(typeof data149 !== "string"){
+let dataType179 = typeof data149;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data149;
+}
+else if(data149 === null){
+coerced179 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data149}];
+return false;
+}
+}
+if(coerced179 !== undefined){
+data149 = coerced179;
+if(data147 !== undefined){
+data147["model"] = coerced179;
+}
+}
+}
+if(errors === _errs502){
+if(typeof data149 === "string"){
+if(func3(data149) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data149}];
+return false;
+}
+}
+}
+var valid56 = _errs502 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.weight !== undefined){
+let data150 = data147.weight;
+const _errs504 = errors;
+if(!(typeof data150 == "number")){
+let dataType180 = typeof data150;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "boolean" || data150 === null
+              || (dataType180 == "string" && data150 && data150 == +data150)){
+coerced180 = +data150;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data150}];
+return false;
+}
+}
+if(coerced180 !== undefined){
+data150 = coerced180;
+if(data147 !== undefined){
+data147["weight"] = coerced180;
+}
+}
+}
+if(errors === _errs504){
+if(typeof data150 == "number"){
+if(data150 <= 0 || isNaN(data150)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data150}];
+return false;
+}
+}
+}
+var valid56 = _errs504 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.priority !== undefined){
+let data151 = data147.priority;
+const _errs506 = errors;
+if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
+let dataType181 = typeof data151;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 === "boolean" || data151 === null
+              || (dataType181 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced181 = +data151;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data151}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data151 = coerced181;
+if(data147 !== undefined){
+data147["priority"] = coerced181;
+}
+}
+}
+if(errors === _errs506){
+if(typeof data151 == "number"){
+if(data151 < 0 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data151}];
+return false;
+}
+}
+}
+var valid56 = _errs506 === errors;
 }
 else {
 var valid56 = true;
@@ -9633,138 +9004,838 @@ var valid56 = true;
 }
 }
 }
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i7,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
 return false;
 }
 }
-var valid55 = _errs502 === errors;
+var valid55 = _errs497 === errors;
 if(!valid55){
 break;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data146}];
 return false;
 }
 }
-var valid0 = _errs500 === errors;
+var valid39 = _errs495 === errors;
+}
+else {
+var valid39 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data111}];
+return false;
+}
+}
+var valid38 = _errs304 === errors;
+if(!valid38){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data110}];
+return false;
+}
+}
+var valid0 = _errs302 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data152 = data.accounts;
+const _errs508 = errors;
+if(errors === _errs508){
+if(Array.isArray(data152)){
+var valid57 = true;
+const len8 = data152.length;
+for(let i8=0; i8<len8; i8++){
+let data153 = data152[i8];
+const _errs510 = errors;
+if(errors === _errs510){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+let missing8;
+if((data153.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data153}];
+return false;
+}
+else {
+const _errs512 = errors;
+for(const key30 in data153){
+if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data153}];
+return false;
+break;
+}
+}
+if(_errs512 === errors){
+if(data153.id !== undefined){
+let data154 = data153.id;
+const _errs513 = errors;
+if(typeof data154 !== "string"){
+let dataType182 = typeof data154;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data154;
+}
+else if(data154 === null){
+coerced182 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
+return false;
+}
+}
+if(coerced182 !== undefined){
+data154 = coerced182;
+if(data153 !== undefined){
+data153["id"] = coerced182;
+}
+}
+}
+if(errors === _errs513){
+if(typeof data154 === "string"){
+if(func3(data154) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
+return false;
+}
+else {
+if(!pattern6.test(data154)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
+return false;
+}
+}
+}
+}
+var valid58 = _errs513 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.name !== undefined){
+let data155 = data153.name;
+const _errs515 = errors;
+if(typeof data155 !== "string"){
+let dataType183 = typeof data155;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data155;
+}
+else if(data155 === null){
+coerced183 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data155}];
+return false;
+}
+}
+if(coerced183 !== undefined){
+data155 = coerced183;
+if(data153 !== undefined){
+data153["name"] = coerced183;
+}
+}
+}
+var valid58 = _errs515 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.balance !== undefined){
+let data156 = data153.balance;
+const _errs517 = errors;
+if(!(typeof data156 == "number")){
+let dataType184 = typeof data156;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "boolean" || data156 === null
+              || (dataType184 == "string" && data156 && data156 == +data156)){
+coerced184 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data156}];
+return false;
+}
+}
+if(coerced184 !== undefined){
+data156 = coerced184;
+if(data153 !== undefined){
+data153["balance"] = coerced184;
+}
+}
+}
+var valid58 = _errs517 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.allowed_models !== undefined){
+let data157 = data153.allowed_models;
+const _errs519 = errors;
+if(errors === _errs519){
+if(Array.isArray(data157)){
+var valid59 = true;
+const len9 = data157.length;
+for(let i9=0; i9<len9; i9++){
+let data158 = data157[i9];
+const _errs521 = errors;
+if(typeof data158 !== "string"){
+let dataType185 = typeof data158;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data158;
+}
+else if(data158 === null){
+coerced185 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data158}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data158 = coerced185;
+if(data157 !== undefined){
+data157[i9] = coerced185;
+}
+}
+}
+if(errors === _errs521){
+if(typeof data158 === "string"){
+if(func3(data158) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data158}];
+return false;
+}
+}
+}
+var valid59 = _errs521 === errors;
+if(!valid59){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data157}];
+return false;
+}
+}
+var valid58 = _errs519 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.limits !== undefined){
+let data159 = data153.limits;
+const _errs523 = errors;
+if(errors === _errs523){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+const _errs525 = errors;
+for(const key31 in data159){
+if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data159}];
+return false;
+break;
+}
+}
+if(_errs525 === errors){
+if(data159.rpm !== undefined){
+let data160 = data159.rpm;
+const _errs526 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType186 = typeof data160;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 === "boolean" || data160 === null
+              || (dataType186 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced186 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data160}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data160 = coerced186;
+if(data159 !== undefined){
+data159["rpm"] = coerced186;
+}
+}
+}
+if(errors === _errs526){
+if(typeof data160 == "number"){
+if(data160 < 1 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data160}];
+return false;
+}
+}
+}
+var valid60 = _errs526 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data159.rps !== undefined){
+let data161 = data159.rps;
+const _errs528 = errors;
+if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
+let dataType187 = typeof data161;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data161 === null
+              || (dataType187 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced187 = +data161;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data161}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data161 = coerced187;
+if(data159 !== undefined){
+data159["rps"] = coerced187;
+}
+}
+}
+if(errors === _errs528){
+if(typeof data161 == "number"){
+if(data161 < 1 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data161}];
+return false;
+}
+}
+}
+var valid60 = _errs528 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data159.tpm !== undefined){
+let data162 = data159.tpm;
+const _errs530 = errors;
+if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
+let dataType188 = typeof data162;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 === "boolean" || data162 === null
+              || (dataType188 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced188 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data162}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data162 = coerced188;
+if(data159 !== undefined){
+data159["tpm"] = coerced188;
+}
+}
+}
+if(errors === _errs530){
+if(typeof data162 == "number"){
+if(data162 < 1 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data162}];
+return false;
+}
+}
+}
+var valid60 = _errs530 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data159}];
+return false;
+}
+}
+var valid58 = _errs523 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.policy !== undefined){
+let data163 = data153.policy;
+const _errs532 = errors;
+if(errors === _errs532){
+if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+const _errs534 = errors;
+for(const key32 in data163){
+if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data163}];
+return false;
+break;
+}
+}
+if(_errs534 === errors){
+if(data163.streaming !== undefined){
+let data164 = data163.streaming;
+const _errs535 = errors;
+if(typeof data164 !== "boolean"){
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(data164 === "false" || data164 === 0 || data164 === null){
+coerced189 = false;
+}
+else if(data164 === "true" || data164 === 1){
+coerced189 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data164}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data164 = coerced189;
+if(data163 !== undefined){
+data163["streaming"] = coerced189;
+}
+}
+}
+var valid61 = _errs535 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data163.max_reasoning_effort !== undefined){
+let data165 = data163.max_reasoning_effort;
+const _errs537 = errors;
+const _errs538 = errors;
+let valid62 = false;
+const _errs539 = errors;
+if(typeof data165 !== "string"){
+let dataType190 = typeof data165;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data165;
+}
+else if(data165 === null){
+coerced190 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+}
+if(coerced190 !== undefined){
+data165 = coerced190;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced190;
+}
+}
+}
+if("none" !== data165){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+var _valid19 = _errs539 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs541 = errors;
+if(typeof data165 !== "string"){
+let dataType191 = typeof data165;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data165;
+}
+else if(data165 === null){
+coerced191 = "";
+}
+else {
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+}
+if(coerced191 !== undefined){
+data165 = coerced191;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced191;
+}
+}
+}
+if("minimal" !== data165){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+var _valid19 = _errs541 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs543 = errors;
+if(typeof data165 !== "string"){
+let dataType192 = typeof data165;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data165;
+}
+else if(data165 === null){
+coerced192 = "";
+}
+else {
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+if(coerced192 !== undefined){
+data165 = coerced192;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced192;
+}
+}
+}
+if("low" !== data165){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid19 = _errs543 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs545 = errors;
+if(typeof data165 !== "string"){
+let dataType193 = typeof data165;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data165;
+}
+else if(data165 === null){
+coerced193 = "";
+}
+else {
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+}
+if(coerced193 !== undefined){
+data165 = coerced193;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced193;
+}
+}
+}
+if("medium" !== data165){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+var _valid19 = _errs545 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs547 = errors;
+if(typeof data165 !== "string"){
+let dataType194 = typeof data165;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data165;
+}
+else if(data165 === null){
+coerced194 = "";
+}
+else {
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+}
+if(coerced194 !== undefined){
+data165 = coerced194;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced194;
+}
+}
+}
+if("high" !== data165){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+var _valid19 = _errs547 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs549 = errors;
+if(typeof data165 !== "string"){
+let dataType195 = typeof data165;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data165;
+}
+else if(data165 === null){
+coerced195 = "";
+}
+else {
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+}
+if(coerced195 !== undefined){
+data165 = coerced195;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced195;
+}
+}
+}
+if("xhigh" !== data165){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+var _valid19 = _errs549 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs551 = errors;
+if(typeof data165 !== "string"){
+let dataType196 = typeof data165;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data165;
+}
+else if(data165 === null){
+coerced196 = "";
+}
+else {
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(coerced196 !== undefined){
+data165 = coerced196;
+if(data163 !== undefined){
+data163["max_reasoning_effort"] = coerced196;
+}
+}
+}
+if("max" !== data165){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs551 === errors;
+valid62 = valid62 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid62){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data165};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs538;
+if(vErrors !== null){
+if(_errs538){
+vErrors.length = _errs538;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid61 = _errs537 === errors;
+}
+else {
+var valid61 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data163}];
+return false;
+}
+}
+var valid58 = _errs532 === errors;
+}
+else {
+var valid58 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data153}];
+return false;
+}
+}
+var valid57 = _errs510 === errors;
+if(!valid57){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data152}];
+return false;
+}
+}
+var valid0 = _errs508 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data164 = data.keys;
-const _errs545 = errors;
-if(errors === _errs545){
-if(Array.isArray(data164)){
-var valid61 = true;
-const len9 = data164.length;
-for(let i9=0; i9<len9; i9++){
-let data165 = data164[i9];
-const _errs547 = errors;
-if(errors === _errs547){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+let data166 = data.keys;
+const _errs553 = errors;
+if(errors === _errs553){
+if(Array.isArray(data166)){
+var valid63 = true;
+const len10 = data166.length;
+for(let i10=0; i10<len10; i10++){
+let data167 = data166[i10];
+const _errs555 = errors;
+if(errors === _errs555){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
 let missing9;
-if((data165.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data165}];
+if((data167.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data167}];
 return false;
 }
 else {
-const _errs549 = errors;
-for(const key33 in data165){
+const _errs557 = errors;
+for(const key33 in data167){
 if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data167}];
 return false;
 break;
 }
 }
-if(_errs549 === errors){
-if(data165.key !== undefined){
-let data166 = data165.key;
-const _errs550 = errors;
-if(typeof data166 !== "string"){
-let dataType195 = typeof data166;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data166;
-}
-else if(data166 === null){
-coerced195 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data166 = coerced195;
-if(data165 !== undefined){
-data165["key"] = coerced195;
-}
-}
-}
-if(errors === _errs550){
-if(typeof data166 === "string"){
-if(func3(data166) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs550 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.account !== undefined){
-let data167 = data165.account;
-const _errs552 = errors;
-if(typeof data167 !== "string"){
-let dataType196 = typeof data167;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data167;
-}
-else if(data167 === null){
-coerced196 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data167 = coerced196;
-if(data165 !== undefined){
-data165["account"] = coerced196;
-}
-}
-}
-if(errors === _errs552){
-if(typeof data167 === "string"){
-if(func3(data167) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data167}];
-return false;
-}
-}
-}
-var valid62 = _errs552 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.name !== undefined){
-let data168 = data165.name;
-const _errs554 = errors;
+if(_errs557 === errors){
+if(data167.key !== undefined){
+let data168 = data167.key;
+const _errs558 = errors;
 if(typeof data168 !== "string"){
 let dataType197 = typeof data168;
 let coerced197 = undefined;
@@ -9776,151 +9847,155 @@ else if(data168 === null){
 coerced197 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data168}];
 return false;
 }
 }
 if(coerced197 !== undefined){
 data168 = coerced197;
-if(data165 !== undefined){
-data165["name"] = coerced197;
+if(data167 !== undefined){
+data167["key"] = coerced197;
 }
 }
 }
-var valid62 = _errs554 === errors;
+if(errors === _errs558){
+if(typeof data168 === "string"){
+if(func3(data168) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data168}];
+return false;
+}
+}
+}
+var valid64 = _errs558 === errors;
 }
 else {
-var valid62 = true;
+var valid64 = true;
 }
-if(valid62){
-if(data165.spend_limit !== undefined){
-let data169 = data165.spend_limit;
-const _errs556 = errors;
-if(!(typeof data169 == "number")){
+if(valid64){
+if(data167.account !== undefined){
+let data169 = data167.account;
+const _errs560 = errors;
+if(typeof data169 !== "string"){
 let dataType198 = typeof data169;
 let coerced198 = undefined;
 if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data169 === null
-              || (dataType198 == "string" && data169 && data169 == +data169)){
-coerced198 = +data169;
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data169;
+}
+else if(data169 === null){
+coerced198 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data169}];
 return false;
 }
 }
 if(coerced198 !== undefined){
 data169 = coerced198;
-if(data165 !== undefined){
-data165["spend_limit"] = coerced198;
+if(data167 !== undefined){
+data167["account"] = coerced198;
 }
 }
 }
-if(errors === _errs556){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data169}];
+if(errors === _errs560){
+if(typeof data169 === "string"){
+if(func3(data169) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data169}];
 return false;
 }
 }
 }
-var valid62 = _errs556 === errors;
+var valid64 = _errs560 === errors;
 }
 else {
-var valid62 = true;
+var valid64 = true;
 }
-if(valid62){
-if(data165.limits !== undefined){
-let data170 = data165.limits;
-const _errs558 = errors;
-if(errors === _errs558){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-const _errs560 = errors;
-for(const key34 in data170){
-if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
-return false;
-break;
-}
-}
-if(_errs560 === errors){
-if(data170.rpm !== undefined){
-let data171 = data170.rpm;
-const _errs561 = errors;
-if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
-let dataType199 = typeof data171;
+if(valid64){
+if(data167.name !== undefined){
+let data170 = data167.name;
+const _errs562 = errors;
+if(typeof data170 !== "string"){
+let dataType199 = typeof data170;
 let coerced199 = undefined;
 if(!(coerced199 !== undefined)){
-if(dataType199 === "boolean" || data171 === null
-              || (dataType199 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
-coerced199 = +data171;
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data170;
+}
+else if(data170 === null){
+coerced199 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data170}];
 return false;
 }
 }
 if(coerced199 !== undefined){
-data171 = coerced199;
-if(data170 !== undefined){
-data170["rpm"] = coerced199;
+data170 = coerced199;
+if(data167 !== undefined){
+data167["name"] = coerced199;
 }
 }
 }
-if(errors === _errs561){
-if(typeof data171 == "number"){
-if(data171 < 1 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data171}];
-return false;
-}
-}
-}
-var valid63 = _errs561 === errors;
+var valid64 = _errs562 === errors;
 }
 else {
-var valid63 = true;
+var valid64 = true;
 }
-if(valid63){
-if(data170.rps !== undefined){
-let data172 = data170.rps;
-const _errs563 = errors;
-if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
-let dataType200 = typeof data172;
+if(valid64){
+if(data167.spend_limit !== undefined){
+let data171 = data167.spend_limit;
+const _errs564 = errors;
+if(!(typeof data171 == "number")){
+let dataType200 = typeof data171;
 let coerced200 = undefined;
 if(!(coerced200 !== undefined)){
-if(dataType200 === "boolean" || data172 === null
-              || (dataType200 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
-coerced200 = +data172;
+if(dataType200 == "boolean" || data171 === null
+              || (dataType200 == "string" && data171 && data171 == +data171)){
+coerced200 = +data171;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data171}];
 return false;
 }
 }
 if(coerced200 !== undefined){
-data172 = coerced200;
-if(data170 !== undefined){
-data170["rps"] = coerced200;
+data171 = coerced200;
+if(data167 !== undefined){
+data167["spend_limit"] = coerced200;
 }
 }
 }
-if(errors === _errs563){
-if(typeof data172 == "number"){
-if(data172 < 1 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data172}];
+if(errors === _errs564){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data171}];
 return false;
 }
 }
 }
-var valid63 = _errs563 === errors;
+var valid64 = _errs564 === errors;
 }
 else {
-var valid63 = true;
+var valid64 = true;
 }
-if(valid63){
-if(data170.tpm !== undefined){
-let data173 = data170.tpm;
-const _errs565 = errors;
+if(valid64){
+if(data167.limits !== undefined){
+let data172 = data167.limits;
+const _errs566 = errors;
+if(errors === _errs566){
+if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+const _errs568 = errors;
+for(const key34 in data172){
+if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data172}];
+return false;
+break;
+}
+}
+if(_errs568 === errors){
+if(data172.rpm !== undefined){
+let data173 = data172.rpm;
+const _errs569 = errors;
 if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
 let dataType201 = typeof data173;
 let coerced201 = undefined;
@@ -9930,266 +10005,238 @@ if(dataType201 === "boolean" || data173 === null
 coerced201 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data173}];
 return false;
 }
 }
 if(coerced201 !== undefined){
 data173 = coerced201;
-if(data170 !== undefined){
-data170["tpm"] = coerced201;
-}
-}
-}
-if(errors === _errs565){
-if(typeof data173 == "number"){
-if(data173 < 1 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data173}];
-return false;
-}
-}
-}
-var valid63 = _errs565 === errors;
-}
-else {
-var valid63 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data170}];
-return false;
-}
-}
-var valid62 = _errs558 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.allowed_models !== undefined){
-let data174 = data165.allowed_models;
-const _errs567 = errors;
-if(errors === _errs567){
-if(Array.isArray(data174)){
-var valid64 = true;
-const len10 = data174.length;
-for(let i10=0; i10<len10; i10++){
-let data175 = data174[i10];
-const _errs569 = errors;
-if(typeof data175 !== "string"){
-let dataType202 = typeof data175;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data175;
-}
-else if(data175 === null){
-coerced202 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data175 = coerced202;
-if(data174 !== undefined){
-data174[i10] = coerced202;
+if(data172 !== undefined){
+data172["rpm"] = coerced201;
 }
 }
 }
 if(errors === _errs569){
-if(typeof data175 === "string"){
-if(func3(data175) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models/" + i10,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data175}];
+if(typeof data173 == "number"){
+if(data173 < 1 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data173}];
 return false;
 }
 }
 }
-var valid64 = _errs569 === errors;
-if(!valid64){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data174}];
-return false;
-}
-}
-var valid62 = _errs567 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.policy !== undefined){
-let data176 = data165.policy;
-const _errs571 = errors;
-if(errors === _errs571){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-const _errs573 = errors;
-for(const key35 in data176){
-if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
-return false;
-break;
-}
-}
-if(_errs573 === errors){
-if(data176.streaming !== undefined){
-let data177 = data176.streaming;
-const _errs574 = errors;
-if(typeof data177 !== "boolean"){
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(data177 === "false" || data177 === 0 || data177 === null){
-coerced203 = false;
-}
-else if(data177 === "true" || data177 === 1){
-coerced203 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data177}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data177 = coerced203;
-if(data176 !== undefined){
-data176["streaming"] = coerced203;
-}
-}
-}
-var valid65 = _errs574 === errors;
+var valid65 = _errs569 === errors;
 }
 else {
 var valid65 = true;
 }
 if(valid65){
-if(data176.max_reasoning_effort !== undefined){
-let data178 = data176.max_reasoning_effort;
-const _errs576 = errors;
+if(data172.rps !== undefined){
+let data174 = data172.rps;
+const _errs571 = errors;
+if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
+let dataType202 = typeof data174;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 === "boolean" || data174 === null
+              || (dataType202 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
+coerced202 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data174}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data174 = coerced202;
+if(data172 !== undefined){
+data172["rps"] = coerced202;
+}
+}
+}
+if(errors === _errs571){
+if(typeof data174 == "number"){
+if(data174 < 1 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data174}];
+return false;
+}
+}
+}
+var valid65 = _errs571 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data172.tpm !== undefined){
+let data175 = data172.tpm;
+const _errs573 = errors;
+if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
+let dataType203 = typeof data175;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 === "boolean" || data175 === null
+              || (dataType203 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
+coerced203 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data175}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data175 = coerced203;
+if(data172 !== undefined){
+data172["tpm"] = coerced203;
+}
+}
+}
+if(errors === _errs573){
+if(typeof data175 == "number"){
+if(data175 < 1 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data175}];
+return false;
+}
+}
+}
+var valid65 = _errs573 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data172}];
+return false;
+}
+}
+var valid64 = _errs566 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data167.allowed_models !== undefined){
+let data176 = data167.allowed_models;
+const _errs575 = errors;
+if(errors === _errs575){
+if(Array.isArray(data176)){
+var valid66 = true;
+const len11 = data176.length;
+for(let i11=0; i11<len11; i11++){
+let data177 = data176[i11];
 const _errs577 = errors;
-let valid66 = false;
-const _errs578 = errors;
-if(typeof data178 !== "string"){
-let dataType204 = typeof data178;
+if(typeof data177 !== "string"){
+let dataType204 = typeof data177;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
 if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data178;
+coerced204 = "" + data177;
 }
-else if(data178 === null){
+else if(data177 === null){
 coerced204 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data177}];
+return false;
 }
 }
 if(coerced204 !== undefined){
-data178 = coerced204;
+data177 = coerced204;
 if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced204;
+data176[i11] = coerced204;
 }
 }
 }
-if("none" !== data178){
-const err204 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data178};
-if(vErrors === null){
-vErrors = [err204];
+if(errors === _errs577){
+if(typeof data177 === "string"){
+if(func3(data177) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data177}];
+return false;
+}
+}
+}
+var valid66 = _errs577 === errors;
+if(!valid66){
+break;
+}
+}
 }
 else {
-vErrors.push(err204);
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data176}];
+return false;
 }
-errors++;
 }
-var _valid19 = _errs578 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs580 = errors;
-if(typeof data178 !== "string"){
-let dataType205 = typeof data178;
+var valid64 = _errs575 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data167.policy !== undefined){
+let data178 = data167.policy;
+const _errs579 = errors;
+if(errors === _errs579){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+const _errs581 = errors;
+for(const key35 in data178){
+if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data178}];
+return false;
+break;
+}
+}
+if(_errs581 === errors){
+if(data178.streaming !== undefined){
+let data179 = data178.streaming;
+const _errs582 = errors;
+if(typeof data179 !== "boolean"){
 let coerced205 = undefined;
 if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data178;
+if(data179 === "false" || data179 === 0 || data179 === null){
+coerced205 = false;
 }
-else if(data178 === null){
-coerced205 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
-if(vErrors === null){
-vErrors = [err205];
+else if(data179 === "true" || data179 === 1){
+coerced205 = true;
 }
 else {
-vErrors.push(err205);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data179}];
+return false;
 }
 }
 if(coerced205 !== undefined){
-data178 = coerced205;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced205;
+data179 = coerced205;
+if(data178 !== undefined){
+data178["streaming"] = coerced205;
 }
 }
 }
-if("minimal" !== data178){
-const err206 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data178};
-if(vErrors === null){
-vErrors = [err206];
+var valid67 = _errs582 === errors;
 }
 else {
-vErrors.push(err206);
+var valid67 = true;
 }
-errors++;
-}
-var _valid19 = _errs580 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs582 = errors;
-if(typeof data178 !== "string"){
-let dataType206 = typeof data178;
+if(valid67){
+if(data178.max_reasoning_effort !== undefined){
+let data180 = data178.max_reasoning_effort;
+const _errs584 = errors;
+const _errs585 = errors;
+let valid68 = false;
+const _errs586 = errors;
+if(typeof data180 !== "string"){
+let dataType206 = typeof data180;
 let coerced206 = undefined;
 if(!(coerced206 !== undefined)){
 if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data178;
+coerced206 = "" + data180;
 }
-else if(data178 === null){
+else if(data180 === null){
 coerced206 = "";
 }
 else {
-const err207 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-}
-}
-if(coerced206 !== undefined){
-data178 = coerced206;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced206;
-}
-}
-}
-if("low" !== data178){
-const err208 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data178};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data180};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10198,22 +10245,16 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid19 = _errs582 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs584 = errors;
-if(typeof data178 !== "string"){
-let dataType207 = typeof data178;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data178;
 }
-else if(data178 === null){
-coerced207 = "";
+if(coerced206 !== undefined){
+data180 = coerced206;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced206;
 }
-else {
-const err209 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+}
+}
+if("none" !== data180){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data180};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10222,16 +10263,22 @@ vErrors.push(err209);
 }
 errors++;
 }
+var _valid20 = _errs586 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs588 = errors;
+if(typeof data180 !== "string"){
+let dataType207 = typeof data180;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data180;
 }
-if(coerced207 !== undefined){
-data178 = coerced207;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced207;
+else if(data180 === null){
+coerced207 = "";
 }
-}
-}
-if("medium" !== data178){
-const err210 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data178};
+else {
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data180};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10240,22 +10287,16 @@ vErrors.push(err210);
 }
 errors++;
 }
-var _valid19 = _errs584 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs586 = errors;
-if(typeof data178 !== "string"){
-let dataType208 = typeof data178;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data178;
 }
-else if(data178 === null){
-coerced208 = "";
+if(coerced207 !== undefined){
+data180 = coerced207;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced207;
 }
-else {
-const err211 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+}
+}
+if("minimal" !== data180){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data180};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10264,16 +10305,22 @@ vErrors.push(err211);
 }
 errors++;
 }
+var _valid20 = _errs588 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs590 = errors;
+if(typeof data180 !== "string"){
+let dataType208 = typeof data180;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data180;
 }
-if(coerced208 !== undefined){
-data178 = coerced208;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced208;
+else if(data180 === null){
+coerced208 = "";
 }
-}
-}
-if("high" !== data178){
-const err212 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data178};
+else {
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data180};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10282,22 +10329,16 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid19 = _errs586 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs588 = errors;
-if(typeof data178 !== "string"){
-let dataType209 = typeof data178;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data178;
 }
-else if(data178 === null){
-coerced209 = "";
+if(coerced208 !== undefined){
+data180 = coerced208;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced208;
 }
-else {
-const err213 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+}
+}
+if("low" !== data180){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data180};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10306,16 +10347,22 @@ vErrors.push(err213);
 }
 errors++;
 }
+var _valid20 = _errs590 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs592 = errors;
+if(typeof data180 !== "string"){
+let dataType209 = typeof data180;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data180;
 }
-if(coerced209 !== undefined){
-data178 = coerced209;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced209;
+else if(data180 === null){
+coerced209 = "";
 }
-}
-}
-if("xhigh" !== data178){
-const err214 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data178};
+else {
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data180};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10324,22 +10371,16 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid19 = _errs588 === errors;
-valid66 = valid66 || _valid19;
-if(!valid66){
-const _errs590 = errors;
-if(typeof data178 !== "string"){
-let dataType210 = typeof data178;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data178;
 }
-else if(data178 === null){
-coerced210 = "";
+if(coerced209 !== undefined){
+data180 = coerced209;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced209;
 }
-else {
-const err215 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+}
+}
+if("medium" !== data180){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data180};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10348,16 +10389,22 @@ vErrors.push(err215);
 }
 errors++;
 }
+var _valid20 = _errs592 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs594 = errors;
+if(typeof data180 !== "string"){
+let dataType210 = typeof data180;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data180;
 }
-if(coerced210 !== undefined){
-data178 = coerced210;
-if(data176 !== undefined){
-data176["max_reasoning_effort"] = coerced210;
+else if(data180 === null){
+coerced210 = "";
 }
-}
-}
-if("max" !== data178){
-const err216 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data178};
+else {
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data180};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10366,16 +10413,16 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid19 = _errs590 === errors;
-valid66 = valid66 || _valid19;
+}
+if(coerced210 !== undefined){
+data180 = coerced210;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced210;
 }
 }
 }
-}
-}
-}
-if(!valid66){
-const err217 = {instancePath:instancePath+"/keys/" + i9+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data178};
+if("high" !== data180){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data180};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10383,57 +10430,23 @@ else {
 vErrors.push(err217);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs577;
-if(vErrors !== null){
-if(_errs577){
-vErrors.length = _errs577;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid65 = _errs576 === errors;
-}
-else {
-var valid65 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data176}];
-return false;
-}
-}
-var valid62 = _errs571 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data165.status !== undefined){
-let data179 = data165.status;
-const _errs592 = errors;
-const _errs593 = errors;
-let valid67 = false;
-const _errs594 = errors;
-if(typeof data179 !== "string"){
-let dataType211 = typeof data179;
+var _valid20 = _errs594 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs596 = errors;
+if(typeof data180 !== "string"){
+let dataType211 = typeof data180;
 let coerced211 = undefined;
 if(!(coerced211 !== undefined)){
 if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data179;
+coerced211 = "" + data180;
 }
-else if(data179 === null){
+else if(data180 === null){
 coerced211 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data180};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10444,14 +10457,14 @@ errors++;
 }
 }
 if(coerced211 !== undefined){
-data179 = coerced211;
-if(data165 !== undefined){
-data165["status"] = coerced211;
+data180 = coerced211;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced211;
 }
 }
 }
-if("active" !== data179){
-const err219 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data179};
+if("xhigh" !== data180){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data180};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10460,22 +10473,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs594 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs596 = errors;
-if(typeof data179 !== "string"){
-let dataType212 = typeof data179;
+var _valid20 = _errs596 === errors;
+valid68 = valid68 || _valid20;
+if(!valid68){
+const _errs598 = errors;
+if(typeof data180 !== "string"){
+let dataType212 = typeof data180;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
 if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data179;
+coerced212 = "" + data180;
 }
-else if(data179 === null){
+else if(data180 === null){
 coerced212 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data180};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10486,14 +10499,14 @@ errors++;
 }
 }
 if(coerced212 !== undefined){
-data179 = coerced212;
-if(data165 !== undefined){
-data165["status"] = coerced212;
+data180 = coerced212;
+if(data178 !== undefined){
+data178["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("blocked" !== data179){
-const err221 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data179};
+if("max" !== data180){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data180};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10502,22 +10515,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs596 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs598 = errors;
-if(typeof data179 !== "string"){
-let dataType213 = typeof data179;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data179;
+var _valid20 = _errs598 === errors;
+valid68 = valid68 || _valid20;
 }
-else if(data179 === null){
-coerced213 = "";
 }
-else {
-const err222 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+}
+}
+}
+}
+if(!valid68){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data180};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10525,17 +10532,57 @@ else {
 vErrors.push(err222);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs585;
+if(vErrors !== null){
+if(_errs585){
+vErrors.length = _errs585;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced213 !== undefined){
-data179 = coerced213;
-if(data165 !== undefined){
-data165["status"] = coerced213;
+}
+var valid67 = _errs584 === errors;
+}
+else {
+var valid67 = true;
 }
 }
 }
-if("revoked" !== data179){
-const err223 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data179};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data178}];
+return false;
+}
+}
+var valid64 = _errs579 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data167.status !== undefined){
+let data181 = data167.status;
+const _errs600 = errors;
+const _errs601 = errors;
+let valid69 = false;
+const _errs602 = errors;
+if(typeof data181 !== "string"){
+let dataType213 = typeof data181;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data181;
+}
+else if(data181 === null){
+coerced213 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10544,22 +10591,16 @@ vErrors.push(err223);
 }
 errors++;
 }
-var _valid20 = _errs598 === errors;
-valid67 = valid67 || _valid20;
-if(!valid67){
-const _errs600 = errors;
-if(typeof data179 !== "string"){
-let dataType214 = typeof data179;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data179;
 }
-else if(data179 === null){
-coerced214 = "";
+if(coerced213 !== undefined){
+data181 = coerced213;
+if(data167 !== undefined){
+data167["status"] = coerced213;
 }
-else {
-const err224 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+}
+}
+if("active" !== data181){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10568,16 +10609,22 @@ vErrors.push(err224);
 }
 errors++;
 }
+var _valid21 = _errs602 === errors;
+valid69 = valid69 || _valid21;
+if(!valid69){
+const _errs604 = errors;
+if(typeof data181 !== "string"){
+let dataType214 = typeof data181;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data181;
 }
-if(coerced214 !== undefined){
-data179 = coerced214;
-if(data165 !== undefined){
-data165["status"] = coerced214;
+else if(data181 === null){
+coerced214 = "";
 }
-}
-}
-if("deleted" !== data179){
-const err225 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data179};
+else {
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10586,13 +10633,16 @@ vErrors.push(err225);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
-valid67 = valid67 || _valid20;
+}
+if(coerced214 !== undefined){
+data181 = coerced214;
+if(data167 !== undefined){
+data167["status"] = coerced214;
 }
 }
 }
-if(!valid67){
-const err226 = {instancePath:instancePath+"/keys/" + i9+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data179};
+if("blocked" !== data181){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10600,24 +10650,123 @@ else {
 vErrors.push(err226);
 }
 errors++;
+}
+var _valid21 = _errs604 === errors;
+valid69 = valid69 || _valid21;
+if(!valid69){
+const _errs606 = errors;
+if(typeof data181 !== "string"){
+let dataType215 = typeof data181;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data181;
+}
+else if(data181 === null){
+coerced215 = "";
+}
+else {
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data181};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+if(coerced215 !== undefined){
+data181 = coerced215;
+if(data167 !== undefined){
+data167["status"] = coerced215;
+}
+}
+}
+if("revoked" !== data181){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data181};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+var _valid21 = _errs606 === errors;
+valid69 = valid69 || _valid21;
+if(!valid69){
+const _errs608 = errors;
+if(typeof data181 !== "string"){
+let dataType216 = typeof data181;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data181;
+}
+else if(data181 === null){
+coerced216 = "";
+}
+else {
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data181};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+if(coerced216 !== undefined){
+data181 = coerced216;
+if(data167 !== undefined){
+data167["status"] = coerced216;
+}
+}
+}
+if("deleted" !== data181){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data181};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+var _valid21 = _errs608 === errors;
+valid69 = valid69 || _valid21;
+}
+}
+}
+if(!valid69){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data181};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs593;
+errors = _errs601;
 if(vErrors !== null){
-if(_errs593){
-vErrors.length = _errs593;
+if(_errs601){
+vErrors.length = _errs601;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid62 = _errs592 === errors;
+var valid64 = _errs600 === errors;
 }
 else {
-var valid62 = true;
+var valid64 = true;
 }
 }
 }
@@ -10630,22 +10779,22 @@ var valid62 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i9,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data167}];
 return false;
 }
 }
-var valid61 = _errs547 === errors;
-if(!valid61){
+var valid63 = _errs555 === errors;
+if(!valid63){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data166}];
 return false;
 }
 }
-var valid0 = _errs545 === errors;
+var valid0 = _errs553 === errors;
 }
 else {
 var valid0 = true;
