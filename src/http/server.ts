@@ -15,6 +15,7 @@ import type { ErrorShape } from './error-shape.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
+import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/messages.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
@@ -93,6 +94,24 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     [
       '/v1/chat/completions',
       { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies), frontDoor: 'chat' },
+    ],
+    [
+      '/v1/messages',
+      {
+        method: 'POST',
+        handler: messagesRoute(services, logger, bodies),
+        frontDoor: 'messages',
+        errors: MESSAGES_ERROR_SHAPE,
+      },
+    ],
+    [
+      '/v1/messages/count_tokens',
+      {
+        method: 'POST',
+        handler: countTokensRoute(services, bodies),
+        frontDoor: 'messages',
+        errors: MESSAGES_ERROR_SHAPE,
+      },
     ],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],

@@ -3,6 +3,7 @@ import { effortBudget } from '../../protocol/openai/thinking-budget.js';
 import type { ProviderAdapter } from '../types.js';
 import { toError } from './errors.js';
 import { fromUpstream } from './from-upstream.js';
+import { anthropicNativeMessages } from './native-messages.js';
 import { createStreamMapper } from './stream-mapper.js';
 import { ANTHROPIC_EFFORTS, MIN_THINKING_BUDGET, anthropicLevel } from './thinking-config.js';
 import { toUpstream } from './to-upstream.js';
@@ -44,4 +45,5 @@ export const anthropicAdapter: ProviderAdapter = {
   streamMapper: createStreamMapper,
   toError,
   checkModel,
+  native: { messages: anthropicNativeMessages },
 };

@@ -6,19 +6,17 @@ import {
   emptySummary,
   type CallContext,
   type MappedCompletion,
+  type NativeAdapter,
+  type NativeRequest,
   type ReplySummary,
   type SseRecord,
+  type StreamMapper,
+  type StreamSignal,
   type UpstreamCall,
 } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
 import { FALLBACK_MAX_TOKENS, ANTHROPIC_VERSION } from './to-upstream.js';
-
-/** A Messages request as the client sent it (the seam's NativeRequest for api 'messages'). */
-export interface NativeMessagesRequest {
-  readonly body: Record<string, unknown>;
-  readonly headers: Readonly<Record<string, string>>;
-}
 
 /** Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16; inbound-protocols 1.2). */
 export const FORWARDED_HEADERS = [
@@ -64,7 +62,7 @@ function withoutForeignThinking(messages: unknown): unknown {
  * and the other `anthropic-*` client headers forwarded as they are; the node's key, never
  * the client's.
  */
-export function nativeMessagesToUpstream(request: NativeMessagesRequest, context: CallContext): UpstreamCall {
+export function nativeMessagesToUpstream(request: NativeRequest, context: CallContext): UpstreamCall {
   const cap = context.outputCap;
   const maxTokens = cap.contextBound ? Math.min(cap.tokens, FALLBACK_MAX_TOKENS) : cap.tokens;
   const body: Record<string, unknown> = {
@@ -114,17 +112,6 @@ export function nativeMessagesFromUpstream(bodyText: string, context: CallContex
   return { body: JSON.stringify(reply), summary };
 }
 
-/** `more`: keep reading; `end`: the node finished its stream normally. */
-type Signal = 'more' | 'end';
-
-/** Relays a node's Messages stream event by event (the seam's native stream mapper). */
-export interface NativeMessagesRelay {
-  map(record: SseRecord, emit: (chunkJson: string) => void, write: (text: string) => void): Signal;
-  finish(): void;
-  readonly summary: ReplySummary;
-  readonly identity: { id: string; created: number; model: string };
-}
-
 /**
  * A node's Messages stream, relayed to a Messages client event by event (inbound-protocols
  * 3.4): each event goes out as the node framed it (`event:` and `data:`), only
@@ -133,7 +120,7 @@ export interface NativeMessagesRelay {
  * is read from `message_start` and `message_delta` (cumulative, PRODUCT.md decision 21);
  * only those, `message_stop` and `error` events are parsed.
  */
-export function createNativeMessagesRelay(context: CallContext): NativeMessagesRelay {
+export function createNativeMessagesRelay(context: CallContext): StreamMapper {
   const summary = emptySummary();
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const usage: AnthropicUsage = {};
@@ -145,7 +132,7 @@ export function createNativeMessagesRelay(context: CallContext): NativeMessagesR
     return `event: ${type}\ndata: ${data}\n\n`;
   }
 
-  function map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void): Signal {
+  function map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal {
     const type = record.event ?? typeOf(record.data);
     switch (type) {
       case 'message_start': {
@@ -209,3 +196,10 @@ function typeOf(data: string): string | undefined {
   const match = /"type"\s*:\s*"([a-z_]+)"/.exec(data.slice(0, 64));
   return match?.[1];
 }
+
+/** The Anthropic protocol's native Messages path (the seam's NativeAdapter for `messages`). */
+export const anthropicNativeMessages: NativeAdapter = {
+  toUpstream: nativeMessagesToUpstream,
+  fromUpstream: nativeMessagesFromUpstream,
+  streamMapper: createNativeMessagesRelay,
+};
