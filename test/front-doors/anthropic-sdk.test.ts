@@ -39,6 +39,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
   let overloaded: SimulatedNode;
   let chatNode: SimulatedNode;
   let gemini: SimulatedNode;
+  let second: SimulatedNode;
   let gateway: TestGateway;
   let client: Anthropic;
   let admin: AdminClient;
@@ -52,6 +53,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
     });
     chatNode = await startSimulator({ scripts: TOOL_SCRIPT });
     gemini = await startSimulator({ protocol: 'gemini', apiKey: 'gem-key', scripts: TOOL_SCRIPT });
+    second = await startSimulator({ scripts: TOOL_SCRIPT, firstByteMs: 300 });
     const pricing = `{ input: ${PRICE.input}, output: ${PRICE.output}, cached_input: ${PRICE.cached_input}, cache_write: ${PRICE.cache_write} }`;
     gateway = await startTestGateway(`
 admin_key: ${ADMIN_KEY}
@@ -61,6 +63,8 @@ nodes:
   - { id: claude, provider: anthropic, base_url: "${claude.baseUrl}", api_key: ${NODE_KEY} }
   - { id: chat-node, provider: openai, base_url: "${chatNode.baseUrl}" }
   - { id: gem, provider: gemini, base_url: "${gemini.baseUrl}", api_key: gem-key }
+  - { id: chat-b, provider: openai, base_url: "${second.baseUrl}" }
+http: { sse_keepalive_ms: 100 }
 models:
   - id: ${MODELS.native}
     max_output_tokens: 8000
@@ -69,6 +73,8 @@ models:
     routes: [{ node: claude-529 }, { node: claude, model: claude-sonnet-4-6, priority: 1 }]
   - { id: ${MODELS.chat}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: chat-node, model: qwen3 }] }
   - { id: ${MODELS.gemini}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: gem, model: gemini-2.5-flash }] }
+  - { id: only-b, reasoning: { default_effort: low }, routes: [{ node: chat-b, model: qwen3 }] }
+  - { id: pair, reasoning: { default_effort: low }, routes: [{ node: chat-node, model: qwen3 }, { node: chat-b, model: qwen3, priority: 1 }] }
 accounts:
   - { id: rich, balance: 100 }
   - { id: broke, balance: 0 }
@@ -84,7 +90,7 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    for (const node of [claude, overloaded, chatNode, gemini]) await node?.close();
+    for (const node of [claude, overloaded, chatNode, gemini, second]) await node?.close();
   });
 
   for (const [kind, model] of Object.entries(MODELS)) {
@@ -241,13 +247,73 @@ keys:
     );
   });
 
+  test('affinity: a turn carrying thinking that node chat-b made goes to chat-b first, though chat-node ranks first', async () => {
+    const question = { role: 'user' as const, content: 'What is in notes.txt?' };
+    const first = await client.messages.create({
+      model: 'only-b',
+      max_tokens: 2000,
+      tools: [READ_TOOL],
+      messages: [question],
+    });
+    const call = first.content.find((block) => block.type === 'tool_use');
+    assert.ok(call?.type === 'tool_use' && first.content[0]?.type === 'thinking');
+    const result = {
+      role: 'user' as const,
+      content: [{ type: 'tool_result' as const, tool_use_id: call.id, content: 'ok' }],
+    };
+    const firstNodeOf = async (content: Anthropic.ContentBlockParam[]) => {
+      const { response } = await client.messages
+        .create({
+          model: 'pair',
+          max_tokens: 2000,
+          tools: [READ_TOOL],
+          messages: [question, { role: 'assistant', content }, result],
+        })
+        .withResponse();
+      return (await gateway.logLine(response.headers.get('request-id'))).attempts?.[0]?.node;
+    };
+    assert.equal(await firstNodeOf(first.content), 'chat-b');
+    assert.equal(await firstNodeOf(first.content.filter((block) => block.type !== 'thinking')), 'chat-node');
+    // The same history to an Anthropic node: the gateway's envelope never reaches it (rule A16).
+    claude.resetStats();
+    await client.messages.create({
+      model: MODELS.native,
+      max_tokens: 2000,
+      tools: [READ_TOOL],
+      messages: [question, { role: 'assistant', content: first.content }, result],
+    });
+    const sent = claude.stats().lastRequest?.body as { messages: Array<{ content: Array<{ type: string }> }> };
+    assert.deepEqual(
+      sent.messages[1]?.content.map((block) => block.type),
+      first.content.filter((block) => block.type !== 'thinking').map((block) => block.type),
+    );
+  });
+
+  test('a silent node gets event: ping keep-alives, then the stream', async () => {
+    const response = await fetch(`${gateway.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'only-b',
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    const text = await response.text();
+    assert.match(text, /^event: ping\ndata: \{"type":"ping"\}\n\n/);
+    assert.ok(text.indexOf('event: message_start') > 0);
+    assert.ok(text.trimEnd().endsWith('event: message_stop\ndata: {"type":"message_stop"}'));
+    assert.ok(!text.includes('[DONE]'));
+  });
+
   test('models: Anthropic list and model shapes with anthropic-version', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list({ limit: 2 })) {
       assert.equal(model.type, 'model');
       ids.push(model.id);
     }
-    assert.deepEqual(ids.sort(), Object.values(MODELS).sort());
+    assert.deepEqual(ids.sort(), [...Object.values(MODELS), 'only-b', 'pair'].sort());
     const one = await client.models.retrieve(MODELS.native);
     assert.equal(one.id, MODELS.native);
     assert.match(one.created_at, /^\d{4}-\d\d-\d\dT/);
