@@ -84,19 +84,16 @@ export async function runClaudeCode(options: {
     CLAUDE_CODE_MAX_RETRIES: '0',
     CI: '1',
   };
-  try {
-    const { stdout, stderr } = await run(
-      options.binary,
-      ['-p', options.prompt, '--model', options.model, '--allowedTools', 'Read', '--output-format', 'text'],
-      { cwd: options.cwd, env, timeout: options.timeoutMs, maxBuffer: 4 * 1024 * 1024 },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number | null; stdout?: string; stderr?: string };
-    return {
-      code: typeof failed.code === 'number' ? failed.code : null,
-      stdout: failed.stdout ?? '',
-      stderr: failed.stderr ?? '',
-    };
-  }
+  const child = spawn(
+    options.binary,
+    ['-p', options.prompt, '--model', options.model, '--allowedTools', 'Read', '--output-format', 'text'],
+    // No stdin: print mode would wait for piped input.
+    { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)));
+  return { code, stdout, stderr };
 }
