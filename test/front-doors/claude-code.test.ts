@@ -18,7 +18,7 @@ const KEY = 'sk-swy-claude-code-0001';
 const RUN_TIMEOUT_MS = 120_000;
 const SECRET_LINE = 'The night train leaves from platform 9 at 23:40.';
 
-describe('Claude Code through Switchyard', { timeout: 12 * 60_000 }, () => {
+describe('Claude Code through Switchyard', { timeout: 8 * 60_000 }, () => {
   let binary: string;
   let work: string;
   let file: string;

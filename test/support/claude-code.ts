@@ -14,7 +14,7 @@ const run = promisify(execFile);
 export const CLAUDE_CODE_DIR =
   process.env.SWITCHYARD_CLAUDE_CODE_DIR ?? join(homedir(), '.cache', 'switchyard', 'claude-code');
 /** Longest the npm install may take on a fresh machine. */
-const INSTALL_TIMEOUT_MS = 8 * 60_000;
+const INSTALL_TIMEOUT_MS = 200_000;
 
 /** The CLI's binary: the platform package's own binary, or the wrapper's bin (which the postinstall replaces with it). */
 function binaryIn(directory: string): string | undefined {
