@@ -145,7 +145,9 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
         return 'more';
       }
       case 'ping':
-        if (heldStart === undefined) write(frame(type, record.data));
+        // Held with message_start: a ping alone does not commit the stream to this node.
+        if (heldStart !== undefined) heldStart += frame(type, record.data);
+        else write(frame(type, record.data));
         return 'more';
       case 'error': {
         const event = parseNodeObject(record.data, context, 'event');
