@@ -102,7 +102,15 @@ class MessagesStreamSink implements StreamSink {
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
     this.context.record.errorCode = failure.code;
-    const body = messagesErrorBody(failure, this.context);
+    // A native stream's own error event (an Anthropic node's `overloaded_error`) goes out as the node sent it.
+    const upstream = failure.upstream;
+    const body =
+      end?.format === 'native' &&
+      upstream?.protocol === 'anthropic' &&
+      upstream.body !== undefined &&
+      upstream.status === undefined
+        ? upstream.body.toString('utf8')
+        : messagesErrorBody(failure, this.context);
     const last = end?.lastEvents ?? '';
     this.sse.end(
       end?.format === 'native' ? `${last}event: error\ndata: ${body}\n\n` : this.translator.fail(last, body),

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
@@ -32,6 +34,37 @@ const READ_TOOL = {
   description: 'Reads a file from disk',
   input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } }, required: ['file_path'] },
 };
+/** An Anthropic node that streams a little, then (once that reached the client) fails with its own error event. */
+function startBrokenAnthropicNode(): Promise<Server> {
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(
+        event('message_start', {
+          message: {
+            id: 'msg_x',
+            type: 'message',
+            role: 'assistant',
+            model: 'm',
+            content: [],
+            usage: { input_tokens: 3, output_tokens: 1 },
+          },
+        }) +
+          event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+          event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Partly' } }),
+      );
+      setTimeout(
+        () => response.end(event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })),
+        100,
+      );
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
 const MODELS = { native: 'claude-native', chat: 'claude-on-chat', gemini: 'claude-on-gemini' } as const;
 
 describe('the Anthropic SDK through the Messages front door', () => {
@@ -40,6 +73,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
   let chatNode: SimulatedNode;
   let gemini: SimulatedNode;
   let second: SimulatedNode;
+  let broken: Server;
   let gateway: TestGateway;
   let client: Anthropic;
   let admin: AdminClient;
@@ -54,6 +88,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
     chatNode = await startSimulator({ scripts: TOOL_SCRIPT });
     gemini = await startSimulator({ protocol: 'gemini', apiKey: 'gem-key', scripts: TOOL_SCRIPT });
     second = await startSimulator({ scripts: TOOL_SCRIPT, firstByteMs: 300 });
+    broken = await startBrokenAnthropicNode();
     const pricing = `{ input: ${PRICE.input}, output: ${PRICE.output}, cached_input: ${PRICE.cached_input}, cache_write: ${PRICE.cache_write} }`;
     gateway = await startTestGateway(`
 admin_key: ${ADMIN_KEY}
@@ -64,6 +99,7 @@ nodes:
   - { id: chat-node, provider: openai, base_url: "${chatNode.baseUrl}" }
   - { id: gem, provider: gemini, base_url: "${gemini.baseUrl}", api_key: gem-key }
   - { id: chat-b, provider: openai, base_url: "${second.baseUrl}" }
+  - { id: broken-claude, provider: anthropic, base_url: "http://127.0.0.1:${(broken.address() as AddressInfo).port}/v1" }
 http: { sse_keepalive_ms: 100 }
 models:
   - id: ${MODELS.native}
@@ -73,6 +109,7 @@ models:
     routes: [{ node: claude-529 }, { node: claude, model: claude-sonnet-4-6, priority: 1 }]
   - { id: ${MODELS.chat}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: chat-node, model: qwen3 }] }
   - { id: ${MODELS.gemini}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: gem, model: gemini-2.5-flash }] }
+  - { id: claude-broken, routes: [{ node: broken-claude }] }
   - { id: only-b, reasoning: { default_effort: low }, routes: [{ node: chat-b, model: qwen3 }] }
   - { id: pair, reasoning: { default_effort: low }, routes: [{ node: chat-node, model: qwen3 }, { node: chat-b, model: qwen3, priority: 1 }] }
 accounts:
@@ -91,6 +128,7 @@ keys:
   after(async () => {
     await gateway?.close();
     for (const node of [claude, overloaded, chatNode, gemini, second]) await node?.close();
+    await new Promise((resolve) => broken?.close(resolve));
   });
 
   for (const [kind, model] of Object.entries(MODELS)) {
@@ -313,7 +351,7 @@ keys:
       assert.equal(model.type, 'model');
       ids.push(model.id);
     }
-    assert.deepEqual(ids.sort(), [...Object.values(MODELS), 'only-b', 'pair'].sort());
+    assert.deepEqual(ids.sort(), [...Object.values(MODELS), 'claude-broken', 'only-b', 'pair'].sort());
     const one = await client.models.retrieve(MODELS.native);
     assert.equal(one.id, MODELS.native);
     assert.match(one.created_at, /^\d{4}-\d\d-\d\dT/);
@@ -449,6 +487,23 @@ keys:
     } finally {
       chatNode.setFaults({});
     }
+  });
+
+  test("native: an Anthropic node's error event after the first byte reaches the client as the node sent it", async () => {
+    const stream = client.messages.stream({
+      model: 'claude-broken',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const error = await stream.finalMessage().then(
+      () => assert.fail('should fail'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof Anthropic.APIError);
+    assert.deepEqual((error.error as { error: unknown }).error, { type: 'overloaded_error', message: 'Overloaded' });
+    assert.equal(text, 'Partly');
   });
 
   test('a client that disconnects mid-stream aborts the node', async () => {

@@ -1,3 +1,4 @@
+import { gatewayError } from '../../errors/gateway-error.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { inStreamNodeError } from '../classify-node-error.js';
 import { isRecord } from '../translate-content.js';
@@ -152,10 +153,15 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
       case 'error': {
         const event = parseNodeObject(record.data, context, 'event');
         const error = isRecord(event.error) ? event.error : {};
-        throw inStreamNodeError(
+        const failure = inStreamNodeError(
           context,
           `${typeof error.type === 'string' ? error.type : 'error'}: ${typeof error.message === 'string' ? error.message : 'the node reported an error'}`,
         );
+        // The node's own event, for a Messages client after the first byte (inbound-protocols 3.4).
+        throw gatewayError('bad_gateway', {
+          params: failure.params,
+          upstream: { nodeId: context.node.id, protocol: 'anthropic', body: Buffer.from(record.data) },
+        });
       }
       case 'message_delta': {
         const event = parseNodeObject(record.data, context, 'event');
