@@ -3,6 +3,7 @@ import { asGatewayError } from '../errors/gateway-error.js';
 import { MessagesStreamTranslator, PING_EVENT } from '../front-doors/anthropic/messages-stream-translator.js';
 import { messagesErrorBody } from '../front-doors/anthropic/messages-error.js';
 import type { ReasoningEnvelopes } from '../front-doors/anthropic/reasoning-envelope.js';
+import type { SignatureAffinity } from '../front-doors/anthropic/signature-affinity.js';
 import { toMessagesReply } from '../front-doors/anthropic/to-messages-reply.js';
 import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
@@ -17,6 +18,8 @@ export interface MessagesSinkOptions {
   readonly model: string;
   /** The prompt as the gateway counts it, for `message_start` of a translated stream (rule A1). */
   readonly inputTokensEstimate: number;
+  /** Where the Anthropic nodes' thinking signatures are remembered, for affinity. */
+  readonly signatures: SignatureAffinity;
 }
 
 /**
@@ -33,6 +36,7 @@ export class MessagesReplySink implements ReplySink {
   ) {}
 
   json(reply: GatewayReply): void {
+    if (reply.format === 'native') this.options.signatures.record(reply.body, reply.node);
     const body =
       reply.format === 'native'
         ? reply.body
@@ -67,7 +71,7 @@ class MessagesStreamSink implements StreamSink {
   constructor(
     private readonly sse: SseResponse,
     private readonly context: RequestContext,
-    options: MessagesSinkOptions,
+    private readonly options: MessagesSinkOptions,
   ) {
     this.translator = new MessagesStreamTranslator({
       requestId: context.requestId,
@@ -92,10 +96,13 @@ class MessagesStreamSink implements StreamSink {
   }
 
   write(events: string, format: ReplyFormat): Promise<void> | undefined {
-    return this.sse.write(format === 'native' ? events : this.translator.write(events));
+    if (format === 'internal') return this.sse.write(this.translator.write(events));
+    this.options.signatures.record(events, this.context.record.attempts.at(-1)?.node);
+    return this.sse.write(events);
   }
 
   end(end: StreamEnd): void {
+    if (end.format === 'native') this.options.signatures.record(end.lastEvents, end.node);
     this.sse.end(end.format === 'native' ? end.lastEvents : this.translator.end(end.lastEvents, end.usage));
   }
 

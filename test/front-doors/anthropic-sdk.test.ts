@@ -74,6 +74,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
   let gemini: SimulatedNode;
   let second: SimulatedNode;
   let broken: Server;
+  let claude2: SimulatedNode;
   let gateway: TestGateway;
   let client: Anthropic;
   let admin: AdminClient;
@@ -89,6 +90,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
     gemini = await startSimulator({ protocol: 'gemini', apiKey: 'gem-key', scripts: TOOL_SCRIPT });
     second = await startSimulator({ scripts: TOOL_SCRIPT, firstByteMs: 300 });
     broken = await startBrokenAnthropicNode();
+    claude2 = await startSimulator({ protocol: 'anthropic', apiKey: NODE_KEY, scripts: TOOL_SCRIPT });
     const pricing = `{ input: ${PRICE.input}, output: ${PRICE.output}, cached_input: ${PRICE.cached_input}, cache_write: ${PRICE.cache_write} }`;
     gateway = await startTestGateway(`
 admin_key: ${ADMIN_KEY}
@@ -99,6 +101,7 @@ nodes:
   - { id: chat-node, provider: openai, base_url: "${chatNode.baseUrl}" }
   - { id: gem, provider: gemini, base_url: "${gemini.baseUrl}", api_key: gem-key }
   - { id: chat-b, provider: openai, base_url: "${second.baseUrl}" }
+  - { id: claude-2, provider: anthropic, base_url: "${claude2.baseUrl}", api_key: ${NODE_KEY} }
   - { id: broken-claude, provider: anthropic, base_url: "http://127.0.0.1:${(broken.address() as AddressInfo).port}/v1" }
 http: { sse_keepalive_ms: 100 }
 models:
@@ -110,6 +113,8 @@ models:
   - { id: ${MODELS.chat}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: chat-node, model: qwen3 }] }
   - { id: ${MODELS.gemini}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: gem, model: gemini-2.5-flash }] }
   - { id: claude-broken, routes: [{ node: broken-claude }] }
+  - { id: claude-2-only, routes: [{ node: claude-2, model: claude-sonnet-4-6 }] }
+  - { id: claude-pair, routes: [{ node: claude, model: claude-sonnet-4-6 }, { node: claude-2, model: claude-sonnet-4-6, priority: 1 }] }
   - { id: only-b, reasoning: { default_effort: low }, routes: [{ node: chat-b, model: qwen3 }] }
   - { id: pair, reasoning: { default_effort: low }, routes: [{ node: chat-node, model: qwen3 }, { node: chat-b, model: qwen3, priority: 1 }] }
 accounts:
@@ -127,7 +132,7 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    for (const node of [claude, overloaded, chatNode, gemini, second]) await node?.close();
+    for (const node of [claude, overloaded, chatNode, gemini, second, claude2]) await node?.close();
     await new Promise((resolve) => broken?.close(resolve));
   });
 
@@ -327,6 +332,42 @@ keys:
     );
   });
 
+  for (const streamed of [false, true]) {
+    test(`affinity: a turn carrying an Anthropic signature node claude-2 made goes to claude-2 first (first turn ${streamed ? 'streamed' : 'JSON'})`, async () => {
+      const question = { role: 'user' as const, content: `What is in notes.txt? (${String(streamed)})` };
+      const params = {
+        model: 'claude-2-only',
+        max_tokens: 4000,
+        thinking: { type: 'adaptive' },
+        tools: [READ_TOOL],
+        messages: [question],
+      } as Anthropic.MessageCreateParamsNonStreaming;
+      const first = streamed
+        ? await client.messages.stream(params).finalMessage()
+        : await client.messages.create(params);
+      const call = first.content.find((block) => block.type === 'tool_use');
+      const thinking = first.content.find((block) => block.type === 'thinking');
+      assert.ok(call?.type === 'tool_use' && thinking?.type === 'thinking' && !thinking.signature.startsWith('swy1.'));
+      const result = {
+        role: 'user' as const,
+        content: [{ type: 'tool_result' as const, tool_use_id: call.id, content: 'ok' }],
+      };
+      const firstNodeOf = async (content: Anthropic.ContentBlockParam[]) => {
+        const { response } = await client.messages
+          .create({
+            model: 'claude-pair',
+            max_tokens: 4000,
+            tools: [READ_TOOL],
+            messages: [question, { role: 'assistant', content }, result],
+          })
+          .withResponse();
+        return (await gateway.logLine(response.headers.get('request-id'))).attempts?.[0]?.node;
+      };
+      assert.equal(await firstNodeOf(first.content), 'claude-2');
+      assert.equal(await firstNodeOf(first.content.filter((block) => block.type !== 'thinking')), 'claude');
+    });
+  }
+
   test('a silent node gets event: ping keep-alives, then the stream', async () => {
     const response = await fetch(`${gateway.origin}/v1/messages`, {
       method: 'POST',
@@ -351,7 +392,10 @@ keys:
       assert.equal(model.type, 'model');
       ids.push(model.id);
     }
-    assert.deepEqual(ids.sort(), [...Object.values(MODELS), 'claude-broken', 'only-b', 'pair'].sort());
+    assert.deepEqual(
+      ids.sort(),
+      [...Object.values(MODELS), 'claude-2-only', 'claude-broken', 'claude-pair', 'only-b', 'pair'].sort(),
+    );
     const one = await client.models.retrieve(MODELS.native);
     assert.equal(one.id, MODELS.native);
     assert.match(one.created_at, /^\d{4}-\d\d-\d\dT/);

@@ -7,6 +7,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 import { ReasoningEnvelopes } from '../../front-doors/anthropic/reasoning-envelope.js';
+import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
 import { toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
@@ -93,6 +94,7 @@ async function admitAndRead(
  */
 export function messagesRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
   const envelopes = envelopesFor(services);
+  const signatures = new SignatureAffinity();
   return async function handleMessages(
     request: IncomingMessage,
     response: ServerResponse,
@@ -103,13 +105,16 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
     const messages = parseMessagesRequest(body, config.http);
     const translated = toChatRequest(messages, envelopes());
     const stream = messages.stream === true;
+    // The node that made the newest reasoning the history carries: a gateway envelope names it,
+    // an Anthropic signature is looked up among those this instance relayed.
+    const affinityNode = translated.affinityNode ?? signatures.nodeOf(thinkingSignatures(messages.messages));
     const gatewayRequest: GatewayRequest = {
       frontDoor: 'messages',
       chat: translated.chat,
       native: { api: 'messages', body: messages, headers: forwardedHeaders(request) },
       stream,
       effortParam: translated.effortParam,
-      ...(translated.affinityNode === undefined ? {} : { affinityNode: translated.affinityNode }),
+      ...(affinityNode === undefined ? {} : { affinityNode }),
     };
     let inputTokensEstimate = 0;
     if (stream) {
@@ -127,6 +132,7 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
         envelopes: envelopes(),
         model: messages.model,
         inputTokensEstimate,
+        signatures,
       }),
     );
   };
