@@ -29,6 +29,11 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
   passesThrough: (upstream: UpstreamFailure) => upstream.protocol === 'anthropic',
 };
 
+/** About four characters a token: an estimate that costs no tokenizer run. */
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
 /** The client headers an Anthropic node gets unchanged (the first value of a repeated one, or all `anthropic-beta` values joined). */
 function forwardedHeaders(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -116,11 +121,9 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
       effortParam: translated.effortParam,
       ...(affinityNode === undefined ? {} : { affinityNode }),
     };
-    let inputTokensEstimate = 0;
-    if (stream) {
-      const counter = tokenCounter();
-      inputTokensEstimate = countPromptTokens(translated.chat, counter instanceof Promise ? await counter : counter);
-    }
+    // What message_start says before the node's count is known (rule A1): the reservation
+    // already ran the tokenizer over the prompt, so a cheap count by characters is enough here.
+    const inputTokensEstimate = stream ? countPromptTokens(translated.chat, roughTokens) : 0;
     await runRequest(
       services,
       logger,
