@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ENVELOPE_PREFIX, isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
 
-/** The prefix of every artifact Switchyard mints (inbound-protocols 3.8). */
-export const ENVELOPE_PREFIX = 'swy1.';
 /** Bytes of HMAC-SHA256 kept: enough that a forged envelope is never accepted. */
 const MAC_BYTES = 16;
 /** Longest envelope read back; a longer value is not ours. */
@@ -55,11 +54,6 @@ export class ReasoningEnvelopes {
   private mac(body: string): Buffer {
     return createHmac('sha256', this.secret).update(body).digest().subarray(0, MAC_BYTES);
   }
-}
-
-/** True for a value shaped like a Switchyard envelope, whether or not it is genuine (never sent to Anthropic, rule A16). */
-export function isEnvelope(value: unknown): boolean {
-  return typeof value === 'string' && value.slice(0, ENVELOPE_PREFIX.length) === ENVELOPE_PREFIX;
 }
 
 function readSignatures(value: unknown): Record<string, string> | undefined {

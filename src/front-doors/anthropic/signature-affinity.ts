@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isEnvelope } from './reasoning-envelope.js';
+import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
 
 /** Signatures remembered at most; the oldest are forgotten first. */
 const DEFAULT_CAPACITY = 10_000;

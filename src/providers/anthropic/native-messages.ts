@@ -1,4 +1,5 @@
 import { gatewayError } from '../../errors/gateway-error.js';
+import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { inStreamNodeError } from '../classify-node-error.js';
 import { isRecord } from '../translate-content.js';
@@ -27,13 +28,11 @@ export const FORWARDED_HEADERS = [
   'anthropic-user-profile-id',
 ] as const;
 
-/** Prefix of the reasoning artifacts Switchyard mints for other nodes' thinking (inbound-protocols 3.8). */
-const GATEWAY_ARTIFACT_PREFIX = 'swy1.';
-
+/** A thinking or redacted thinking block whose signature or data is a Switchyard envelope. */
 function mintedByGateway(block: Record<string, unknown>): boolean {
-  const value =
-    block.type === 'thinking' ? block.signature : block.type === 'redacted_thinking' ? block.data : undefined;
-  return typeof value === 'string' && value.slice(0, GATEWAY_ARTIFACT_PREFIX.length) === GATEWAY_ARTIFACT_PREFIX;
+  return isEnvelope(
+    block.type === 'thinking' ? block.signature : block.type === 'redacted_thinking' ? block.data : undefined,
+  );
 }
 
 /**
