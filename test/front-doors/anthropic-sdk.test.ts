@@ -18,6 +18,7 @@ const KEY = 'sk-swy-messages-rich-0001';
 const BROKE_KEY = 'sk-swy-messages-broke-001';
 const LIMITED_KEY = 'sk-swy-messages-limited-1';
 const NO_STREAM_KEY = 'sk-swy-messages-nostream1';
+const THIN_KEY = 'sk-swy-messages-thin-0001';
 const NODE_KEY = 'sk-ant-node-secret-key';
 const PRICE = { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75 };
 const TOOL_SCRIPT = {
@@ -113,6 +114,7 @@ models:
   - { id: ${MODELS.chat}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: chat-node, model: qwen3 }] }
   - { id: ${MODELS.gemini}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: gem, model: gemini-2.5-flash }] }
   - { id: claude-broken, routes: [{ node: broken-claude }] }
+  - { id: claude-cache-priced, pricing: { input: 0, output: 0, cache_write: 100, cache_write_1h: 100 }, routes: [{ node: claude, model: claude-sonnet-4-6 }] }
   - { id: claude-2-only, routes: [{ node: claude-2, model: claude-sonnet-4-6 }] }
   - { id: claude-pair, routes: [{ node: claude, model: claude-sonnet-4-6 }, { node: claude-2, model: claude-sonnet-4-6, priority: 1 }] }
   - { id: only-b, reasoning: { default_effort: low }, routes: [{ node: chat-b, model: qwen3 }] }
@@ -120,11 +122,13 @@ models:
 accounts:
   - { id: rich, balance: 100 }
   - { id: broke, balance: 0 }
+  - { id: thin, balance: 0.01 }
 keys:
   - { key: ${KEY}, account: rich }
   - { key: ${BROKE_KEY}, account: broke }
   - { key: ${LIMITED_KEY}, account: rich, limits: { rpm: 1 } }
   - { key: ${NO_STREAM_KEY}, account: rich, policy: { streaming: false } }
+  - { key: ${THIN_KEY}, account: thin }
 `);
     client = new Anthropic({ apiKey: KEY, baseURL: gateway.origin, maxRetries: 0, timeout: 10_000 });
     admin = new AdminClient(gateway.baseUrl);
@@ -394,7 +398,15 @@ keys:
     }
     assert.deepEqual(
       ids.sort(),
-      [...Object.values(MODELS), 'claude-2-only', 'claude-broken', 'claude-pair', 'only-b', 'pair'].sort(),
+      [
+        ...Object.values(MODELS),
+        'claude-2-only',
+        'claude-broken',
+        'claude-cache-priced',
+        'claude-pair',
+        'only-b',
+        'pair',
+      ].sort(),
     );
     const one = await client.models.retrieve(MODELS.native);
     assert.equal(one.id, MODELS.native);
@@ -517,6 +529,32 @@ keys:
     await waitFor(async () => (await admin.balanceNano('rich')) === before - cost, 3000, {
       what: 'the balance settled',
     });
+  });
+
+  test('cache_control is priced in the reservation: a prompt that would write 1-hour cache is refused where plain input passes', async () => {
+    const thin = new Anthropic({ apiKey: THIN_KEY, baseURL: gateway.origin, maxRetries: 0 });
+    const rules = 'Switch 14 serves the eastern yard. '.repeat(400);
+    const system = (cache: boolean) => [
+      {
+        type: 'text' as const,
+        text: rules,
+        ...(cache ? { cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } } : {}),
+      },
+    ];
+    const ask = (cache: boolean) =>
+      thin.messages.create({
+        model: 'claude-cache-priced',
+        max_tokens: 20,
+        system: system(cache),
+        messages: [{ role: 'user', content: 'Which yard?' }],
+      });
+    const plain = await ask(false);
+    assert.equal(plain.stop_reason, 'end_turn');
+    const refused = await ask(true).then(
+      () => assert.fail('should be refused'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(refused instanceof Anthropic.APIError && refused.status === 402, String(refused));
   });
 
   test('a mid-stream failure is an Anthropic error event; the SDK raises it', async () => {

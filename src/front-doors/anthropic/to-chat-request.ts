@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import type {
@@ -111,7 +112,22 @@ export function toChatRequest(request: MessagesRequest, envelopes: ReasoningEnve
   applyFormat(request, chat);
   if (request.container !== undefined && request.container !== null)
     cannotCarry('container', 'a code-execution container');
+  // The markers are dropped here, but an Anthropic node gets them: the reservation must see them.
+  if (marksCache(request)) (chat as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] = true;
   return { chat, effortParam, affinityNode };
+}
+
+/** Whether the request marks a prompt-cache breakpoint anywhere: top level, system, message blocks, tools. */
+function marksCache(request: MessagesRequest): boolean {
+  const marked = (value: unknown): boolean =>
+    isRecord(value) && value.cache_control !== undefined && value.cache_control !== null;
+  const anyBlock = (content: unknown): boolean => Array.isArray(content) && content.some(marked);
+  return (
+    marked(request) ||
+    anyBlock(request.system) ||
+    request.messages.some((message) => anyBlock(message.content)) ||
+    anyBlock(request.tools)
+  );
 }
 
 function systemMessage(system: MessagesRequest['system']): ChatMessage | undefined {
