@@ -18,7 +18,7 @@ import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/messages.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
-import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
+import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
 import type { adminRoute } from './admin/admin-route.js';
 
 export type RouteHandler = (
@@ -113,7 +113,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         errors: MESSAGES_ERROR_SHAPE,
       },
     ],
-    ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
+    ['/v1/models', { method: 'GET', handler: modelsRoute(services), errors: MODELS_ERROR_SHAPE }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],
   ]);
@@ -229,7 +229,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error')
             logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
-          renderError(response, gatewayFailure, context, http, route?.errors);
+          const shape = route?.errors ?? (path.startsWith(MODEL_PATH_PREFIX) ? MODELS_ERROR_SHAPE : undefined);
+          renderError(response, gatewayFailure, context, http, shape);
         } catch (renderFailure) {
           logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
           response.destroy();

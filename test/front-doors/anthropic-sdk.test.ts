@@ -411,6 +411,24 @@ keys:
     const one = await client.models.retrieve(MODELS.native);
     assert.equal(one.id, MODELS.native);
     assert.match(one.created_at, /^\d{4}-\d\d-\d\dT/);
+    const missing = await client.models.retrieve('no-such-model').then(
+      () => assert.fail('should be 404'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(missing instanceof Anthropic.NotFoundError);
+    assert.equal((missing.error as { error: { type: string } }).error.type, 'not_found_error');
+    const unauthorized = await new Anthropic({
+      apiKey: 'sk-wrong-key-000000',
+      baseURL: gateway.origin,
+      maxRetries: 0,
+    }).models
+      .list()
+      .then(
+        () => assert.fail('should be 401'),
+        (failure: unknown) => failure,
+      );
+    assert.ok(unauthorized instanceof Anthropic.AuthenticationError);
+    assert.equal((unauthorized.error as { type: string }).type, 'error');
     const openaiShape = (await (
       await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${KEY}` } })
     ).json()) as { object: string };

@@ -7,6 +7,9 @@ import { admit } from '../../pipeline/admit.js';
 import { anthropicCredentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { responseHeaders } from '../response-headers.js';
+import { errorEnvelopeJson } from '../error-envelope.js';
+import type { ErrorShape } from '../error-shape.js';
+import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
 export function modelRecord(model: ModelConfig) {
@@ -44,10 +47,22 @@ export function anthropicModelRecord(model: ModelConfig) {
   };
 }
 
-/** Whether a request asks for Anthropic's shapes (PRODUCT.md decision 16: it carries `anthropic-version`). */
-function wantsAnthropicShape(request: IncomingMessage): boolean {
-  return request.headers['anthropic-version'] !== undefined;
+/**
+ * Whether a request asks for Anthropic's shapes (PRODUCT.md decision 16: it carries
+ * `anthropic-version`); its errors then take Anthropic's shape too (MODELS_ERROR_SHAPE).
+ */
+function wantsAnthropicShape(request: IncomingMessage, context: RequestContext): boolean {
+  const anthropic = request.headers['anthropic-version'] !== undefined;
+  if (anthropic) context.record.frontDoor = 'messages';
+  return anthropic;
 }
+
+/** Errors of the model routes: Anthropic's shape for an Anthropic client, the spec's otherwise. */
+export const MODELS_ERROR_SHAPE: ErrorShape = {
+  body: (error, context) =>
+    context.record.frontDoor === 'messages' ? messagesErrorBody(error, context) : errorEnvelopeJson(error, context),
+  passesThrough: () => true,
+};
 
 /** Most models on one page of Anthropic's list (inbound-protocols 1.12). */
 const MAX_PAGE = 1000;
@@ -96,6 +111,7 @@ export function modelsRoute(services: GatewayServices) {
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
+    const anthropic = wantsAnthropicShape(request, context);
     const admitted = admit(services, anthropicCredentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     if (renderedFor !== services.models) {
@@ -103,7 +119,7 @@ export function modelsRoute(services: GatewayServices) {
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
     }
     const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
-    const body = wantsAnthropicShape(request)
+    const body = anthropic
       ? anthropicModelList(
           [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)),
           request.url,
@@ -154,6 +170,7 @@ export function modelRoute(services: GatewayServices) {
     context: RequestContext,
     path: string,
   ): Promise<void> {
+    const anthropic = wantsAnthropicShape(request, context);
     const admitted = admit(services, anthropicCredentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     const id = modelIdOfPath(path);
@@ -161,7 +178,7 @@ export function modelRoute(services: GatewayServices) {
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
       throw gatewayError('model_unavailable', { params: { model: id } });
     }
-    const body = JSON.stringify(wantsAnthropicShape(request) ? anthropicModelRecord(model) : modelRecord(model));
+    const body = JSON.stringify(anthropic ? anthropicModelRecord(model) : modelRecord(model));
     context.record.status = 200;
     response.writeHead(200, {
       ...responseHeaders(context),
