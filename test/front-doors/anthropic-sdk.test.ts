@@ -254,6 +254,47 @@ keys:
     assert.equal(seen.headers['x-api-key'], NODE_KEY, "the node's key, never the client's");
   });
 
+  test("native: what only Anthropic runs (a forced server tool, a server tool's turn, a file by id) passes; translated it is a 400", async () => {
+    const history = [
+      { role: 'user', content: 'Search the timetable.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'timetable' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+          { type: 'text', text: 'Nothing found.' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'file', file_id: 'file_011' } },
+          { type: 'text', text: 'And this?' },
+        ],
+      },
+    ];
+    const body = {
+      max_tokens: 300,
+      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
+      tool_choice: { type: 'tool', name: 'web_search' },
+      stop_sequences: ['a', 'b', 'c', 'd', 'e'],
+      messages: history,
+    };
+    claude.resetStats();
+    const answer = await client.messages.create({ ...body, model: MODELS.native } as never);
+    assert.equal(answer.type, 'message');
+    assert.deepEqual(
+      (claude.stats().lastRequest?.body as { messages: unknown }).messages,
+      history,
+      'the history reaches the node as sent',
+    );
+    const refused = await client.messages.create({ ...body, model: MODELS.chat } as never).then(
+      () => assert.fail('should be refused'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(refused instanceof Anthropic.BadRequestError);
+  });
+
   test('translated: context_management and its beta are dropped, server tools withdrawn, the answer still comes', async () => {
     chatNode.resetStats();
     const message = await client.messages.create(

@@ -404,3 +404,60 @@ function applyFormat(request: MessagesRequest, chat: ChatRequest): void {
     json_schema: { name: 'output', schema: format.schema, strict: true },
   } as ChatRequest['response_format'];
 }
+
+/** Blocks the chat form carries (the others are Anthropic's own: server-tool turns, search results, uploads). */
+const CARRIED_BLOCKS: ReadonlySet<string> = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+]);
+/** Image and document sources the chat form carries. */
+const CARRIED_SOURCES: ReadonlySet<string> = new Set(['base64', 'url', 'text', 'content']);
+
+function carried(block: unknown): boolean {
+  if (!isRecord(block) || typeof block.type !== 'string' || !CARRIED_BLOCKS.has(block.type)) return false;
+  if (block.type !== 'image' && block.type !== 'document') return true;
+  return isRecord(block.source) && typeof block.source.type === 'string' && CARRIED_SOURCES.has(block.source.type);
+}
+
+function carriedContent<T>(content: T): T {
+  if (!Array.isArray(content)) return content;
+  return content
+    .filter(carried)
+    .map((block: Record<string, unknown>) =>
+      block.type === 'tool_result' && Array.isArray(block.content)
+        ? { ...block, content: (block.content as unknown[]).filter(carried) }
+        : block,
+    ) as T;
+}
+
+/**
+ * The request as far as the chat form can carry it, for a model whose every node serves
+ * Messages natively: there the internal request only sizes the reservation and the policy
+ * (the node gets the client's body), so what only Anthropic can do (server-tool turns, a
+ * forced server tool, files by id, a container, more than four stop sequences) is left out
+ * of it instead of refused.
+ */
+export function carriedByChat(request: MessagesRequest): MessagesRequest {
+  const clientTools = new Set(
+    (request.tools ?? [])
+      .filter((tool) => tool.type === undefined || tool.type === null || tool.type === 'custom')
+      .map((tool) => tool.name),
+  );
+  const choice = request.tool_choice ?? undefined;
+  const forcesOther =
+    choice !== undefined &&
+    (choice.type === 'tool' ? !clientTools.has(choice.name ?? '') : choice.type === 'any' && clientTools.size === 0);
+  return {
+    ...request,
+    system: Array.isArray(request.system) ? request.system.filter((block) => block.type === 'text') : request.system,
+    messages: request.messages.map((message) => ({ ...message, content: carriedContent(message.content) })),
+    stop_sequences: request.stop_sequences?.slice(0, MAX_STOP_SEQUENCES),
+    tool_choice: forcesOther ? undefined : request.tool_choice,
+    container: undefined,
+  };
+}

@@ -8,7 +8,7 @@ import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.j
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 import { ReasoningEnvelopes } from '../../front-doors/anthropic/reasoning-envelope.js';
 import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
-import { toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
+import { carriedByChat, toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import { admit } from '../../pipeline/admit.js';
@@ -28,6 +28,19 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
   body: messagesErrorBody,
   passesThrough: (upstream: UpstreamFailure) => upstream.protocol === 'anthropic',
 };
+
+/**
+ * Whether every node of the model serves Messages natively: then its internal request is
+ * only read for the reservation and the policy, and what only Anthropic can do is not
+ * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
+ */
+function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
+  const routes = services.models.has(modelId) ? services.routes.routes(modelId) : [];
+  return (
+    routes.length > 0 &&
+    routes.every((route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('messages') === true)
+  );
+}
 
 /** About four characters a token: an estimate that costs no tokenizer run. */
 function roughTokens(text: string): number {
@@ -108,7 +121,10 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
     const { config } = services;
     const { admission, body } = await admitAndRead(services, bodies, request, context);
     const messages = parseMessagesRequest(body, config.http);
-    const translated = toChatRequest(messages, envelopes());
+    const translated = toChatRequest(
+      onlyNativeNodes(services, messages.model) ? carriedByChat(messages) : messages,
+      envelopes(),
+    );
     const stream = messages.stream === true;
     // The node that made the newest reasoning the history carries: a gateway envelope names it,
     // an Anthropic signature is looked up among those this instance relayed.
