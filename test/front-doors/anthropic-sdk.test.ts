@@ -295,6 +295,20 @@ keys:
     assert.ok(refused instanceof Anthropic.BadRequestError);
   });
 
+  test('an effort the model does not list: the Anthropic node judges it natively; a translated model refuses it', async () => {
+    const body = {
+      max_tokens: 3000,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'max' },
+      messages: [{ role: 'user', content: 'Think hard.' }],
+    };
+    claude.resetStats();
+    const answer = await client.messages.create({ ...body, model: MODELS.native } as never);
+    assert.equal(answer.type, 'message');
+    assert.deepEqual((claude.stats().lastRequest?.body as { output_config: unknown }).output_config, { effort: 'max' });
+    await assert.rejects(client.messages.create({ ...body, model: MODELS.chat } as never), Anthropic.BadRequestError);
+  });
+
   test('translated: context_management and its beta are dropped, server tools withdrawn, the answer still comes', async () => {
     chatNode.resetStats();
     const message = await client.messages.create(

@@ -9,6 +9,8 @@ import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js
 import { ReasoningEnvelopes } from '../../front-doors/anthropic/reasoning-envelope.js';
 import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
 import { carriedByChat, toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
+import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
+import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import { admit } from '../../pipeline/admit.js';
@@ -40,6 +42,12 @@ function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
     routes.length > 0 &&
     routes.every((route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('messages') === true)
   );
+}
+
+/** Whether the configuration lets the model take the effort (PRODUCT.md decision 19). */
+function effortListed(model: ModelConfig | undefined, effort: string | null | undefined): boolean {
+  if (effort === undefined || effort === null || CORE_EFFORTS.has(effort as ReasoningEffort)) return true;
+  return model?.reasoning?.efforts?.has(effort as ReasoningEffort) === true;
 }
 
 /** About four characters a token: an estimate that costs no tokenizer run. */
@@ -121,10 +129,11 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
     const { config } = services;
     const { admission, body } = await admitAndRead(services, bodies, request, context);
     const messages = parseMessagesRequest(body, config.http);
-    const translated = toChatRequest(
-      onlyNativeNodes(services, messages.model) ? carriedByChat(messages) : messages,
-      envelopes(),
-    );
+    const nativeOnly = onlyNativeNodes(services, messages.model);
+    const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
+    // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
+    if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
+      delete translated.chat.reasoning_effort;
     const stream = messages.stream === true;
     // The node that made the newest reasoning the history carries: a gateway envelope names it,
     // an Anthropic signature is looked up among those this instance relayed.
@@ -171,7 +180,8 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget) 
   ): Promise<void> {
     const { admission, body } = await admitAndRead(services, bodies, request, context);
     const parsed = parseCountTokensRequest(body, services.config.http);
-    const { chat } = toChatRequest({ ...parsed, max_tokens: 1 }, envelopes());
+    // Only counted: what the chat form cannot carry is left out, never refused.
+    const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
     context.record.model = chat.model;
     const model = services.models.get(chat.model);
     if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
